@@ -1,0 +1,84 @@
+"""Pod (v1): one replica of a task, with its canonical requests, node and phase.
+
+Requests are kept twice on purpose: ``requests`` holds every resource as
+milli-units (JSON), and the three the console sums most (cpu, memory,
+nvidia.com/gpu) are BIGINT columns so ``SUM()`` in SQL is exact and indexed.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from jobs.models.base import KubeObject
+from jobs.models.job import Job
+from jobs.models.pod_group import PodGroup
+from scheduler.models import Node
+
+__all__ = ["Pod", "PodPhase", "TaskStatus"]
+
+
+class PodPhase(models.TextChoices):
+    """Kubernetes pod phases."""
+
+    PENDING = "Pending"
+    RUNNING = "Running"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    UNKNOWN = "Unknown"
+
+
+class TaskStatus(models.TextChoices):
+    """The scheduler's finer status of a pod between Pending and Running (Volcano's TaskStatus)."""
+
+    ALLOCATED = "Allocated"
+    PIPELINED = "Pipelined"
+    BINDING = "Binding"
+    BOUND = "Bound"
+    RELEASING = "Releasing"
+
+
+class Pod(KubeObject):
+    """A pod the job controller created for one task replica (``<job>-<task>-<index>``)."""
+
+    job = models.ForeignKey(
+        Job, null=True, blank=True, on_delete=models.CASCADE, related_name="pods"
+    )
+    task_name = models.CharField(max_length=63, blank=True)
+    task_index = models.PositiveIntegerField(default=0)
+    pod_group = models.ForeignKey(
+        PodGroup, null=True, blank=True, on_delete=models.SET_NULL, related_name="pods"
+    )
+    node = models.ForeignKey(
+        Node, null=True, blank=True, on_delete=models.SET_NULL, related_name="pods"
+    )
+    spec = models.JSONField(default=dict, blank=True, help_text="PodSpec from the task template")
+    requests = models.JSONField(default=dict, blank=True, help_text="resource → milli-units")
+    cpu_milli = models.PositiveBigIntegerField(default=0)
+    memory_milli = models.PositiveBigIntegerField(default=0)
+    gpu_milli = models.PositiveBigIntegerField(default=0)
+    priority = models.IntegerField(default=0)
+    scheduler_name = models.CharField(max_length=253, default="volcano")
+
+    phase = models.CharField(max_length=16, choices=PodPhase.choices, default=PodPhase.PENDING)
+    task_status = models.CharField(max_length=16, choices=TaskStatus.choices, blank=True)
+    reason = models.CharField(max_length=256, blank=True)
+    message = models.TextField(blank=True)
+    exit_code = models.IntegerField(null=True, blank=True)
+    start_time = models.DateTimeField(null=True, blank=True)
+    finish_time = models.DateTimeField(null=True, blank=True)
+    deletion_time = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["namespace", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["namespace", "name"], name="pod_unique_name"),
+            models.CheckConstraint(condition=Q(phase__in=PodPhase.values), name="pod_phase_valid"),
+            models.CheckConstraint(
+                condition=Q(task_status__in=["", *TaskStatus.values]), name="pod_task_status_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["node", "phase"], name="pod_node_phase"),
+            models.Index(fields=["phase"], name="pod_phase"),
+        ]

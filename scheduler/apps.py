@@ -1,0 +1,12 @@
+"""App config for the scheduler: nodes, configurations, sessions (and later the worker)."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class SchedulerConfig(AppConfig):
+    """The scheduler app."""
+
+    name = "scheduler"
+    verbose_name = "Scheduler"

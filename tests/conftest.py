@@ -1,0 +1,45 @@
+"""Shared fixtures. Nothing here touches the database unless a test asks for it.
+
+Engine tests (tests/engine/) never request ``db``; pytest-django then makes any
+database access fail loudly, which is how the engine's purity is kept honest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+# The shared Volcano examples sit beside the clone (../shared/examples), here and in CI.
+EXAMPLES_DIR = REPO_ROOT.parent / "shared" / "examples"
+
+
+@pytest.fixture
+def examples_dir() -> Path:
+    """Return the directory of Volcano's example manifests and confs."""
+    if not EXAMPLES_DIR.is_dir():
+        pytest.skip(f"Volcano examples not found at {EXAMPLES_DIR}")
+    return EXAMPLES_DIR
+
+
+@pytest.fixture
+def superuser(db: None, django_user_model: Any) -> Any:
+    """Return an administrator account."""
+    return django_user_model.objects.create_superuser("admin", "admin@example.com", "pw-admin-1")
+
+
+@pytest.fixture
+def superuser_client(superuser: Any) -> Client:
+    """Return a test client logged in as the administrator."""
+    client = Client()
+    client.force_login(superuser)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def _in_memory_channel_layer(settings: Any) -> None:
+    """Keep broadcasts inside the test process whatever REDIS_URL says."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

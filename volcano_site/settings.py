@@ -1,0 +1,200 @@
+"""Settings for the console, read from the environment (healthchecks' hc/settings.py style).
+
+Everything a deployment changes comes from an environment variable, so the same
+code runs on a laptop (SQLite, in-memory channel layer, embedded worker) and in
+production (PostgreSQL, Redis, Celery):
+
+- ``DATABASE_URL``: any URL dj-database-url understands. Unset: a SQLite file in
+  the data directory, *outside* the source tree, opened in WAL mode so the web
+  server and the embedded scheduler loop can read while the other writes.
+- ``REDIS_URL``: when set, the channel layer, the cache and the Celery broker use
+  it; unset, an in-memory layer and an embedded (eager) worker.
+- ``SECRET_KEY``: unset, one is generated once into the data directory and
+  reused, so sessions survive restarts and no key is ever committed.
+- ``DEBUG`` (off unless ``1``/``true``), ``ALLOWED_HOSTS`` (comma separated),
+  ``VOLCANO_DATA_DIR`` (default ``~/.local/share/volcano-console``).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_flag(name: str, *, default: bool = False) -> bool:
+    """Return the boolean value of an environment variable (``1``, ``true``, ``yes``, ``on``)."""
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str) -> list[str]:
+    """Return a comma-separated environment variable as a list without blanks."""
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def data_dir() -> Path:
+    """Return (and create) the directory that holds the SQLite file and the generated key."""
+    default = Path.home() / ".local" / "share" / "volcano-console"
+    path = Path(os.environ.get("VOLCANO_DATA_DIR") or default).expanduser()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def generated_secret_key(directory: Path) -> str:
+    """Return the key stored in ``directory``, generating it once (atomically) if missing."""
+    path = directory / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    key = secrets.token_urlsafe(64)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process won the race: use its key
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key
+
+
+def database_config(url: str | None, directory: Path) -> dict[str, Any]:
+    """Return Django's ``DATABASES["default"]`` for ``url`` (SQLite in ``directory`` when unset)."""
+    if not url:
+        url = f"sqlite:///{directory / 'db.sqlite3'}"
+    config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=0))
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # WAL lets readers (pages, the API) run while the scheduler writes; IMMEDIATE
+        # transactions take the write lock up front instead of failing mid-way.
+        config["OPTIONS"] = {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        }
+        config.setdefault("TEST", {})
+    else:
+        config["CONN_HEALTH_CHECKS"] = True
+    return config
+
+
+DATA_DIR = data_dir()
+DEBUG = env_flag("DEBUG")
+SECRET_KEY = os.environ.get("SECRET_KEY") or generated_secret_key(DATA_DIR)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "daphne",  # runserver serves ASGI (HTTP and websockets)
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "rest_framework",
+    "django_htmx",
+    "template_partials",
+    "scheduler",
+    "queues",
+    "jobs",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "volcano_site.urls"
+ASGI_APPLICATION = "volcano_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": database_config(os.environ.get("DATABASE_URL"), DATA_DIR)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS: dict[str, Any] = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+    CACHES: dict[str, Any] = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Celery: the broker is Redis when there is one; otherwise tasks run eagerly in
+# the calling process (the embedded worker), so one code path serves both modes.
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TIMEZONE = "UTC"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "static"
+# Serve static files from the ASGI app itself (the embedded `make run`); a production
+# deployment behind a web server sets SERVE_STATIC=0 and runs collectstatic.
+SERVE_STATIC = env_flag("SERVE_STATIC", default=True)
+
+LOGIN_URL = "admin:login"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.BasicAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}
