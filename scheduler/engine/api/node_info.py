@@ -1,0 +1,161 @@
+"""Nodes and their accounting, kept in NumPy arrays for the whole snapshot.
+
+Volcano's counterpart: ``pkg/scheduler/api/node_info.go``. Volcano keeps Idle / Used / Releasing /
+Pipelined as per-node Resource objects; here they are rows of ``NodeArrays`` (nodes x resources,
+int64 milli-units, columns fixed by the snapshot's ``ResourceIndex``) so that "which nodes can hold
+this request" is one vectorised comparison. ``NodeInfo`` reads its row back as ``Resource`` values
+for the code that is not hot. ``version`` is bumped on every change of a row: caches keyed by
+task template compare it to know which rows to recompute.
+
+FutureIdle = Idle + Releasing - Pipelined, as in Volcano.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from scheduler.engine.api.resource import PODS, Resource, ResourceIndex, Vector
+from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import TaskStatus
+
+__all__ = ["NodeArrays", "NodeInfo", "Taint"]
+
+
+class NodeArrays:
+    """Per-node accounting of one snapshot as ``(nodes, resources)`` int64 arrays."""
+
+    __slots__ = (
+        "allocatable",
+        "future_idle",
+        "idle",
+        "index",
+        "pipelined",
+        "releasing",
+        "used",
+        "version",
+    )
+
+    def __init__(self, index: ResourceIndex, allocatable: list[Resource]) -> None:
+        self.index = index
+        n, r = len(allocatable), len(index)
+        self.allocatable = np.zeros((n, r), dtype=np.int64)
+        for i, res in enumerate(allocatable):
+            self.allocatable[i] = index.vector(res)
+        self.used = np.zeros((n, r), dtype=np.int64)
+        self.releasing = np.zeros((n, r), dtype=np.int64)
+        self.pipelined = np.zeros((n, r), dtype=np.int64)
+        self.idle = self.allocatable.copy()
+        self.future_idle = self.allocatable.copy()
+        self.version = np.zeros(n, dtype=np.int64)
+
+    def add(self, row: int, vec: Vector, status: TaskStatus) -> None:
+        """Account a task of ``status`` requesting ``vec`` on node ``row``."""
+        if status == TaskStatus.PIPELINED:
+            self.pipelined[row] += vec
+            self.future_idle[row] -= vec
+        else:
+            self.used[row] += vec
+            self.idle[row] -= vec
+            if status == TaskStatus.RELEASING:
+                self.releasing[row] += vec
+            else:
+                self.future_idle[row] -= vec
+        self.version[row] += 1
+
+    def remove(self, row: int, vec: Vector, status: TaskStatus) -> None:
+        """Undo ``add(row, vec, status)``."""
+        if status == TaskStatus.PIPELINED:
+            self.pipelined[row] -= vec
+            self.future_idle[row] += vec
+        else:
+            self.used[row] -= vec
+            self.idle[row] += vec
+            if status == TaskStatus.RELEASING:
+                self.releasing[row] -= vec
+            else:
+                self.future_idle[row] += vec
+        self.version[row] += 1
+
+
+@dataclass(slots=True, frozen=True)
+class Taint:
+    """A node taint; ``effect`` is NoSchedule, PreferNoSchedule or NoExecute."""
+
+    key: str
+    value: str = ""
+    effect: str = "NoSchedule"
+
+
+@dataclass(slots=True, eq=False)
+class NodeInfo:
+    """One Ready node. ``index`` is its row in the snapshot's ``NodeArrays`` (nodes sorted by name)."""
+
+    name: str
+    allocatable: Resource
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    unschedulable: bool = False
+    tasks: dict[str, TaskInfo] = field(default_factory=dict)
+    index: int = -1
+    arrays: NodeArrays | None = None
+
+    def _row(self, matrix_name: str) -> Resource:
+        arrays = self._attached()
+        matrix: Vector = getattr(arrays, matrix_name)
+        return arrays.index.resource(matrix[self.index])
+
+    def _attached(self) -> NodeArrays:
+        if self.arrays is None:
+            raise RuntimeError(f"node {self.name} is not part of a ClusterInfo yet")
+        return self.arrays
+
+    @property
+    def idle(self) -> Resource:
+        """Return allocatable minus used."""
+        return self._row("idle")
+
+    @property
+    def used(self) -> Resource:
+        """Return the requests of the tasks on the node (Releasing included)."""
+        return self._row("used")
+
+    @property
+    def releasing(self) -> Resource:
+        """Return the requests of the node's Releasing tasks."""
+        return self._row("releasing")
+
+    @property
+    def pipelined(self) -> Resource:
+        """Return the requests of tasks pipelined onto the node."""
+        return self._row("pipelined")
+
+    @property
+    def future_idle(self) -> Resource:
+        """Return Idle + Releasing - Pipelined."""
+        return self._row("future_idle")
+
+    @property
+    def max_task_num(self) -> int:
+        """Return how many pods the node may hold (allocatable ``pods``)."""
+        return self.allocatable.get(PODS) // 1000
+
+    def add_task(self, task: TaskInfo) -> None:
+        """Place ``task`` on this node, accounting it under its current status."""
+        if task.resreq_vec is None:
+            raise RuntimeError(f"task {task.uid} has no request row: build it with ClusterInfo")
+        task.node_name = self.name
+        self.tasks[task.uid] = task
+        self._attached().add(self.index, task.resreq_vec, task.status)
+
+    def remove_task(self, task: TaskInfo) -> None:
+        """Take ``task`` off this node (its status must be the one it was added with)."""
+        if self.tasks.pop(task.uid, None) is None:
+            return
+        assert task.resreq_vec is not None
+        self._attached().remove(self.index, task.resreq_vec, task.status)
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.name})"

@@ -1,0 +1,120 @@
+"""A task: one pod of a job, as the scheduler sees it.
+
+Volcano's counterpart: ``pkg/scheduler/api/job_info.go`` (``TaskInfo``) and ``pod_info.go``.
+Pods of one job task usually share a spec; ``TaskTemplate`` holds the scheduling constraints of
+that spec so the allocate hot path can cache predicate masks and score vectors per template
+(``template_key``) instead of per pod.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from scheduler.engine.api.resource import Resource, Vector
+from scheduler.engine.api.types import TaskStatus
+
+__all__ = ["TaskInfo", "TaskTemplate", "Toleration"]
+
+
+@dataclass(slots=True, frozen=True)
+class Toleration:
+    """A pod toleration (``operator`` Equal or Exists; empty effect tolerates every effect)."""
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+
+
+@dataclass(slots=True, eq=False)
+class TaskTemplate:
+    """The scheduling constraints of a pod spec; pods built from one spec may share one object.
+
+    Everything a predicate or a scorer may read about the pod besides its request and its
+    identity lives here, so two pods with equal templates (and equal requests) get the same
+    answers from node-local predicates and scorers.
+    """
+
+    namespace: str = "default"
+    labels: dict[str, str] = field(default_factory=dict)
+    node_selector: dict[str, str] = field(default_factory=dict)
+    affinity: dict[str, Any] = field(default_factory=dict)
+    tolerations: tuple[Toleration, ...] = ()
+    topology_spread_constraints: tuple[dict[str, Any], ...] = ()
+    host_ports: tuple[int, ...] = ()
+    images: tuple[str, ...] = ()
+    volumes: tuple[dict[str, Any], ...] = ()
+    _key: str | None = None
+
+    @property
+    def key(self) -> str:
+        """Return a canonical text of the constraints (computed once)."""
+        if self._key is None:
+            self._key = json.dumps(
+                [
+                    self.namespace,
+                    self.labels,
+                    self.node_selector,
+                    self.affinity,
+                    [(t.key, t.operator, t.value, t.effect) for t in self.tolerations],
+                    list(self.topology_spread_constraints),
+                    list(self.host_ports),
+                    list(self.images),
+                    list(self.volumes),
+                ],
+                sort_keys=True,
+                default=str,
+            )
+        return self._key
+
+
+@dataclass(slots=True, eq=False)
+class TaskInfo:
+    """One pod. ``uid`` is ``<namespace>/<pod name>``; ``job`` is its job's uid."""
+
+    name: str
+    namespace: str
+    job: str
+    resreq: Resource
+    status: TaskStatus = TaskStatus.PENDING
+    node_name: str = ""
+    priority: int = 1
+    role: str = ""  # Volcano's task name inside the job (volcano.sh/task-spec)
+    preemptable: bool = True
+    preemption_policy: str = ""  # "Never" forbids this pod to preempt
+    priority_class_name: str = ""
+    nominated_node_name: str = ""
+    scheduling_gated: bool = False
+    creation_timestamp: datetime | None = None
+    annotations: dict[str, str] = field(default_factory=dict)
+    template: TaskTemplate = field(default_factory=TaskTemplate)
+    init_resreq: Resource | None = None
+    uid: str = ""
+    best_effort: bool = False
+    # Set by ClusterInfo.build: the request as an array row of the snapshot's ResourceIndex.
+    resreq_vec: Vector | None = None
+    template_key: tuple[object, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.uid:
+            self.uid = f"{self.namespace}/{self.name}"
+        if self.init_resreq is None:
+            self.init_resreq = self.resreq
+        self.best_effort = self.resreq.is_best_effort()
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """Return the pod's labels (they live on the template)."""
+        return self.template.labels
+
+    def compute_template_key(self) -> tuple[object, ...]:
+        """Return (and remember) the cache key of this pod's template and request."""
+        if not self.template_key:
+            self.template_key = (self.resreq.key(), self.template.key)
+        return self.template_key
+
+    def __repr__(self) -> str:
+        return f"TaskInfo({self.uid}, {self.status}, node={self.node_name!r})"

@@ -1,0 +1,156 @@
+"""Plugin and action arguments: a declared schema on the class, validated when the conf is parsed.
+
+Volcano's counterpart: ``pkg/scheduler/framework/arguments.go``. Volcano reads ``arguments`` as an
+untyped map and silently ignores what it does not know; here every plugin and action declares what
+it accepts (``arguments_schema`` on its class, a tuple of ``ArgSpec``) so ``conf.py`` can refuse an
+unknown name or a wrong type with the path of the bad field, and the plugin reads typed values with
+the declared defaults filled in::
+
+    arguments_schema = (
+        ArgSpec("binpack.weight", float, 1),
+        ArgSpec("binpack.resources", str, ""),
+        ArgSpec("binpack.resources.", float, 1, prefix=True),   # binpack.resources.<name>
+    )
+    ...
+    weight = self.arguments.get_float("binpack.weight")
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from scheduler.engine.errors import ConfError
+
+__all__ = ["ArgSpec", "Arguments", "validate_arguments"]
+
+ArgType = type[bool] | type[int] | type[float] | type[str]
+
+
+@dataclass(slots=True, frozen=True)
+class ArgSpec:
+    """One accepted argument: its name (or name prefix), its type and its default."""
+
+    name: str
+    type: ArgType
+    default: bool | int | float | str | None = None
+    prefix: bool = False  # accepts any key starting with ``name``
+    help: str = ""
+
+    def matches(self, key: str) -> bool:
+        """Return True when this spec covers argument ``key``."""
+        return (
+            key.startswith(self.name) and len(key) > len(self.name)
+            if self.prefix
+            else key == self.name
+        )
+
+
+def _shown(value: object) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _coerce(spec: ArgSpec, value: object, field: str) -> bool | int | float | str:
+    kind = spec.type
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfError(field, f"expected true or false, got {_shown(value)}")
+    if kind is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise ConfError(field, f"expected an integer, got {_shown(value)}")
+    if kind is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        raise ConfError(field, f"expected a number, got {_shown(value)}")
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)  # YAML turns `key: 10` into a number; a string argument accepts it
+    raise ConfError(field, f"expected a string, got {_shown(value)}")
+
+
+def validate_arguments(
+    schema: tuple[ArgSpec, ...], raw: object, *, field: str, owner: str
+) -> Arguments:
+    """Return typed ``Arguments`` for ``raw``, or raise ``ConfError`` naming the bad key."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise ConfError(field, f"expected a mapping of arguments, got {_shown(raw)}")
+    values: dict[str, bool | int | float | str] = {}
+    for key, value in raw.items():
+        key_text = str(key)
+        spec = next((s for s in schema if s.matches(key_text)), None)
+        if spec is None:
+            known = ", ".join(s.name + ("<name>" if s.prefix else "") for s in schema) or "none"
+            raise ConfError(
+                f"{field}.{key_text}", f"unknown argument for {owner} (accepted: {known})"
+            )
+        values[key_text] = _coerce(spec, value, f"{field}.{key_text}")
+    return Arguments(values, schema)
+
+
+class Arguments:
+    """Validated argument values; getters fill in the schema's defaults."""
+
+    __slots__ = ("_schema", "_values")
+
+    def __init__(
+        self,
+        values: Mapping[str, bool | int | float | str] | None = None,
+        schema: tuple[ArgSpec, ...] = (),
+    ) -> None:
+        self._values = dict(values or {})
+        self._schema = schema
+
+    def _default(self, name: str) -> bool | int | float | str | None:
+        for spec in self._schema:
+            if spec.matches(name) or spec.name == name:
+                return spec.default
+        return None
+
+    def get(self, name: str) -> bool | int | float | str | None:
+        """Return the value of ``name`` (its default when not given)."""
+        return self._values[name] if name in self._values else self._default(name)
+
+    def is_set(self, name: str) -> bool:
+        """Return True when the conf gave ``name`` explicitly."""
+        return name in self._values
+
+    def get_bool(self, name: str) -> bool:
+        """Return ``name`` as a bool."""
+        return bool(self.get(name))
+
+    def get_int(self, name: str) -> int:
+        """Return ``name`` as an int (0 when neither given nor defaulted)."""
+        value = self.get(name)
+        return int(value) if isinstance(value, int | float) else 0
+
+    def get_float(self, name: str) -> float:
+        """Return ``name`` as a float (0.0 when neither given nor defaulted)."""
+        value = self.get(name)
+        return float(value) if isinstance(value, int | float) else 0.0
+
+    def get_str(self, name: str) -> str:
+        """Return ``name`` as a string ('' when neither given nor defaulted)."""
+        value = self.get(name)
+        return "" if value is None else str(value)
+
+    def with_prefix(self, prefix: str) -> dict[str, bool | int | float | str]:
+        """Return the given arguments whose key starts with ``prefix`` (prefix stripped)."""
+        return {k[len(prefix) :]: v for k, v in self._values.items() if k.startswith(prefix)}
+
+    def as_dict(self) -> dict[str, bool | int | float | str]:
+        """Return the explicitly given values."""
+        return dict(self._values)
+
+    def __repr__(self) -> str:
+        return f"Arguments({self._values!r})"

@@ -1,0 +1,43 @@
+"""What one session decided: the only output of the engine.
+
+Volcano's counterpart: the side effects of ``Statement.Commit`` and ``JobUpdater`` (bind requests,
+evictions, PodGroup status updates). The engine holds no client: it appends here and the caller
+(``scheduler/cache.py`` or ``simulate``) applies or prints the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase
+
+__all__ = ["Decisions", "Eviction"]
+
+
+@dataclass(slots=True, frozen=True)
+class Eviction:
+    """A pod to delete: who, from where, why, and for which pod (preemptor), if any."""
+
+    task: str
+    node: str
+    reason: str
+    preemptor: str = ""
+
+
+@dataclass(slots=True)
+class Decisions:
+    """Binds, evictions, pipelined pods and PodGroup status after one session.
+
+    Keys are ``<namespace>/<name>`` of pods and PodGroups. ``timings`` (seconds per action and per
+    plugin open/close) is measured, so it is left out of equality.
+    """
+
+    binds: dict[str, str] = field(default_factory=dict)
+    evictions: list[Eviction] = field(default_factory=list)
+    pipelined: dict[str, str] = field(default_factory=dict)
+    pod_group_phases: dict[str, PodGroupPhase] = field(default_factory=dict)
+    pod_group_conditions: dict[str, list[PodGroupCondition]] = field(default_factory=dict)
+    unschedulable: dict[str, str] = field(default_factory=dict)
+    task_fit_errors: dict[str, str] = field(default_factory=dict)
+    enqueued: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict, compare=False)

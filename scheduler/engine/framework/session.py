@@ -1,0 +1,203 @@
+"""Session: one scheduling cycle over one snapshot, with the plugins the conf enables.
+
+Volcano's counterpart: ``pkg/scheduler/framework/session.go`` and ``framework.go``.
+
+Lifecycle (``run_session`` does all of it):
+  1. ``open_session(cluster, conf)`` builds one fresh instance per plugin entry of the conf, with
+     its validated ``Arguments``, and calls ``plugin.on_session_open(ssn)`` in conf order.
+  2. Each action of ``conf.actions`` runs once, in order: ``action.execute(ssn)``.
+  3. ``close_session(ssn)`` calls every ``plugin.on_session_close(ssn)``, then the job updater
+     writes PodGroup phases and conditions into ``ssn.decisions``.
+
+How a plugin registers: in ``on_session_open`` it calls the ``ssn.add_*_fn(self.name, fn)``
+registrars listed (with signatures and combining rules) in ``framework/session_plugins.py`` and
+``ssn.add_event_handler(EventHandler(...))``. How a plugin declares its arguments: the
+``arguments_schema`` class attribute, see ``framework/interface.py`` and ``framework/arguments.py``.
+
+State changes go through four primitives (``place_task``, ``unplace_task``, ``evict_task``,
+``unevict_task``), used by ``Statement`` (and by ``allocate_and_bind`` for backfill); they keep job
+status indexes, node arrays and plugin accounting (event handlers) in step. ``bind_task`` and
+``record_eviction`` turn operations into ``Decisions``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from scheduler.engine.api.cluster_info import ClusterInfo
+from scheduler.engine.api.node_info import NodeInfo
+from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import TaskStatus
+from scheduler.engine.framework.arguments import Arguments
+from scheduler.engine.framework.decisions import Decisions, Eviction
+from scheduler.engine.framework.interface import Event, Plugin
+from scheduler.engine.framework.registry import get_action, get_plugin_class
+from scheduler.engine.framework.session_plugins import SessionPlugins
+from scheduler.engine.framework.statement import Statement
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from scheduler.engine.conf import SchedulerConf
+
+__all__ = ["Session", "close_session", "open_session", "run_session"]
+
+logger = logging.getLogger(__name__)
+
+
+class Session(SessionPlugins):
+    """The state of one scheduling cycle and the hooks its plugins registered."""
+
+    def __init__(self, cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "session") -> None:
+        self.uid = uid
+        self.cluster = cluster
+        self.conf = conf
+        self.now = cluster.now
+        self.jobs = cluster.jobs
+        self.nodes = cluster.nodes
+        self.node_list = cluster.node_list
+        self.queues = cluster.queues
+        self.arrays = cluster.arrays
+        self.resource_index = cluster.resource_index
+        self.plugins: dict[str, Plugin] = {}
+        self.decisions = Decisions()
+        # Rows recorded UnschedulableAndUnresolvable per task uid by allocate (preempt skips them).
+        self.unresolvable_nodes: dict[str, set[str]] = {}
+        # Any state plugins or actions share within the session (e.g. a node-score cache).
+        self.scratch: dict[str, object] = {}
+        self._init_hooks()
+
+    # --- configuration -----------------------------------------------------------------------
+    def action_arguments(self, action: str) -> Arguments:
+        """Return the ``configurations`` arguments of ``action`` (schema defaults filled in)."""
+        given = self.conf.configurations.get(action)
+        if given is not None:
+            return given
+        registered = get_action(action)
+        return Arguments(schema=registered.arguments_schema if registered else ())
+
+    def statement(self) -> Statement:
+        """Return a new, empty statement on this session."""
+        return Statement(self)
+
+    # --- node cache invalidation --------------------------------------------------------------
+    def touch_nodes(self, rows: Iterable[int] | None) -> None:
+        """Mark node rows (all when None) as changed, so cached masks and scores are recomputed."""
+        if rows is None:
+            self.arrays.version += 1
+        else:
+            for row in rows:
+                self.arrays.version[row] += 1
+
+    # --- state primitives ----------------------------------------------------------------------
+    def _fire(self, task: TaskInfo, *, allocate: bool) -> None:
+        event = Event(task)
+        for handler in self.event_handlers:
+            fn = handler.allocate_func if allocate else handler.deallocate_func
+            if fn is not None:
+                fn(event)
+
+    def place_task(self, task: TaskInfo, node: NodeInfo, status: TaskStatus) -> None:
+        """Put a Pending task on ``node`` as Allocated or Pipelined."""
+        job = self.jobs[task.job]
+        job.update_task_status(task, status)
+        node.add_task(task)
+        self._fire(task, allocate=True)
+
+    def unplace_task(self, task: TaskInfo) -> None:
+        """Undo ``place_task``: the task is Pending again and off its node."""
+        node = self.nodes.get(task.node_name)
+        if node is not None:
+            node.remove_task(task)
+        self.jobs[task.job].update_task_status(task, TaskStatus.PENDING)
+        task.node_name = ""
+        self._fire(task, allocate=False)
+
+    def evict_task(self, task: TaskInfo) -> None:
+        """Mark a task on a node Releasing: its request becomes future idle on the node."""
+        node = self.nodes[task.node_name]
+        node.remove_task(task)
+        self.jobs[task.job].update_task_status(task, TaskStatus.RELEASING)
+        node.add_task(task)
+        self._fire(task, allocate=False)
+
+    def unevict_task(self, task: TaskInfo, previous: TaskStatus) -> None:
+        """Undo ``evict_task``: back to ``previous`` on the same node."""
+        node = self.nodes[task.node_name]
+        node.remove_task(task)
+        self.jobs[task.job].update_task_status(task, previous)
+        node.add_task(task)
+        self._fire(task, allocate=True)
+
+    def bind_task(self, task: TaskInfo) -> None:
+        """Turn an Allocated task into a bind decision (status Binding)."""
+        self.jobs[task.job].update_task_status(task, TaskStatus.BINDING)
+        self.decisions.binds[task.uid] = task.node_name
+
+    def record_eviction(self, task: TaskInfo, node: str, reason: str, preemptor: str) -> None:
+        """Add an eviction decision."""
+        self.decisions.evictions.append(Eviction(task.uid, node, reason, preemptor))
+
+    def allocate_and_bind(self, task: TaskInfo, node: NodeInfo) -> None:
+        """Allocate ``task`` outside any statement; bind the job's allocated tasks once ready.
+
+        Volcano's ``Session.Allocate``, used by backfill.
+        """
+        self.place_task(task, node, TaskStatus.ALLOCATED)
+        job = self.jobs[task.job]
+        if self.job_ready(job):
+            for ready in sorted(job.tasks_in(TaskStatus.ALLOCATED), key=lambda t: t.uid):
+                self.bind_task(ready)
+
+
+def open_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "session") -> Session:
+    """Return a session on ``cluster`` with every enabled plugin opened, in conf order."""
+    ssn = Session(cluster, conf, uid=uid)
+    for option in conf.plugin_options():
+        cls = get_plugin_class(option.name)
+        if cls is None:  # load_conf refuses these; a hand-built conf may not
+            raise KeyError(f"plugin {option.name!r} is not registered")
+        plugin = cls(option.arguments)
+        ssn.plugins[option.name] = plugin
+        started = time.perf_counter()
+        plugin.on_session_open(ssn)
+        ssn.decisions.timings[f"plugin.{option.name}.open"] = time.perf_counter() - started
+    return ssn
+
+
+def close_session(ssn: Session) -> Decisions:
+    """Close plugins, write PodGroup status into the decisions and return them."""
+    from scheduler.engine.framework.job_updater import update_jobs
+
+    for name, plugin in ssn.plugins.items():
+        started = time.perf_counter()
+        plugin.on_session_close(ssn)
+        ssn.decisions.timings[f"plugin.{name}.close"] = time.perf_counter() - started
+    update_jobs(ssn)
+    return ssn.decisions
+
+
+def run_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "session") -> Decisions:
+    """Return the decisions of one full session: open, every action in order, close."""
+    started = time.perf_counter()
+    ssn = open_session(cluster, conf, uid=uid)
+    for name in conf.actions:
+        action = get_action(name)
+        if action is None:
+            raise KeyError(f"action {name!r} is not registered")
+        began = time.perf_counter()
+        action.execute(ssn)
+        ssn.decisions.timings[f"action.{name}"] = time.perf_counter() - began
+    decisions = close_session(ssn)
+    decisions.timings["session"] = time.perf_counter() - started
+    logger.info(
+        "session %s: %d binds, %d evictions, %d pipelined in %.3fs",
+        uid,
+        len(decisions.binds),
+        len(decisions.evictions),
+        len(decisions.pipelined),
+        decisions.timings["session"],
+    )
+    return decisions

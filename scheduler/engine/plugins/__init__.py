@@ -1,0 +1,17 @@
+"""Every built-in plugin, imported in one explicit sorted list (Volcano's ``factory.go``).
+
+Importing a module registers its plugin class. Add one line per new plugin module, keep the
+list sorted; there is no autodiscovery.
+"""
+
+from __future__ import annotations
+
+from scheduler.engine.plugins import (
+    conformance,
+    priority,
+)
+
+__all__ = [
+    "conformance",
+    "priority",
+]

@@ -1,0 +1,65 @@
+"""Priority plugin: order jobs and tasks by priority; lower priority is preemptable.
+
+Volcano's counterpart: ``pkg/scheduler/plugins/priority``. Job priority comes from the PodGroup's
+PriorityClass, task priority from the pod (``spec.priority``, the task-priority annotation).
+"""
+
+from __future__ import annotations
+
+from scheduler.engine.api.job_info import JobInfo
+from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import TaskStatus
+from scheduler.engine.framework import Plugin, Session, register_plugin
+
+__all__ = ["PriorityPlugin"]
+
+
+def _higher_first(left: int, right: int) -> int:
+    return -1 if left > right else (1 if left < right else 0)
+
+
+@register_plugin
+class PriorityPlugin(Plugin):
+    """Higher PriorityClass jobs and higher-priority tasks go first."""
+
+    name = "priority"
+
+    def on_session_open(self, ssn: Session) -> None:
+        """Register task and job order, preemptable and job starving."""
+        self._ssn = ssn
+        ssn.add_task_order_fn(self.name, _task_order)
+        ssn.add_job_order_fn(self.name, _job_order)
+        ssn.add_preemptable_fn(self.name, self._preemptable)
+        ssn.add_job_starving_fn(self.name, _starving)
+
+    def _preemptable(self, preemptor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
+        """Return candidates of lower job priority (other jobs) or lower task priority (same job)."""
+        jobs = self._ssn.jobs
+        preemptor_job = jobs[preemptor.job]
+        victims = []
+        for task in candidates:
+            job = jobs.get(task.job)
+            if job is None:
+                continue
+            if job.uid != preemptor_job.uid:
+                if job.priority < preemptor_job.priority:
+                    victims.append(task)
+            elif task.priority < preemptor.priority:
+                victims.append(task)
+        return victims
+
+
+def _task_order(left: TaskInfo, right: TaskInfo) -> int:
+    """Return the higher task priority first."""
+    return _higher_first(left.priority, right.priority)
+
+
+def _job_order(left: JobInfo, right: JobInfo) -> int:
+    """Return the higher job priority first."""
+    return _higher_first(left.priority, right.priority)
+
+
+def _starving(job: JobInfo) -> bool:
+    """Return True while some task of the job is neither ready nor pipelined."""
+    placed = job.ready_task_num() + job.count(TaskStatus.PIPELINED)
+    return placed < len(job.tasks)

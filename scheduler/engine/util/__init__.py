@@ -1,0 +1,3 @@
+"""Helpers the actions share: priority queues, node selection, scenario files."""
+
+from __future__ import annotations
