@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from scheduler.models import ObjectMeta
 from scheduler.validators import validate_dns1123_label, validate_dns1123_subdomain
 
 __all__ = ["PROTECTED_QUEUE_NAMES", "Queue", "QueueProtectedError", "QueueState"]
@@ -55,15 +56,10 @@ class QueueQuerySet(models.QuerySet["Queue"]):
         return super().delete()
 
 
-class Queue(models.Model):
+class Queue(ObjectMeta):
     """A Volcano queue: its share of the cluster (weight, deserved) and its limits."""
 
     name = models.CharField(max_length=63, unique=True, validators=[validate_dns1123_label])
-    uid = models.UUIDField(null=True, blank=True, editable=False)
-    resource_version = models.PositiveBigIntegerField(default=1, editable=False)
-    labels = models.JSONField(default=dict, blank=True)
-    annotations = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
 
     # spec
     weight = models.PositiveIntegerField(default=1)

@@ -7,6 +7,7 @@ quantity module, so nothing here parses ``"4Gi"`` twice.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.conf import settings
@@ -16,17 +17,42 @@ from django.db.models import Q
 
 from scheduler.validators import validate_dns1123_subdomain
 
-__all__ = ["Node", "SchedulerConfiguration", "SessionRecord"]
+__all__ = ["Node", "ObjectMeta", "SchedulerConfiguration", "SessionRecord"]
 
 
-class Node(models.Model):
-    """A (simulated) Kubernetes node: labels, taints, capacity, allocatable and readiness."""
+class ObjectMeta(models.Model):
+    """Abstract base: the ``metadata`` every Kubernetes object row carries (besides its name).
 
-    name = models.CharField(max_length=253, unique=True, validators=[validate_dns1123_subdomain])
+    ``uid`` is assigned on first save (so an object loaded from a manifest but not
+    stored has none, and its dump shows none); ``resource_version`` goes up by one
+    on every save of an existing row, as Kubernetes' does on every write.
+    """
+
     uid = models.UUIDField(null=True, blank=True, editable=False)
     resource_version = models.PositiveBigIntegerField(default=1, editable=False)
     labels = models.JSONField(default=dict, blank=True)
     annotations = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Save the row, giving it a uid on insert and a new resourceVersion on update."""
+        if self.uid is None:
+            self.uid = uuid.uuid4()
+        if not self._state.adding:
+            self.resource_version += 1
+            update_fields = kwargs.get("update_fields")
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "resource_version"}
+        super().save(*args, **kwargs)
+
+
+class Node(ObjectMeta):
+    """A (simulated) Kubernetes node: labels, taints, capacity, allocatable and readiness."""
+
+    name = models.CharField(max_length=253, unique=True, validators=[validate_dns1123_subdomain])
     # [{"key": ..., "value": ..., "effect": "NoSchedule"}], Kubernetes' Taint shape.
     taints = models.JSONField(default=list, blank=True)
     unschedulable = models.BooleanField(default=False)
@@ -36,7 +62,6 @@ class Node(models.Model):
     ready_reason = models.CharField(max_length=128, blank=True)
     ready_message = models.TextField(blank=True)
     ready_transition_time = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["name"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+from scheduler.models import ObjectMeta
 from scheduler.validators import validate_dns1123_subdomain
 
 __all__ = ["PreemptionPolicy", "PriorityClass"]
@@ -22,15 +23,10 @@ class PreemptionPolicy(models.TextChoices):
     NEVER = "Never"
 
 
-class PriorityClass(models.Model):
+class PriorityClass(ObjectMeta):
     """A cluster-scoped priority class; at most one may be the global default."""
 
     name = models.CharField(max_length=253, unique=True, validators=[validate_dns1123_subdomain])
-    uid = models.UUIDField(null=True, blank=True, editable=False)
-    resource_version = models.PositiveBigIntegerField(default=1, editable=False)
-    labels = models.JSONField(default=dict, blank=True)
-    annotations = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
     value = models.IntegerField()
     global_default = models.BooleanField(default=False)
     preemption_policy = models.CharField(
