@@ -9,6 +9,15 @@ from __future__ import annotations
 
 from scheduler.engine import actions, plugins
 from scheduler.engine.conf import load_conf
-from scheduler.engine.framework.session import open_session, run_session
+from scheduler.engine.framework.session import close_session, open_session, run_session
+from scheduler.engine.util.scenario import load_scenario
 
-__all__ = ["actions", "load_conf", "open_session", "plugins", "run_session"]
+__all__ = [
+    "actions",
+    "close_session",
+    "load_conf",
+    "load_scenario",
+    "open_session",
+    "plugins",
+    "run_session",
+]

@@ -7,9 +7,13 @@ sorted; there is no autodiscovery.
 from __future__ import annotations
 
 from scheduler.engine.actions import (
+    allocate,
+    backfill,
     enqueue,
 )
 
 __all__ = [
+    "allocate",
+    "backfill",
     "enqueue",
 ]

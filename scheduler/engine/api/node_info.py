@@ -4,8 +4,9 @@ Volcano's counterpart: ``pkg/scheduler/api/node_info.go``. Volcano keeps Idle / 
 Pipelined as per-node Resource objects; here they are rows of ``NodeArrays`` (nodes x resources,
 int64 milli-units, columns fixed by the snapshot's ``ResourceIndex``) so that "which nodes can hold
 this request" is one vectorised comparison. ``NodeInfo`` reads its row back as ``Resource`` values
-for the code that is not hot. ``version`` is bumped on every change of a row: caches keyed by
-task template compare it to know which rows to recompute.
+for the code that is not hot. Every change of a row is appended to ``changes`` (and ``epoch`` is
+bumped to invalidate everything): caches keyed by task template remember how far into the log they
+have read and recompute only the rows changed since.
 
 FutureIdle = Idle + Releasing - Pipelined, as in Volcano.
 """
@@ -28,13 +29,14 @@ class NodeArrays:
 
     __slots__ = (
         "allocatable",
+        "changes",
+        "epoch",
         "future_idle",
         "idle",
         "index",
         "pipelined",
         "releasing",
         "used",
-        "version",
     )
 
     def __init__(self, index: ResourceIndex, allocatable: list[Resource]) -> None:
@@ -48,7 +50,8 @@ class NodeArrays:
         self.pipelined = np.zeros((n, r), dtype=np.int64)
         self.idle = self.allocatable.copy()
         self.future_idle = self.allocatable.copy()
-        self.version = np.zeros(n, dtype=np.int64)
+        self.changes: list[int] = []
+        self.epoch = 0
 
     def add(self, row: int, vec: Vector, status: TaskStatus) -> None:
         """Account a task of ``status`` requesting ``vec`` on node ``row``."""
@@ -62,7 +65,7 @@ class NodeArrays:
                 self.releasing[row] += vec
             else:
                 self.future_idle[row] -= vec
-        self.version[row] += 1
+        self.changes.append(row)
 
     def remove(self, row: int, vec: Vector, status: TaskStatus) -> None:
         """Undo ``add(row, vec, status)``."""
@@ -76,7 +79,7 @@ class NodeArrays:
                 self.releasing[row] -= vec
             else:
                 self.future_idle[row] += vec
-        self.version[row] += 1
+        self.changes.append(row)
 
 
 @dataclass(slots=True, frozen=True)

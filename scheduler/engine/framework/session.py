@@ -86,10 +86,9 @@ class Session(SessionPlugins):
     def touch_nodes(self, rows: Iterable[int] | None) -> None:
         """Mark node rows (all when None) as changed, so cached masks and scores are recomputed."""
         if rows is None:
-            self.arrays.version += 1
+            self.arrays.epoch += 1
         else:
-            for row in rows:
-                self.arrays.version[row] += 1
+            self.arrays.changes.extend(rows)
 
     # --- state primitives ----------------------------------------------------------------------
     def _fire(self, task: TaskInfo, *, allocate: bool) -> None:

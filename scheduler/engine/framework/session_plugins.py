@@ -36,7 +36,7 @@ add_event_handler           EventHandler(allocate_func, deallocate_func)
 ==========================  =========================================  ======================
 
 The batch forms are the speed path: allocate caches one mask and one score vector per task
-template and recomputes only rows whose node changed (``NodeArrays.version``). A plugin whose
+template and recomputes only rows whose node changed (``NodeArrays.changes``). A plugin whose
 answer for a node can change when *another* node changes (inter-pod affinity, topology spread)
 calls ``ssn.touch_nodes(rows)`` (or ``touch_nodes(None)`` for all) from its event handler.
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from scheduler.engine.plugins import (
     conformance,
+    gang,
     priority,
 )
 
 __all__ = [
     "conformance",
+    "gang",
     "priority",
 ]

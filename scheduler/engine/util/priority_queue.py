@@ -12,9 +12,13 @@ import heapq
 import itertools
 from collections.abc import Callable, Iterable
 from functools import cmp_to_key
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-__all__ = ["PriorityQueue"]
+if TYPE_CHECKING:
+    from scheduler.engine.api.task_info import TaskInfo
+    from scheduler.engine.framework.session import Session
+
+__all__ = ["PriorityQueue", "sort_tasks"]
 
 T = TypeVar("T")
 
@@ -45,3 +49,8 @@ class PriorityQueue(Generic[T]):
 
     def __len__(self) -> int:
         return len(self._heap)
+
+
+def sort_tasks(ssn: Session, tasks: list[TaskInfo]) -> list[TaskInfo]:
+    """Return ``tasks`` in the session's task order (what popping a task queue would give)."""
+    return sorted(tasks, key=cmp_to_key(ssn.task_order_cmp))

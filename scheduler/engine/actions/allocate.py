@@ -1,0 +1,171 @@
+"""Allocate action: place the pending tasks of admitted jobs, queue by queue, job by job.
+
+Volcano's counterpart: ``pkg/scheduler/actions/allocate`` (the path without network topology).
+One "round" pops the best queue and its best job and places that job's tasks into a statement
+until the job is ready (gang: minMember); a ready job is committed (binds) and pushed back if it has
+more tasks, a job that is only pipelined keeps its tentative placements without binding, anything
+else is discarded. Queues are re-ordered after every round, so shares interleave.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scheduler.engine.api.job_info import JobInfo
+from scheduler.engine.api.queue_info import QueueInfo
+from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import PodGroupPhase, TaskStatus
+from scheduler.engine.framework import Action, ArgSpec, Session, Statement, register_action
+from scheduler.engine.util.node_select import NodeSelector
+from scheduler.engine.util.priority_queue import PriorityQueue, sort_tasks
+
+__all__ = ["AllocateAction"]
+
+
+@dataclass(slots=True)
+class _Worksheet:
+    """A job's pending tasks in task order, consumed from the front."""
+
+    tasks: list[TaskInfo]
+    next: int = 0
+    failed_roles: set[str] = field(default_factory=set)
+
+    def empty(self) -> bool:
+        return self.next >= len(self.tasks)
+
+    def pop(self) -> TaskInfo:
+        task = self.tasks[self.next]
+        self.next += 1
+        return task
+
+    def remaining(self) -> list[TaskInfo]:
+        return self.tasks[self.next :]
+
+
+def admit_pending_without_enqueue(ssn: Session) -> None:
+    """Without an ``enqueue`` action every Pending PodGroup counts as admitted (Volcano does this)."""
+    if "enqueue" in ssn.conf.actions:
+        return
+    for job in ssn.jobs.values():
+        if job.is_pending():
+            job.phase = PodGroupPhase.INQUEUE
+
+
+def schedulable_jobs(ssn: Session) -> list[JobInfo]:
+    """Return admitted, valid jobs (in uid order)."""
+    jobs = []
+    for job in ssn.jobs.values():
+        if job.is_pending() or job.queue not in ssn.queues:
+            continue
+        if ssn.job_valid(job) is not None:
+            continue
+        jobs.append(job)
+    return jobs
+
+
+def need_continue(job: JobInfo, worksheet: _Worksheet) -> bool:
+    """Return True when a task that did not fit should not end the job's round (Volcano's rule)."""
+    if job.min_available == len(job.tasks):
+        return False
+    roles_min = sum(job.task_min_available.values())
+    if roles_min > job.min_available:
+        pending_ok = sum(1 for t in worksheet.remaining() if t.role not in worksheet.failed_roles)
+        return job.ready_task_num() + pending_ok >= job.min_available
+    for role in worksheet.failed_roles:
+        need = job.task_min_available.get(role, 0)
+        if need > 0:
+            placed = sum(
+                1 for t in job.tasks.values() if t.role == role and t.status == TaskStatus.ALLOCATED
+            )
+            if placed < need:
+                return False
+    return True
+
+
+@register_action
+class AllocateAction(Action):
+    """Places pending tasks of Inqueue jobs on nodes, all-or-nothing per job round."""
+
+    name = "allocate"
+    arguments_schema = (ArgSpec("predicateErrorCacheEnable", bool, True),)
+
+    def execute(self, ssn: Session) -> None:
+        """Run allocate's steps on ``ssn``."""
+        role_cache = ssn.action_arguments(self.name).get_bool("predicateErrorCacheEnable")
+        selector = NodeSelector.of(ssn)
+        # 1. Admit Pending jobs when there is no enqueue action.
+        admit_pending_without_enqueue(ssn)
+        # 2. Worksheets of pending tasks; queues and jobs in priority queues.
+        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_cmp)
+        jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+        sheets: dict[str, _Worksheet] = {}
+        for job in schedulable_jobs(ssn):
+            pending = [
+                t
+                for t in job.task_status_index.get(TaskStatus.PENDING, {}).values()
+                if not t.best_effort and not t.scheduling_gated
+            ]
+            if not pending:
+                continue
+            sheets[job.uid] = _Worksheet(sort_tasks(ssn, pending))
+            if job.queue not in jobs_by_queue:
+                jobs_by_queue[job.queue] = PriorityQueue(ssn.job_order_cmp)
+                queues.push(ssn.queues[job.queue])
+            jobs_by_queue[job.queue].push(job)
+        # 3. Rounds: best queue, its best job, that job's tasks into one statement.
+        while not queues.empty():
+            queue = queues.pop()
+            if ssn.overused(queue):
+                continue
+            jobs = jobs_by_queue[queue.name]
+            if jobs.empty():
+                continue
+            job = jobs.pop()
+            sheet = sheets[job.uid]
+            stmt = self._allocate_job(ssn, selector, queue, job, sheet, role_cache=role_cache)
+            # 4. Commit a ready job; push it back if it has more to place.
+            if stmt is not None and ssn.job_ready(job):
+                stmt.commit()
+                if not sheet.empty():
+                    jobs.push(job)
+            queues.push(queue)
+
+    @staticmethod
+    def _allocate_job(
+        ssn: Session,
+        selector: NodeSelector,
+        queue: QueueInfo,
+        job: JobInfo,
+        sheet: _Worksheet,
+        *,
+        role_cache: bool,
+    ) -> Statement | None:
+        """Return the statement of one job round, or None when it was discarded."""
+        stmt = ssn.statement()
+        while not sheet.empty():
+            task = sheet.pop()
+            if not ssn.allocatable(queue, task):
+                continue
+            if role_cache and task.role and task.role in sheet.failed_roles:
+                continue
+            failure = ssn.pre_predicate_fn(task)
+            placement = None if failure is not None else selector.select(task)
+            if placement is None:
+                job.fit_errors[task.uid] = (
+                    failure.reason if failure is not None else selector.explain(task)
+                )
+                sheet.failed_roles.add(task.role)
+                if need_continue(job, sheet):
+                    continue
+                break
+            job.fit_errors.pop(task.uid, None)
+            if placement.pipelined:
+                stmt.pipeline(task, placement.node)
+            else:
+                stmt.allocate(task, placement.node)
+            if ssn.job_ready(job):
+                break
+        if ssn.job_ready(job) or ssn.job_pipelined(job):
+            return stmt
+        stmt.discard()
+        return None

@@ -1,0 +1,136 @@
+"""Gang plugin: a job runs with at least minMember tasks or not at all.
+
+Volcano's counterpart: ``pkg/scheduler/plugins/gang``. JobReady / JobPipelined hold a job's
+statement back until minMember (and each role's minTaskMember) can be placed; victims never take a
+job below its minimum; at session close every job that is not ready gets an ``Unschedulable``
+condition whose message counts the missing tasks and says why they did not fit.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from scheduler.engine.api.job_info import JobInfo
+from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import (
+    PERMIT,
+    REJECT,
+    PodGroupCondition,
+    TaskStatus,
+    ValidateResult,
+)
+from scheduler.engine.framework import Plugin, Session, register_plugin
+
+__all__ = ["GangPlugin", "job_fit_error"]
+
+NOT_READY = "pod group is not ready"
+
+
+def _valid(job: JobInfo) -> ValidateResult | None:
+    if not job.check_task_valid():
+        return ValidateResult(
+            "NotEnoughPodsOfTask", "Not enough valid pods of each task for gang-scheduling"
+        )
+    valid = job.valid_task_num()
+    if valid < job.min_available:
+        return ValidateResult(
+            "NotEnoughPods",
+            f"Not enough valid tasks for gang-scheduling, valid: {valid}, min: {job.min_available}",
+        )
+    return None
+
+
+def _ready(job: JobInfo) -> bool:
+    return job.check_task_ready() and job.is_ready()
+
+
+def _pipelined(job: JobInfo) -> int:
+    return PERMIT if job.check_task_pipelined() and job.is_pipelined() else REJECT
+
+
+def _order(left: JobInfo, right: JobInfo) -> int:
+    """Return jobs that are not ready yet first."""
+    lr, rr = _ready(left), _ready(right)
+    if lr == rr:
+        return 0
+    return 1 if lr else -1
+
+
+def _histogram(reasons: Counter[str]) -> str:
+    return ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items()))
+
+
+def job_fit_error(job: JobInfo) -> str:
+    """Return Volcano's summary of why ``job`` is not ready (task statuses, then pending reasons)."""
+    statuses: Counter[str] = Counter()
+    for status, tasks in job.task_status_index.items():
+        if tasks:
+            statuses[str(status)] += len(tasks)
+    statuses["minAvailable"] = job.min_available
+    message = f"{NOT_READY}, {_histogram(statuses)}"
+    pending: Counter[str] = Counter()
+    for uid in job.task_status_index.get(TaskStatus.PENDING, {}):
+        pending["Unschedulable" if uid in job.fit_errors else "Schedulable"] += 1
+    if pending:
+        message += f"; Pending: {_histogram(pending)}"
+    details = sorted(set(job.fit_errors.values()))
+    if details:
+        message += f"; {details[0]}"
+    return message
+
+
+@register_plugin
+class GangPlugin(Plugin):
+    """All-or-nothing placement by minMember, and the Unschedulable condition."""
+
+    name = "gang"
+
+    def on_session_open(self, ssn: Session) -> None:
+        """Register validity, victims, order, readiness, pipelining and starving."""
+        self._ssn = ssn
+        ssn.add_job_valid_fn(self.name, _valid)
+        ssn.add_preemptable_fn(self.name, self._victims)
+        ssn.add_reclaimable_fn(self.name, self._victims)
+        ssn.add_job_order_fn(self.name, _order)
+        ssn.add_job_ready_fn(self.name, _ready)
+        ssn.add_job_pipelined_fn(self.name, _pipelined)
+        ssn.add_job_starving_fn(self.name, lambda job: job.is_starving())
+
+    def _victims(self, preemptor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
+        """Return candidates whose job keeps at least minAvailable ready tasks without them."""
+        left: dict[str, int] = {}
+        victims = []
+        for task in candidates:
+            job = self._ssn.jobs.get(task.job)
+            if job is None:
+                continue
+            remaining = left.setdefault(job.uid, job.ready_task_num())
+            if remaining > job.min_available:
+                victims.append(task)
+                left[job.uid] = remaining - 1
+        return victims
+
+    def on_session_close(self, ssn: Session) -> None:
+        """Stamp Unschedulable on jobs that are not ready, Scheduled on those that are."""
+        for job in ssn.jobs.values():
+            if not job.tasks:
+                continue
+            if _ready(job):
+                job.conditions.append(
+                    PodGroupCondition(
+                        "Scheduled",
+                        "True",
+                        "tasks in gang are ready to be scheduled",
+                        transition_id=ssn.uid,
+                    )
+                )
+                continue
+            placed = job.ready_task_num() + job.waiting_task_num()
+            missing = max(job.min_available - placed, 0)
+            message = (
+                f"{missing}/{len(job.tasks)} tasks in gang unschedulable: {job_fit_error(job)}"
+            )
+            job.job_fit_error = message
+            job.conditions.append(
+                PodGroupCondition("Unschedulable", "True", "NotEnoughResources", message, ssn.uid)
+            )

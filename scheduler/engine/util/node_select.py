@@ -1,0 +1,183 @@
+"""Node selection for one task: resource fit → predicates → scores → best node, cached per template.
+
+Volcano's counterpart: ``pkg/scheduler/util/predicate_helper.go``, ``scheduler_helper.go`` and the
+node choice in ``actions/allocate``. Volcano filters and scores every node for every task; here the
+answers for a *task template* (pods of one spec with one request, ``TaskInfo.template_key``) are
+kept as vectors over all node rows: resource fit against Idle and FutureIdle, the AND of the
+predicates, and the summed score. When the cache is asked again it recomputes only the rows changed
+since (``NodeArrays.changes``), so placing the 100 pods of a job costs one full evaluation and then
+one row per placement.
+
+Ties between equal scores go to the lowest row, i.e. the smallest node name (Volcano picks at
+random; a deterministic choice makes scenarios and dry runs repeatable).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.engine.api.node_info import NodeInfo
+from scheduler.engine.api.resource import Vector
+from scheduler.engine.api.task_info import TaskInfo
+
+if TYPE_CHECKING:
+    from scheduler.engine.framework.session import Session
+
+__all__ = ["NodeSelector", "Placement"]
+
+BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(slots=True)
+class _Entry:
+    """Cached answers for one template over every node row."""
+
+    req: Vector
+    fit_idle: BoolArray
+    fit_future: BoolArray
+    passes: BoolArray
+    scores: FloatArray
+    epoch: int
+    read: int  # how far into NodeArrays.changes this entry is up to date
+
+
+@dataclass(slots=True, frozen=True)
+class Placement:
+    """Where a task goes: ``pipelined`` when it only fits the node's future idle resources."""
+
+    node: NodeInfo
+    pipelined: bool
+
+
+class NodeSelector:
+    """Per-session cache of per-template node answers, and the choice of a node for a task."""
+
+    __slots__ = ("_entries", "arrays", "nodes", "ssn")
+
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.arrays = ssn.arrays
+        self.nodes = ssn.node_list
+        self._entries: dict[tuple[object, ...], _Entry] = {}
+
+    @classmethod
+    def of(cls, ssn: Session) -> NodeSelector:
+        """Return the session's selector (shared by allocate, backfill and the rest)."""
+        found = ssn.scratch.get("node_selector")
+        if isinstance(found, NodeSelector):
+            return found
+        selector = cls(ssn)
+        ssn.scratch["node_selector"] = selector
+        return selector
+
+    # --- the cache -------------------------------------------------------------------------------
+    def _refresh(self, entry: _Entry, task: TaskInfo, rows: npt.NDArray[np.int64]) -> None:
+        arrays, req = self.arrays, entry.req
+        entry.fit_idle[rows] = (arrays.idle[rows] >= req).all(axis=1)
+        entry.fit_future[rows] = (arrays.future_idle[rows] >= req).all(axis=1)
+        entry.passes[rows] = self.ssn.predicate_mask(task, rows)
+        entry.scores[rows] = self.ssn.node_scores(task, rows)
+
+    def entry(self, task: TaskInfo) -> _Entry:
+        """Return the up-to-date answers for ``task``'s template."""
+        arrays = self.arrays
+        key = task.template_key or task.compute_template_key()
+        entry = self._entries.get(key)
+        n = len(self.nodes)
+        log = arrays.changes
+        if entry is None or entry.epoch != arrays.epoch or len(log) - entry.read > max(n // 4, 8):
+            assert task.resreq_vec is not None
+            entry = _Entry(
+                req=task.resreq_vec,
+                fit_idle=np.zeros(n, dtype=np.bool_),
+                fit_future=np.zeros(n, dtype=np.bool_),
+                passes=np.zeros(n, dtype=np.bool_),
+                scores=np.zeros(n, dtype=np.float64),
+                epoch=arrays.epoch,
+                read=len(log),
+            )
+            self._entries[key] = entry
+            if n:
+                self._refresh(entry, task, np.arange(n, dtype=np.int64))
+        elif entry.read < len(log):
+            changed = log[entry.read :]
+            entry.read = len(log)
+            rows = np.unique(np.asarray(changed, dtype=np.int64))
+            self._refresh(entry, task, rows)
+        return entry
+
+    # --- choosing --------------------------------------------------------------------------------
+    def _best(self, task: TaskInfo, entry: _Entry, candidates: BoolArray) -> NodeInfo:
+        if self.ssn.has_fns("best_node"):
+            by_score: dict[float, list[NodeInfo]] = {}
+            for row in np.flatnonzero(candidates).tolist():
+                by_score.setdefault(float(entry.scores[row]), []).append(self.nodes[row])
+            chosen = self.ssn.best_node_fn(task, by_score)
+            if chosen is not None:
+                return chosen
+        masked = np.where(candidates, entry.scores, -np.inf)
+        return self.nodes[int(masked.argmax())]
+
+    def select(self, task: TaskInfo) -> Placement | None:
+        """Return the node ``task`` goes to, or None when no node can take it.
+
+        Candidates fit the node's FutureIdle and pass the predicates; among them, nodes whose Idle
+        fits are preferred (allocate) and only without one a future-idle node is taken (pipeline).
+        """
+        entry = self.entry(task)
+        nominated = self._nominated(task, entry)
+        if nominated is not None:
+            return nominated
+        usable = entry.fit_future & entry.passes
+        now = usable & entry.fit_idle
+        if now.any():
+            return Placement(self._best(task, entry, now), pipelined=False)
+        if usable.any():
+            return Placement(self._best(task, entry, usable), pipelined=True)
+        return None
+
+    def _nominated(self, task: TaskInfo, entry: _Entry) -> Placement | None:
+        node = self.ssn.nodes.get(task.nominated_node_name) if task.nominated_node_name else None
+        if node is None or not (entry.fit_future[node.index] and entry.passes[node.index]):
+            return None
+        return Placement(node, pipelined=not bool(entry.fit_idle[node.index]))
+
+    def fits_anywhere(self, task: TaskInfo) -> bool:
+        """Return True when some node passes the predicates for ``task`` (ignoring resources)."""
+        return bool(self.entry(task).passes.any())
+
+    def predicate_nodes(self, task: TaskInfo) -> list[NodeInfo]:
+        """Return the nodes passing the plugin predicates, in name order (backfill's filter)."""
+        return [self.nodes[r] for r in np.flatnonzero(self.entry(task).passes).tolist()]
+
+    def best_of(self, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo:
+        """Return the best-scored node of ``nodes`` (BestNode first; ties: smallest name)."""
+        entry = self.entry(task)
+        mask = np.zeros(len(self.nodes), dtype=np.bool_)
+        mask[[n.index for n in nodes]] = True
+        return self._best(task, entry, mask)
+
+    # --- explaining ------------------------------------------------------------------------------
+    def explain(self, task: TaskInfo) -> str:
+        """Return Volcano's fit-error text: ``0/3 nodes are unavailable: 2 Insufficient cpu, ...``."""
+        entry = self.entry(task)
+        names = self.ssn.resource_index.names
+        reasons: Counter[str] = Counter()
+        short = self.arrays.future_idle < entry.req
+        for row, node in enumerate(self.nodes):
+            if not entry.fit_future[row]:
+                for col in np.flatnonzero(short[row]).tolist():
+                    reasons[f"Insufficient {names[col]}"] += 1
+            elif not entry.passes[row]:
+                status = self.ssn.predicate_fn(task, node)
+                reasons[
+                    status.reason if status is not None else "node(s) didn't pass predicates"
+                ] += 1
+        detail = ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items()))
+        return f"0/{len(self.nodes)} nodes are unavailable: {detail}."

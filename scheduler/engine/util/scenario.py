@@ -1,0 +1,311 @@
+"""Scenario files: YAML → (ClusterInfo, SchedulerConf, Expect), and the diff against decisions.
+
+The format is ``shared/docs/scenario-format.md``: ``name``, ``description``, ``config`` (the conf
+text), ``objects`` (manifests) and ``expect``. One addition: an optional ``now`` (RFC 3339) is the
+session's clock; without it the clock is the latest creationTimestamp in the file, so a scenario
+always gives the same decisions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import yaml
+
+from scheduler.engine.api.cluster_info import ClusterInfo
+from scheduler.engine.api.job_info import JobInfo
+from scheduler.engine.api.node_info import NodeInfo
+from scheduler.engine.api.queue_info import QueueInfo
+from scheduler.engine.api.resource import Resource
+from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import PodGroupPhase, TaskStatus
+from scheduler.engine.conf import SchedulerConf, load_conf
+from scheduler.engine.errors import ConfError, ManifestError
+from scheduler.engine.framework.decisions import Decisions
+from scheduler.engine.util.manifests import (
+    GROUP_ANNOTATION,
+    METADATA_KEYS,
+    check_keys,
+    mapping,
+    parse_time,
+    read_node,
+    read_pod,
+    read_queue,
+)
+
+__all__ = ["Expect", "Scenario", "diff", "load_scenario"]
+
+_TOP_KEYS = frozenset({"name", "description", "config", "objects", "expect", "now"})
+_EXPECT_KEYS = frozenset(
+    {"binds", "bindCount", "evictions", "evictionCount", "pipelined", "podGroupPhases"}
+)
+_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+@dataclass(slots=True)
+class Expect:
+    """What a scenario expects; None means "not checked"."""
+
+    binds: dict[str, str] | None = None
+    bind_count: int | None = None
+    evictions: list[str] | None = None
+    eviction_count: int | None = None
+    pipelined: dict[str, str] | None = None
+    pod_group_phases: dict[str, str] | None = None
+
+
+@dataclass(slots=True)
+class Scenario:
+    """A parsed scenario file."""
+
+    name: str
+    description: str
+    cluster: ClusterInfo
+    conf: SchedulerConf
+    expect: Expect | None = None
+    source: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def _read_pod_group(
+    obj: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    path: str,
+    classes: Mapping[str, tuple[int, str]],
+    default_priority: int,
+) -> JobInfo:
+    check_keys(obj, frozenset({"apiVersion", "kind", "metadata", "spec", "status"}), path)
+    spec = mapping(obj.get("spec"), f"{path}.spec")
+    check_keys(
+        spec,
+        frozenset({"minMember", "minTaskMember", "minResources", "queue", "priorityClassName",
+                   "networkTopology", "subGroupPolicy"}),
+        f"{path}.spec",
+    )  # fmt: skip
+    status = mapping(obj.get("status"), f"{path}.status")
+    phase = str(status.get("phase") or "Pending")
+    if phase not in PodGroupPhase.__members__.values():
+        raise ManifestError(f"{path}.status.phase", f"unknown phase {phase!r}")
+    min_member = spec.get("minMember", 1)
+    if isinstance(min_member, bool) or not isinstance(min_member, int) or min_member < 0:
+        raise ManifestError(
+            f"{path}.spec.minMember", f"expected a non-negative integer, got {min_member!r}"
+        )
+    task_min: dict[str, int] = {}
+    for role, value in mapping(spec.get("minTaskMember"), f"{path}.spec.minTaskMember").items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ManifestError(
+                f"{path}.spec.minTaskMember.{role}", f"expected an integer, got {value!r}"
+            )
+        task_min[str(role)] = value
+    class_name = str(spec.get("priorityClassName") or "")
+    min_res = spec.get("minResources")
+    return JobInfo(
+        name=str(meta["name"]),
+        namespace=str(meta.get("namespace") or "default"),
+        queue=str(spec.get("queue") or "default"),
+        min_available=min_member,
+        task_min_available=task_min,
+        min_resources=None
+        if min_res is None
+        else Resource.parse(
+            mapping(min_res, f"{path}.spec.minResources"), field=f"{path}.spec.minResources"
+        ),
+        priority_class_name=class_name,
+        priority=classes.get(class_name, (default_priority, ""))[0],
+        creation_timestamp=parse_time(meta.get("creationTimestamp"), f"{path}.metadata"),
+        phase=PodGroupPhase(phase),
+        annotations={str(k): str(v) for k, v in mapping(meta.get("annotations"), path).items()},
+    )
+
+
+def _objects(raw: object) -> list[tuple[str, Mapping[str, Any], Mapping[str, Any]]]:
+    if not isinstance(raw, list):
+        raise ManifestError("objects", "expected a list of manifests")
+    out = []
+    for i, obj in enumerate(raw):
+        obj_map = mapping(obj, f"objects[{i}]")
+        kind = obj_map.get("kind")
+        meta = mapping(obj_map.get("metadata"), f"objects[{i}].metadata")
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            raise ManifestError(f"objects[{i}].metadata.name", "required")
+        check_keys(meta, METADATA_KEYS, f"objects[{i}] ({kind} {name}).metadata")
+        ns = meta.get("namespace") or "default"
+        label = f"{name}" if kind in ("Node", "Queue", "PriorityClass") else f"{ns}/{name}"
+        out.append((f"objects[{i}] ({kind} {label})", obj_map, meta))
+    return out
+
+
+def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
+    objects = _objects(raw_objects)
+    # 1. Priority classes first: pods and PodGroups resolve their priority through them.
+    classes: dict[str, tuple[int, str]] = {}
+    default_priority = 0
+    for path, obj, meta in objects:
+        if obj.get("kind") == "PriorityClass":
+            check_keys(obj, frozenset({"apiVersion", "kind", "metadata", "value", "globalDefault",
+                                       "description", "preemptionPolicy"}), path)  # fmt: skip
+            value = obj.get("value")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ManifestError(f"{path}.value", f"expected an integer, got {value!r}")
+            classes[str(meta["name"])] = (value, str(obj.get("preemptionPolicy") or ""))
+            if obj.get("globalDefault") is True:
+                default_priority = value
+    # 2. Everything else.
+    nodes: list[NodeInfo] = []
+    queues: list[QueueInfo] = []
+    jobs: dict[str, JobInfo] = {}
+    pods: list[tuple[str, TaskInfo, str]] = []
+    times: list[datetime] = []
+    for path, obj, meta in objects:
+        kind = obj.get("kind")
+        stamp = parse_time(meta.get("creationTimestamp"), f"{path}.metadata.creationTimestamp")
+        if stamp is not None:
+            times.append(stamp)
+        if kind == "PriorityClass":
+            continue
+        if kind == "Node":
+            node = read_node(obj, meta, path)
+            if node is not None:
+                nodes.append(node)
+        elif kind == "Queue":
+            queues.append(read_queue(obj, meta, path))
+        elif kind == "PodGroup":
+            job = _read_pod_group(obj, meta, path, classes, default_priority)
+            if job.uid in jobs:
+                raise ManifestError(f"{path}.metadata.name", "duplicate PodGroup")
+            jobs[job.uid] = job
+        elif kind == "Pod":
+            task = read_pod(
+                obj, meta, path, priority_classes=classes, default_priority=default_priority
+            )
+            pods.append((path, task, task.annotations.get(GROUP_ANNOTATION, "")))
+        else:
+            raise ManifestError(f"{path}.kind", f"unsupported kind {kind!r}")
+    # 3. Pods join their PodGroup; a pod without one is its own group of one.
+    seen: set[str] = set()
+    for path, task, group in pods:
+        if task.uid in seen:
+            raise ManifestError(f"{path}.metadata.name", "duplicate Pod")
+        seen.add(task.uid)
+        if group:
+            found = jobs.get(f"{task.namespace}/{group}")
+            if found is None:
+                raise ManifestError(
+                    f"{path}.metadata.annotations.{GROUP_ANNOTATION}", f"no PodGroup {group!r}"
+                )
+            job = found
+        else:
+            running = task.status not in (TaskStatus.PENDING,)
+            job = JobInfo(
+                name=task.name,
+                namespace=task.namespace,
+                min_available=1,
+                min_resources=task.resreq,
+                priority=task.priority,
+                creation_timestamp=task.creation_timestamp,
+                phase=PodGroupPhase.RUNNING if running else PodGroupPhase.PENDING,
+            )
+            jobs[job.uid] = job
+        job.add_task(task)
+    clock = now or (max(times) if times else _EPOCH)
+    return ClusterInfo.build(
+        now=clock,
+        nodes=nodes,
+        jobs=jobs.values(),
+        queues=queues,
+        priority_classes={k: v for k, (v, _) in classes.items()},
+        default_priority=default_priority,
+    )
+
+
+def _read_expect(raw: object) -> Expect | None:
+    if raw is None:
+        return None
+    data = mapping(raw, "expect")
+    check_keys(data, _EXPECT_KEYS, "expect")
+
+    def str_map(key: str) -> dict[str, str] | None:
+        value = data.get(key)
+        return (
+            None
+            if value is None
+            else {str(k): str(v) for k, v in mapping(value, f"expect.{key}").items()}
+        )
+
+    def count(key: str) -> int | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ManifestError(f"expect.{key}", f"expected an integer, got {value!r}")
+        return int(value)
+
+    evictions = data.get("evictions")
+    if evictions is not None and not isinstance(evictions, list):
+        raise ManifestError("expect.evictions", "expected a list of pods")
+    return Expect(
+        binds=str_map("binds"),
+        bind_count=count("bindCount"),
+        evictions=None if evictions is None else [str(e) for e in evictions],
+        eviction_count=count("evictionCount"),
+        pipelined=str_map("pipelined"),
+        pod_group_phases=str_map("podGroupPhases"),
+    )
+
+
+def load_scenario(text: str, *, source: str = "") -> Scenario:
+    """Return the scenario in ``text``; ``ManifestError``/``ConfError`` name the bad field."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ManifestError("", f"not valid YAML: {exc}") from exc
+    data = mapping(data, "scenario")
+    check_keys(data, _TOP_KEYS, "scenario")
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise ManifestError("name", "required")
+    config = data.get("config")
+    if config is not None and not isinstance(config, str):
+        raise ConfError("config", "expected the volcano-scheduler.conf text (use `config: |`)")
+    now = parse_time(data.get("now"), "now")
+    return Scenario(
+        name=name,
+        description=str(data.get("description") or ""),
+        conf=load_conf(config),
+        cluster=_build_cluster(data.get("objects") or [], now),
+        expect=_read_expect(data.get("expect")),
+        source=source,
+    )
+
+
+def diff(expect: Expect, decisions: Decisions) -> list[str]:
+    """Return one line per difference between ``expect`` and ``decisions`` (empty: all match)."""
+    out: list[str] = []
+
+    def compare_map(label: str, want: dict[str, str], got: dict[str, str]) -> None:
+        for key in sorted(set(want) | set(got)):
+            if want.get(key) != got.get(key):
+                out.append(f"{label}[{key}]: expected {want.get(key)!r}, got {got.get(key)!r}")
+
+    if expect.binds is not None:
+        compare_map("binds", expect.binds, decisions.binds)
+    if expect.bind_count is not None and expect.bind_count != len(decisions.binds):
+        out.append(f"bindCount: expected {expect.bind_count}, got {len(decisions.binds)}")
+    evicted = sorted(e.task for e in decisions.evictions)
+    if expect.evictions is not None and sorted(expect.evictions) != evicted:
+        out.append(f"evictions: expected {sorted(expect.evictions)}, got {evicted}")
+    if expect.eviction_count is not None and expect.eviction_count != len(evicted):
+        out.append(f"evictionCount: expected {expect.eviction_count}, got {len(evicted)}")
+    if expect.pipelined is not None:
+        compare_map("pipelined", expect.pipelined, decisions.pipelined)
+    if expect.pod_group_phases is not None:
+        got = {k: str(v) for k, v in decisions.pod_group_phases.items()}
+        for key, want in sorted(expect.pod_group_phases.items()):
+            if got.get(key) != want:
+                out.append(f"podGroupPhases[{key}]: expected {want!r}, got {got.get(key)!r}")
+    return out
