@@ -1,0 +1,62 @@
+"""Command manifests (bus.volcano.sh/v1alpha1): an action on a target job or queue."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from jobs.models import Command, CommandAction, TargetKind
+from scheduler.manifest_kinds import Kind, Loaded
+from scheduler.wire import Fields, Manifest
+
+__all__ = ["CommandKind"]
+
+_TARGET_API = {
+    TargetKind.JOB: "batch.volcano.sh/v1alpha1",
+    TargetKind.QUEUE: "scheduling.volcano.sh/v1beta1",
+}
+
+
+class CommandKind(Kind):
+    """``bus.volcano.sh/v1alpha1`` Command."""
+
+    api_version = "bus.volcano.sh/v1alpha1"
+    kind = "Command"
+    resource = "command.bus.volcano.sh"
+    model = Command
+    spec_fields = ("action", "target_kind", "target_name", "target_uid", "reason", "message")
+    wire_paths: ClassVar[dict[str, str]] = {"name": "metadata.name", "action": "action"}
+
+    def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
+        command: Command = loaded.instance
+        command.action = doc.string("action", required=True)
+        if command.action not in CommandAction.values:
+            allowed = ", ".join(CommandAction.values)
+            raise doc.error("action", f"unsupported value {command.action!r} ({allowed})")
+        target = doc.obj("target")
+        command.target_kind = target.string("kind", required=True)
+        if command.target_kind not in TargetKind.values:
+            raise target.error("kind", f"unsupported value {command.target_kind!r} (Job, Queue)")
+        target.string("apiVersion")
+        command.target_name = target.string("name", required=True)
+        command.target_uid = target.uid("uid")
+        target.boolean("controller", False)
+        target.boolean("blockOwnerDeletion", False)
+        target.done()
+        command.reason = doc.string("reason")
+        command.message = doc.string("message")
+
+    def write(self, instance: Any, children: list[Any] | None) -> Manifest:
+        command: Command = instance
+        target: Manifest = {
+            "apiVersion": _TARGET_API[TargetKind(command.target_kind)],
+            "kind": command.target_kind,
+            "name": command.target_name,
+        }
+        if command.target_uid is not None:
+            target["uid"] = str(command.target_uid)
+        body: Manifest = {"action": command.action, "target": target}
+        if command.reason:
+            body["reason"] = command.reason
+        if command.message:
+            body["message"] = command.message
+        return body

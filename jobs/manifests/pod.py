@@ -1,0 +1,145 @@
+"""Pod manifests (v1): the spec verbatim, the scheduler's columns derived from it.
+
+Volcano ties a pod to its job, task and gang through annotations
+(``volcano.sh/task-spec``, ``volcano.sh/task-index``, ``scheduling.k8s.io/group-name``);
+loading reads them into columns and dumping writes them back, so both forms agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from jobs.manifests.pod_group import read_owner, resolve_job, write_owner
+from jobs.manifests.pod_template import pod_requests, read_pod_spec
+from jobs.models import Pod, PodGroup, PodPhase
+from scheduler.manifest_kinds import Kind, Loaded
+from scheduler.models import Node
+from scheduler.wire import Fields, Manifest, format_time
+
+__all__ = ["PodKind"]
+
+TASK_SPEC = "volcano.sh/task-spec"
+TASK_INDEX = "volcano.sh/task-index"
+GROUP_NAME = "scheduling.k8s.io/group-name"
+_COLUMNS_IN_SPEC = ("nodeName", "priority", "schedulerName")
+
+
+class PodKind(Kind):
+    """``v1`` Pod."""
+
+    api_version = "v1"
+    kind = "Pod"
+    resource = "pod"
+    model = Pod
+    spec_fields = (
+        "job",
+        "task_name",
+        "task_index",
+        "pod_group",
+        "node",
+        "spec",
+        "requests",
+        "cpu_milli",
+        "memory_milli",
+        "gpu_milli",
+        "priority",
+        "scheduler_name",
+    )
+    wire_paths: ClassVar[dict[str, str]] = {"name": "metadata.name"}
+
+    def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
+        pod: Pod = loaded.instance
+        loaded.owner_name = read_owner(meta)
+        annotations = dict(pod.annotations)
+        pod.task_name = annotations.pop(TASK_SPEC, "")
+        index = annotations.pop(TASK_INDEX, "0")
+        if not index.isdigit():
+            raise meta.error(f"annotations.{TASK_INDEX}", f"expected digits, got {index!r}")
+        pod.task_index = int(index)
+        pod._group_name = annotations.pop(GROUP_NAME, "")  # type: ignore[attr-defined]
+        pod.annotations = annotations
+        spec = doc.obj("spec")
+        pod._node_name = spec.string("nodeName")  # type: ignore[attr-defined]
+        pod.priority = spec.integer("priority", 0)
+        pod.scheduler_name = spec.string("schedulerName", "volcano")
+        checked = read_pod_spec(spec)
+        pod.spec = {key: value for key, value in checked.items() if key not in _COLUMNS_IN_SPEC}
+        pod.requests = pod_requests(pod.spec)
+        pod.cpu_milli = pod.requests.get("cpu", 0)
+        pod.memory_milli = pod.requests.get("memory", 0)
+        pod.gpu_milli = pod.requests.get("nvidia.com/gpu", 0)
+        self.read_status(doc.obj("status"), pod)
+
+    def read_status(self, status: Fields, pod: Pod) -> None:
+        """Read phase, reason, message, start time and the first container's termination."""
+        pod.phase = status.string("phase", PodPhase.PENDING)
+        if pod.phase not in PodPhase.values:
+            raise status.error("phase", f"unsupported value {pod.phase!r}")
+        pod.reason = status.string("reason")
+        pod.message = status.string("message")
+        pod.start_time = status.time("startTime")
+        for container in status.objects("containerStatuses"):
+            container.string("name")
+            terminated = container.obj("state").obj("terminated")
+            pod.exit_code = terminated.optional_integer("exitCode")
+            pod.finish_time = terminated.time("finishedAt")
+            terminated.done()
+            container.done()
+        status.done()
+
+    def load(self, data: object) -> Loaded:
+        loaded = super().load(data)
+        loaded.instance._owner_name = loaded.owner_name
+        return loaded
+
+    def resolve(self, loaded: Loaded) -> None:
+        resolve_job(loaded)
+        pod = loaded.instance
+        group_name = getattr(pod, "_group_name", "")
+        if group_name:
+            pod.pod_group = PodGroup.objects.filter(
+                namespace=pod.namespace, name=group_name
+            ).first()
+        node_name = getattr(pod, "_node_name", "")
+        if node_name:
+            pod.node = Node.objects.filter(name=node_name).first()
+
+    def write_metadata(self, instance: Any) -> Manifest:
+        meta = super().write_metadata(instance)
+        annotations = dict(instance.annotations)
+        if instance.task_name:
+            annotations[TASK_SPEC] = instance.task_name
+            annotations[TASK_INDEX] = str(instance.task_index)
+        group = instance.pod_group.name if instance.pod_group_id else ""
+        if group := group or getattr(instance, "_group_name", ""):
+            annotations[GROUP_NAME] = group
+        if annotations:
+            meta["annotations"] = dict(sorted(annotations.items()))
+        owner = instance.job if instance.job_id is not None else None
+        if refs := write_owner(owner, getattr(instance, "_owner_name", "")):
+            meta["ownerReferences"] = refs
+        return meta
+
+    def write(self, instance: Any, children: list[Any] | None) -> Manifest:
+        pod: Pod = instance
+        spec: Manifest = dict(pod.spec)
+        spec["schedulerName"] = pod.scheduler_name
+        if pod.priority:
+            spec["priority"] = pod.priority
+        node = pod.node.name if pod.node is not None else getattr(pod, "_node_name", "")
+        if node:
+            spec["nodeName"] = node
+        status: Manifest = {"phase": pod.phase}
+        if pod.reason:
+            status["reason"] = pod.reason
+        if pod.message:
+            status["message"] = pod.message
+        if pod.start_time is not None:
+            status["startTime"] = format_time(pod.start_time)
+        if pod.exit_code is not None:
+            terminated: Manifest = {"exitCode": pod.exit_code}
+            if pod.finish_time is not None:
+                terminated["finishedAt"] = format_time(pod.finish_time)
+            first = (pod.spec.get("containers") or [{}])[0].get("name", "")
+            status["containerStatuses"] = [{"name": first, "state": {"terminated": terminated}}]
+        return {"spec": spec, "status": status}

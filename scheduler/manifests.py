@@ -1,0 +1,160 @@
+"""Manifests of the scheduler's kinds: Node (v1) and the scheduler configuration.
+
+The configuration travels the way Volcano ships it: a ConfigMap whose
+``volcano-scheduler.conf`` key holds the conf text, or the bare ``.conf`` text
+itself. Applying one stores a new version and makes it the active one (unless it
+is the active text already); earlier versions stay for history and rollback.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from scheduler.conf_text import conf_text_error
+from scheduler.engine.errors import ManifestError
+from scheduler.manifest_kinds import Kind, Loaded
+from scheduler.models import Node, SchedulerConfiguration
+from scheduler.wire import Fields, Manifest, format_resources, format_time
+
+__all__ = ["CONF_KEY", "NodeKind", "SchedulerConfigurationKind", "load_conf_text"]
+
+CONF_KEY = "volcano-scheduler.conf"
+CONF_MAP_NAME = "volcano-scheduler-configmap"
+CONF_MAP_NAMESPACE = "volcano-system"
+
+
+class NodeKind(Kind):
+    """``v1`` Node: labels, taints, unschedulable, capacity/allocatable and Ready."""
+
+    api_version = "v1"
+    kind = "Node"
+    resource = "node"
+    model = Node
+    namespaced = False
+    spec_fields = (
+        "taints",
+        "unschedulable",
+        "capacity",
+        "allocatable",
+        "ready",
+        "ready_reason",
+        "ready_message",
+    )
+
+    def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
+        node: Node = loaded.instance
+        spec = doc.obj("spec")
+        node.unschedulable = spec.boolean("unschedulable", False)
+        node.taints = []
+        for taint in spec.objects("taints"):
+            item = {"key": taint.string("key", required=True)}
+            if value := taint.string("value"):
+                item["value"] = value
+            item["effect"] = taint.string("effect", required=True)
+            if item["effect"] not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+                raise taint.error("effect", f"unsupported value {item['effect']!r}")
+            taint.done()
+            node.taints.append(item)
+        spec.ignore("podCIDR", "podCIDRs", "providerID")
+        spec.done()
+        status = doc.obj("status")
+        node.capacity = status.resources("capacity")
+        node.allocatable = status.resources("allocatable") if status.has("allocatable") else {}
+        if not status.has("allocatable"):
+            node.allocatable = dict(node.capacity)
+        for condition in status.objects("conditions"):
+            kind = condition.string("type", required=True)
+            state = condition.string("status", required=True)
+            if state not in ("True", "False", "Unknown"):
+                raise condition.error("status", f"expected True, False or Unknown, got {state!r}")
+            condition.ignore("lastHeartbeatTime")
+            reason, message = condition.string("reason"), condition.string("message")
+            since = condition.time("lastTransitionTime")
+            condition.done()
+            if kind == "Ready":
+                node.ready = state == "True"
+                node.ready_reason, node.ready_message = reason, message
+                node.ready_transition_time = since
+        status.done()
+
+    def write(self, instance: Any, children: list[Any] | None) -> Manifest:
+        node: Node = instance
+        spec: Manifest = {}
+        if node.unschedulable:
+            spec["unschedulable"] = True
+        if node.taints:
+            spec["taints"] = [dict(taint) for taint in node.taints]
+        ready: Manifest = {"type": "Ready", "status": "True" if node.ready else "False"}
+        if node.ready_reason:
+            ready["reason"] = node.ready_reason
+        if node.ready_message:
+            ready["message"] = node.ready_message
+        if node.ready_transition_time is not None:
+            ready["lastTransitionTime"] = format_time(node.ready_transition_time)
+        status = {
+            "capacity": format_resources(node.capacity),
+            "allocatable": format_resources(node.allocatable),
+            "conditions": [ready],
+        }
+        return {"spec": spec, "status": status}
+
+
+class SchedulerConfigurationKind(Kind):
+    """The scheduler configuration as Volcano's ConfigMap (``data.volcano-scheduler.conf``)."""
+
+    api_version = "v1"
+    kind = "ConfigMap"
+    resource = "schedulerconfiguration"
+    model = SchedulerConfiguration
+    wire_paths: ClassVar[dict[str, str]] = {"text": f"data.{CONF_KEY}"}
+
+    def read_metadata(self, meta: Fields, instance: Any) -> None:
+        # The ConfigMap's name and place are Volcano's deployment detail: read, not kept.
+        meta.string("name", required=True)
+        meta.string("namespace")
+        meta.ignore(
+            "labels", "annotations", "uid", "resourceVersion", "creationTimestamp", "generation"
+        )
+        meta.ignore("managedFields", "selfLink")
+
+    def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
+        data = doc.obj("data")
+        loaded.instance.text = data.string(CONF_KEY, required=True)
+        if error := conf_text_error(loaded.instance.text):
+            raise data.error(CONF_KEY, error)
+        data.done()
+
+    def write_metadata(self, instance: Any) -> Manifest:
+        return {"name": CONF_MAP_NAME, "namespace": CONF_MAP_NAMESPACE}
+
+    def write(self, instance: Any, children: list[Any] | None) -> Manifest:
+        return {"data": {CONF_KEY: instance.text}}
+
+    def name_of(self, instance: Any) -> str:
+        return f"v{instance.version}" if instance.version else "new"
+
+    def apply(self, loaded: Loaded) -> str:
+        """Store the text as a new active version, unless it already is the active text."""
+        from scheduler.services import scheduler_conf_create
+
+        text = loaded.instance.text
+        active = SchedulerConfiguration.objects.select_for_update().filter(is_active=True).first()
+        if active is not None and active.text == text:
+            loaded.instance = active
+            return "unchanged"
+        self.validate(SchedulerConfiguration(text=text, version=1))
+        loaded.instance = scheduler_conf_create(
+            text=text, comment="applied from a manifest", activate=True
+        )
+        return "created"
+
+
+def load_conf_text(text: str) -> Loaded:
+    """Return bare volcano-scheduler.conf ``text`` as a loaded (unsaved) configuration.
+
+    Raises ``ManifestError`` with the conf's own field path when the engine refuses it.
+    """
+    if error := conf_text_error(text):
+        field, _, message = error.partition(": ")
+        raise ManifestError(field, message) if message else ManifestError("", error)
+    return Loaded(SchedulerConfigurationKind(), SchedulerConfiguration(text=text))
