@@ -1,6 +1,6 @@
 """Every scenario file under tests/scenarios runs through ``simulate --check``: one case per file.
 
-A file whose conf names a plugin that is not registered yet is skipped with the plugin named, so
+A file whose conf names a plugin or action not registered yet is skipped, naming it, so
 scenarios written for the plugins of another change run as soon as those plugins exist.
 """
 
@@ -20,11 +20,14 @@ FILES = sorted(HERE.rglob("*.yaml"))
 
 
 def _missing_plugins(path: Path) -> list[str]:
+    """Return the plugins and actions the file's conf names that nobody has registered yet."""
     registry.ensure_loaded()
     data = yaml.safe_load(path.read_text())
     conf = yaml.safe_load(data.get("config") or "") or {}
     names = {p.get("name") for tier in conf.get("tiers") or [] for p in tier.get("plugins") or []}
-    return sorted(str(n) for n in names - set(registry.plugin_names()))
+    actions = {a.strip() for a in str(conf.get("actions") or "").split(",") if a.strip()}
+    missing = sorted(str(n) for n in names - set(registry.plugin_names()))
+    return missing + sorted(f"action {a}" for a in actions - set(registry.action_names()))
 
 
 def test_scenario_folder_is_not_empty():
@@ -35,7 +38,7 @@ def test_scenario_folder_is_not_empty():
 def test_scenario(path: Path) -> None:
     missing = _missing_plugins(path)
     if missing:
-        pytest.skip(f"plugins not registered yet: {', '.join(missing)}")
+        pytest.skip(f"not registered yet: {', '.join(missing)}")
     out, err = io.StringIO(), io.StringIO()
     code = execute([str(path)], fmt="json", check=True, stdout=out, stderr=err)
     assert code == 0, err.getvalue() + out.getvalue()
