@@ -136,11 +136,13 @@ class SessionPlugins:
     def _init_hooks(self) -> None:
         self._hooks: dict[str, dict[str, Callable[..., Any]]] = {h: {} for h in HOOK_FLAGS}
         self._by_tier: dict[str, list[list[Callable[..., Any]]]] = {}
+        self._one_form: dict[tuple[str, str], list[tuple[str, Callable[..., Any]]]] = {}
         self.event_handlers: list[EventHandler] = []
 
     def _register(self, hook: str, plugin: str, fn: Callable[..., Any]) -> None:
         self._hooks[hook][plugin] = fn
         self._by_tier.pop(hook, None)
+        self._one_form.clear()
 
     def _fns_by_tier(self, hook: str) -> list[list[Callable[..., Any]]]:
         """Return the enabled functions of ``hook``, one list per tier, in conf order."""
@@ -410,22 +412,26 @@ class SessionPlugins:
                 return PredicateStatus(f"node(s) didn't pass {plugin}", plugin=plugin)
         return None
 
+    def _only_form(self, hook: str, other: str) -> list[tuple[str, Callable[..., Any]]]:
+        """Return enabled (plugin, fn) pairs of ``hook`` from plugins without an ``other`` form."""
+        found = self._one_form.get((hook, other))
+        if found is None:
+            enabled = {id(fn) for fns in self._fns_by_tier(hook) for fn in fns}
+            found = [
+                (p, fn)
+                for p, fn in self._hooks[hook].items()
+                if id(fn) in enabled and p not in self._hooks[other]
+            ]
+            self._one_form[(hook, other)] = found
+        return found
+
     def _batch_only(self, batch_hook: str, node_hook: str) -> list[tuple[str, Callable[..., Any]]]:
         """Return enabled (plugin, batch fn) pairs of plugins without the per-node form."""
-        enabled = {id(fn) for fns in self._fns_by_tier(batch_hook) for fn in fns}
-        return [
-            (p, fn)
-            for p, fn in self._hooks[batch_hook].items()
-            if id(fn) in enabled and p not in self._hooks[node_hook]
-        ]
+        return self._only_form(batch_hook, node_hook)
 
     def _node_only(self, node_hook: str, batch_hook: str) -> list[tuple[str, Callable[..., Any]]]:
-        enabled = {id(fn) for fns in self._fns_by_tier(node_hook) for fn in fns}
-        return [
-            (p, fn)
-            for p, fn in self._hooks[node_hook].items()
-            if id(fn) in enabled and p not in self._hooks[batch_hook]
-        ]
+        """Return enabled (plugin, per-node fn) pairs of plugins without the batch form."""
+        return self._only_form(node_hook, batch_hook)
 
     def predicate_mask(self, task: TaskInfo, rows: IntArray) -> BoolArray:
         """Return, for each row in ``rows``, True when every enabled predicate passes."""

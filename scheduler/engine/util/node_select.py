@@ -43,6 +43,9 @@ class _Entry:
     fit_future: BoolArray
     passes: BoolArray
     scores: FloatArray
+    # The score where the node is a candidate, -inf elsewhere: one argmax picks the node.
+    best_now: FloatArray  # fits Idle and FutureIdle, passes predicates
+    best_future: FloatArray  # fits FutureIdle, passes predicates
     epoch: int
     read: int  # how far into NodeArrays.changes this entry is up to date
 
@@ -79,10 +82,35 @@ class NodeSelector:
     # --- the cache -------------------------------------------------------------------------------
     def _refresh(self, entry: _Entry, task: TaskInfo, rows: npt.NDArray[np.int64]) -> None:
         arrays, req = self.arrays, entry.req
-        entry.fit_idle[rows] = (arrays.idle[rows] >= req).all(axis=1)
-        entry.fit_future[rows] = (arrays.future_idle[rows] >= req).all(axis=1)
-        entry.passes[rows] = self.ssn.predicate_mask(task, rows)
-        entry.scores[rows] = self.ssn.node_scores(task, rows)
+        if len(rows) == 1:  # the common case (one pod just landed): scalar writes are cheaper
+            self._refresh_row(entry, task, rows)
+            return
+        fit_idle = (arrays.idle[rows] >= req).all(axis=1)
+        fit_future = (arrays.future_idle[rows] >= req).all(axis=1)
+        passes = self.ssn.predicate_mask(task, rows)
+        scores = self.ssn.node_scores(task, rows)
+        entry.fit_idle[rows] = fit_idle
+        entry.fit_future[rows] = fit_future
+        entry.passes[rows] = passes
+        entry.scores[rows] = scores
+        usable = fit_future & passes
+        entry.best_future[rows] = np.where(usable, scores, -np.inf)
+        entry.best_now[rows] = np.where(usable & fit_idle, scores, -np.inf)
+
+    def _refresh_row(self, entry: _Entry, task: TaskInfo, rows: npt.NDArray[np.int64]) -> None:
+        row = int(rows[0])
+        arrays, req = self.arrays, entry.req
+        fit_idle = bool((arrays.idle[row] >= req).all())
+        fit_future = bool((arrays.future_idle[row] >= req).all())
+        passes = bool(self.ssn.predicate_mask(task, rows)[0])
+        score = float(self.ssn.node_scores(task, rows)[0])
+        entry.fit_idle[row] = fit_idle
+        entry.fit_future[row] = fit_future
+        entry.passes[row] = passes
+        entry.scores[row] = score
+        usable = fit_future and passes
+        entry.best_future[row] = score if usable else -np.inf
+        entry.best_now[row] = score if usable and fit_idle else -np.inf
 
     def entry(self, task: TaskInfo) -> _Entry:
         """Return the up-to-date answers for ``task``'s template."""
@@ -99,6 +127,8 @@ class NodeSelector:
                 fit_future=np.zeros(n, dtype=np.bool_),
                 passes=np.zeros(n, dtype=np.bool_),
                 scores=np.zeros(n, dtype=np.float64),
+                best_now=np.full(n, -np.inf),
+                best_future=np.full(n, -np.inf),
                 epoch=arrays.epoch,
                 read=len(log),
             )
@@ -108,21 +138,27 @@ class NodeSelector:
         elif entry.read < len(log):
             changed = log[entry.read :]
             entry.read = len(log)
-            rows = np.unique(np.asarray(changed, dtype=np.int64))
+            if len(changed) == 1:
+                rows = np.array(changed, dtype=np.int64)
+            else:
+                rows = np.unique(np.array(changed, dtype=np.int64))
             self._refresh(entry, task, rows)
         return entry
 
     # --- choosing --------------------------------------------------------------------------------
-    def _best(self, task: TaskInfo, entry: _Entry, candidates: BoolArray) -> NodeInfo:
+    def _best(self, task: TaskInfo, masked: FloatArray) -> NodeInfo | None:
+        """Return the highest-scored candidate of ``masked`` (-inf = not a candidate)."""
+        row = int(masked.argmax())
+        if masked[row] == -np.inf:
+            return None
         if self.ssn.has_fns("best_node"):
             by_score: dict[float, list[NodeInfo]] = {}
-            for row in np.flatnonzero(candidates).tolist():
-                by_score.setdefault(float(entry.scores[row]), []).append(self.nodes[row])
+            for r in np.flatnonzero(masked > -np.inf).tolist():
+                by_score.setdefault(float(masked[r]), []).append(self.nodes[r])
             chosen = self.ssn.best_node_fn(task, by_score)
             if chosen is not None:
                 return chosen
-        masked = np.where(candidates, entry.scores, -np.inf)
-        return self.nodes[int(masked.argmax())]
+        return self.nodes[row]
 
     def select(self, task: TaskInfo) -> Placement | None:
         """Return the node ``task`` goes to, or None when no node can take it.
@@ -131,16 +167,15 @@ class NodeSelector:
         fits are preferred (allocate) and only without one a future-idle node is taken (pipeline).
         """
         entry = self.entry(task)
-        nominated = self._nominated(task, entry)
-        if nominated is not None:
-            return nominated
-        usable = entry.fit_future & entry.passes
-        now = usable & entry.fit_idle
-        if now.any():
-            return Placement(self._best(task, entry, now), pipelined=False)
-        if usable.any():
-            return Placement(self._best(task, entry, usable), pipelined=True)
-        return None
+        if task.nominated_node_name:
+            nominated = self._nominated(task, entry)
+            if nominated is not None:
+                return nominated
+        node = self._best(task, entry.best_now)
+        if node is not None:
+            return Placement(node, pipelined=False)
+        node = self._best(task, entry.best_future)
+        return None if node is None else Placement(node, pipelined=True)
 
     def _nominated(self, task: TaskInfo, entry: _Entry) -> Placement | None:
         node = self.ssn.nodes.get(task.nominated_node_name) if task.nominated_node_name else None
@@ -159,9 +194,12 @@ class NodeSelector:
     def best_of(self, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo:
         """Return the best-scored node of ``nodes`` (BestNode first; ties: smallest name)."""
         entry = self.entry(task)
-        mask = np.zeros(len(self.nodes), dtype=np.bool_)
-        mask[[n.index for n in nodes]] = True
-        return self._best(task, entry, mask)
+        masked = np.full(len(self.nodes), -np.inf)
+        rows = [n.index for n in nodes]
+        masked[rows] = entry.scores[rows]
+        best = self._best(task, masked)
+        assert best is not None, "best_of needs at least one node"
+        return best
 
     # --- explaining ------------------------------------------------------------------------------
     def explain(self, task: TaskInfo) -> str:
