@@ -1,0 +1,78 @@
+"""Admin for the scheduler's rows: nodes, configuration versions, session records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from scheduler.forms import ResourceListField, format_resource_list
+from scheduler.models import Node, SchedulerConfiguration, SessionRecord
+from scheduler.services import scheduler_conf_activate
+
+
+class NodeForm(forms.ModelForm):  # type: ignore[type-arg]
+    """Node form with capacity and allocatable as quantities (admin supplies the Meta)."""
+
+    capacity = ResourceListField()
+    allocatable = ResourceListField()
+
+
+@admin.register(Node)
+class NodeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Nodes: readiness, schedulability and size at a glance."""
+
+    form = NodeForm
+    list_display = ("name", "ready", "unschedulable", "allocatable_display", "created_at")
+    list_filter = ("ready", "unschedulable")
+    search_fields = ("name",)
+    readonly_fields = ("uid", "resource_version", "created_at", "ready_transition_time")
+
+    @admin.display(description="allocatable")
+    def allocatable_display(self, node: Node) -> str:
+        return format_resource_list(node.allocatable)
+
+
+@admin.register(SchedulerConfiguration)
+class SchedulerConfigurationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Configuration versions; activating one deactivates the others in one transaction."""
+
+    list_display = ("version", "is_active", "comment", "author", "created_at")
+    list_filter = ("is_active",)
+    search_fields = ("comment", "text")
+    readonly_fields = ("is_active", "created_at")
+    actions = ("activate",)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is not None and obj.is_active:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        if queryset.filter(is_active=True).exists():
+            self.message_user(
+                request, "The active configuration cannot be deleted.", messages.ERROR
+            )
+            queryset = queryset.filter(is_active=False)
+        super().delete_queryset(request, queryset)
+
+    @admin.action(description="Activate the selected configuration")
+    def activate(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one configuration.", messages.ERROR)
+            return
+        configuration = queryset.get()
+        scheduler_conf_activate(configuration=configuration)
+        self.message_user(request, f"Configuration v{configuration.version} is now active.")
+
+
+@admin.register(SessionRecord)
+class SessionRecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Per-session figures, as the worker recorded them."""
+
+    list_display = ("started_at", "e2e_ms", "node_count", "job_count", "binds", "evictions")
+    list_filter = ("configuration",)
+    date_hierarchy = "started_at"
