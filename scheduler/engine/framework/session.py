@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.task_info import TaskInfo
-from scheduler.engine.api.types import TaskStatus
+from scheduler.engine.api.types import PodGroupCondition, TaskStatus
 from scheduler.engine.framework.arguments import Arguments
 from scheduler.engine.framework.decisions import Decisions, Eviction
 from scheduler.engine.framework.interface import Event, Plugin
@@ -163,7 +163,18 @@ def open_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "sessi
         started = time.perf_counter()
         plugin.on_session_open(ssn)
         ssn.decisions.timings[f"plugin.{option.name}.open"] = time.perf_counter() - started
+    _mark_invalid_jobs(ssn)
     return ssn
+
+
+def _mark_invalid_jobs(ssn: Session) -> None:
+    """Stamp Unschedulable with the JobValid reason on invalid jobs (the actions skip them)."""
+    for job in ssn.jobs.values():
+        refusal = ssn.job_valid(job)
+        if refusal is not None:
+            job.conditions.append(
+                PodGroupCondition("Unschedulable", "True", refusal.reason, refusal.message, ssn.uid)
+            )
 
 
 def close_session(ssn: Session) -> Decisions:

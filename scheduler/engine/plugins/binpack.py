@@ -1,0 +1,103 @@
+"""Binpack plugin: prefer the node that is fullest after placing the task.
+
+Volcano's counterpart: ``pkg/scheduler/plugins/binpack``. For every dimension the task asks for
+that has a configured weight (``binpack.cpu``, ``binpack.memory``, ``binpack.resources.<name>``
+for the names listed in ``binpack.resources``; ``pods`` never has one), the node's share used
+after placement, ``(used + request) / allocatable``, is averaged by weight and scaled to
+0-100 x ``binpack.weight``. A node where the task would overflow any weighted dimension scores
+0; a dimension the node does not have contributes 0 but still counts in the weight sum.
+
+The score is computed for many node rows at once from the snapshot's ``NodeArrays``: the
+weights become one vector over the resource columns, so a task template costs one vectorised
+expression however many nodes there are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.engine.api.resource import CPU, MEMORY, PODS
+from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.framework import ArgSpec, Session, register_plugin
+from scheduler.engine.framework.interface import Plugin
+
+__all__ = ["BinpackPlugin", "binpack_weights"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+WEIGHT = "binpack.weight"
+CPU_WEIGHT = "binpack.cpu"
+MEMORY_WEIGHT = "binpack.memory"
+RESOURCES = "binpack.resources"
+RESOURCE_PREFIX = "binpack.resources."
+
+
+def _non_negative(value: float) -> float:
+    """Return ``value``, or 1 when negative (Volcano resets negative weights to 1)."""
+    return 1.0 if value < 0 else value
+
+
+def binpack_weights(plugin: Plugin) -> dict[str, float]:
+    """Return the weight of every resource name binpack scores (cpu, memory, listed extras)."""
+    args = plugin.arguments
+    weights = {
+        CPU: _non_negative(args.get_float(CPU_WEIGHT)),
+        MEMORY: _non_negative(args.get_float(MEMORY_WEIGHT)),
+    }
+    listed = [name.strip() for name in args.get_str(RESOURCES).split(",") if name.strip()]
+    for name in listed:
+        if name in (CPU, MEMORY, PODS):
+            continue
+        key = RESOURCE_PREFIX + name
+        weights[name] = _non_negative(args.get_float(key)) if args.is_set(key) else 1.0
+    return weights
+
+
+@register_plugin
+class BinpackPlugin(Plugin):
+    """Scores nodes higher the fuller they would be; weight 0 turns scoring off."""
+
+    name = "binpack"
+    arguments_schema = (
+        ArgSpec(WEIGHT, float, 1, help="multiplier of the 0-100 binpack score"),
+        ArgSpec(CPU_WEIGHT, float, 1, help="weight of cpu"),
+        ArgSpec(MEMORY_WEIGHT, float, 1, help="weight of memory"),
+        ArgSpec(RESOURCES, str, "", help="comma-separated extra resource names to score"),
+        ArgSpec(RESOURCE_PREFIX, float, 1, prefix=True, help="weight of one extra resource"),
+    )
+
+    def on_session_open(self, ssn: Session) -> None:
+        """Register the batch node score, unless ``binpack.weight`` is 0."""
+        self._weight = self.arguments.get_float(WEIGHT)
+        if self._weight == 0:
+            return
+        self._arrays = ssn.arrays
+        columns = ssn.resource_index.position
+        self._column_weights = np.zeros(len(ssn.resource_index), dtype=np.float64)
+        for name, weight in binpack_weights(self).items():
+            col = columns.get(name)
+            if col is not None:
+                self._column_weights[col] = weight
+        # Resources nobody in the snapshot mentions have no column: they cannot be requested.
+        ssn.add_batch_node_order_fn(self.name, self.score)
+
+    def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
+        """Return the binpack score of each node row for ``task`` (0 where it would overflow)."""
+        req = task.resreq_vec
+        assert req is not None
+        weights = np.where(req > 0, self._column_weights, 0.0)
+        weight_sum = float(weights.sum())
+        if weight_sum == 0:
+            return np.zeros(len(rows), dtype=np.float64)
+        cols = np.flatnonzero(weights)
+        alloc = self._arrays.allocatable[np.ix_(rows, cols)]
+        after = self._arrays.used[np.ix_(rows, cols)] + req[cols]
+        overflow = ((after > alloc) & (alloc > 0)).any(axis=1)
+        safe = np.where(alloc > 0, alloc, 1)
+        share = np.where(alloc > 0, after / safe, 0.0)
+        total = share @ weights[cols]
+        scores: FloatArray = total / weight_sum * 100.0 * self._weight
+        scores[overflow] = 0.0
+        return scores
