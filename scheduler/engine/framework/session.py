@@ -111,8 +111,9 @@ class Session(SessionPlugins):
         if node is not None:
             node.remove_task(task)
         self.jobs[task.job].update_task_status(task, TaskStatus.PENDING)
-        task.node_name = ""
+        # Handlers learn which node the task left (Volcano clears NodeName after them).
         self._fire(task, allocate=False)
+        task.node_name = ""
 
     def evict_task(self, task: TaskInfo) -> None:
         """Mark a task on a node Releasing: its request becomes future idle on the node."""
