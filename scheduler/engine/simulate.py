@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol
 
 from scheduler.engine.errors import EngineError
 from scheduler.engine.framework.decisions import Decisions
@@ -27,6 +27,14 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_MISMATCH", "Result", "main", "render", "run_f
 EXIT_OK = 0
 EXIT_MISMATCH = 1
 EXIT_BAD_INPUT = 2
+
+
+class Writer(Protocol):
+    """Where output goes: a text stream (``sys.stdout``, Django's ``OutputWrapper``)."""
+
+    def write(self, text: str, /) -> object:
+        """Write ``text``."""
+        ...
 
 
 @dataclass(slots=True)
@@ -98,7 +106,7 @@ def run_files(paths: Sequence[str]) -> tuple[list[Result], list[str]]:
 
 
 def main(
-    argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None
+    argv: Sequence[str] | None = None, *, stdout: Writer | None = None, stderr: Writer | None = None
 ) -> int:
     """Run the command line; return the exit code."""
     out, err = stdout or sys.stdout, stderr or sys.stderr
@@ -117,21 +125,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def execute(files: Sequence[str], *, fmt: str, check: bool, stdout: TextIO, stderr: TextIO) -> int:
+def execute(files: Sequence[str], *, fmt: str, check: bool, stdout: Writer, stderr: Writer) -> int:
     """Run ``files`` and print; return 0, 1 (``check`` found differences) or 2 (bad input)."""
     results, errors = run_files(files)
     if errors:
         for line in errors:
-            print(line, file=stderr)
+            stderr.write(line + "\n")
         return EXIT_BAD_INPUT
-    print(render(results, fmt), file=stdout)
+    stdout.write(render(results, fmt) + "\n")
     if not check:
         return EXIT_OK
     failed = False
     for result in results:
         for line in result.differences:
             failed = True
-            print(f"{result.scenario.source or result.scenario.name}: {line}", file=stderr)
+            stderr.write(f"{result.scenario.source or result.scenario.name}: {line}\n")
     return EXIT_MISMATCH if failed else EXIT_OK
 
 

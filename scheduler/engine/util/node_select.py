@@ -203,19 +203,29 @@ class NodeSelector:
 
     # --- explaining ------------------------------------------------------------------------------
     def explain(self, task: TaskInfo) -> str:
-        """Return Volcano's fit-error text: ``0/3 nodes are unavailable: 2 Insufficient cpu, ...``."""
+        """Return Volcano's fit-error text: ``0/3 nodes are unavailable: 2 Insufficient cpu, ...``.
+
+        Also records, in ``ssn.unresolvable_nodes[task.uid]``, the nodes whose refusal eviction
+        cannot resolve (UnschedulableAndUnresolvable), which preempt and reclaim skip.
+        """
         entry = self.entry(task)
         names = self.ssn.resource_index.names
         reasons: Counter[str] = Counter()
+        # 1. Nodes short of resources: one reason per missing dimension (counted per node).
         short = self.arrays.future_idle < entry.req
-        for row, node in enumerate(self.nodes):
-            if not entry.fit_future[row]:
-                for col in np.flatnonzero(short[row]).tolist():
-                    reasons[f"Insufficient {names[col]}"] += 1
-            elif not entry.passes[row]:
-                status = self.ssn.predicate_fn(task, node)
-                reasons[
-                    status.reason if status is not None else "node(s) didn't pass predicates"
-                ] += 1
+        short_nodes = ~entry.fit_future
+        for col, count in enumerate(short[short_nodes].sum(axis=0).tolist()):
+            if count:
+                reasons[f"Insufficient {names[col]}"] += count
+        # 2. Nodes with room that a predicate refused: ask the per-node form why.
+        for row in np.flatnonzero(entry.fit_future & ~entry.passes).tolist():
+            node = self.nodes[row]
+            status = self.ssn.predicate_fn(task, node)
+            if status is None:
+                reasons["node(s) didn't pass predicates"] += 1
+                continue
+            reasons[status.reason] += 1
+            if not status.resolvable_by_eviction:
+                self.ssn.unresolvable_nodes.setdefault(task.uid, set()).add(node.name)
         detail = ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items()))
         return f"0/{len(self.nodes)} nodes are unavailable: {detail}."
