@@ -7,13 +7,17 @@ list sorted; there is no autodiscovery.
 from __future__ import annotations
 
 from scheduler.engine.plugins import (
+    binpack,
     conformance,
     gang,
+    predicates,
     priority,
 )
 
 __all__ = [
+    "binpack",
     "conformance",
     "gang",
+    "predicates",
     "priority",
 ]

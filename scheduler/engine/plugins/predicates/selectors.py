@@ -42,8 +42,8 @@ def _requirements(raw: object) -> tuple[Requirement, ...]:
     for expr in raw:
         if isinstance(expr, Mapping):
             values = expr.get("values") or ()
-            out.append((str(expr.get("key", "")), str(expr.get("operator", "")),
-                        tuple(str(v) for v in values)))  # fmt: skip
+            key, operator = str(expr.get("key", "")), str(expr.get("operator", ""))
+            out.append((key, operator, tuple(str(v) for v in values)))
     return tuple(out)
 
 

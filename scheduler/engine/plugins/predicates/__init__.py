@@ -1,0 +1,260 @@
+"""Predicates plugin: the node filters besides resource fit, vectorised over node rows.
+
+Volcano's counterpart: ``pkg/scheduler/plugins/predicates`` (which wraps kube-scheduler's filter
+plugins). Checks, in Volcano's order, each failure worded as kube-scheduler words it:
+
+1. pod count: a node already holding ``allocatable.pods`` pods ("node(s) pod number exceeded",
+   Unschedulable);
+2. NodeUnschedulable ("node(s) were unschedulable", unresolvable), unless the pod tolerates the
+   ``node.kubernetes.io/unschedulable`` taint;
+3. NodeAffinity: nodeSelector and required node affinity ("node(s) didn't match Pod's node
+   affinity/selector", unresolvable);
+4. TaintToleration: NoSchedule and NoExecute taints must be tolerated ("node(s) had untolerated
+   taint {key: value}", unresolvable as in kube-scheduler; PreferNoSchedule is nodeorder's);
+5. NodePorts, InterPodAffinity and PodTopologySpread (``inter_pod.py``).
+
+Resource fit is not here: node selection (``util/node_select.py``) tests it on the node arrays.
+The checks that read only the node and the pod's template (2-4) are computed once per template
+over every node and cached; the pod count is read from the node arrays; the inter-pod checks read
+the ``PodIndex``, which is built only when some pod in the snapshot has (anti-)affinity, spread
+constraints or host ports, so an ordinary session pays nothing for them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.engine.api.node_info import NodeInfo, Taint
+from scheduler.engine.api.resource import PODS
+from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import FitCode, PredicateStatus
+from scheduler.engine.framework import ArgSpec, EventHandler, Plugin, Session, register_plugin
+from scheduler.engine.plugins.predicates import inter_pod
+from scheduler.engine.plugins.predicates.pod_index import PodIndex
+from scheduler.engine.plugins.predicates.selectors import (
+    first_untolerated,
+    node_matches_selector,
+    tolerates,
+)
+
+__all__ = ["PredicatesPlugin"]
+
+BoolArray = npt.NDArray[np.bool_]
+IntArray = npt.NDArray[np.int64]
+
+NAME = "predicates"
+HARD_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+
+POD_NUMBER = PredicateStatus("node(s) pod number exceeded", FitCode.UNSCHEDULABLE, NAME)
+UNSCHEDULABLE = PredicateStatus(
+    "node(s) were unschedulable", FitCode.UNSCHEDULABLE_AND_UNRESOLVABLE, NAME
+)
+NODE_AFFINITY = PredicateStatus(
+    "node(s) didn't match Pod's node affinity/selector",
+    FitCode.UNSCHEDULABLE_AND_UNRESOLVABLE,
+    NAME,
+)
+NODE_PORTS = PredicateStatus(
+    "node(s) didn't have free ports for the requested pod ports", FitCode.UNSCHEDULABLE, NAME
+)
+
+_ENABLES = (
+    "NodeAffinityEnable",
+    "NodePortsEnable",
+    "TaintTolerationEnable",
+    "PodAffinityEnable",
+    "NodeVolumeLimitsEnable",
+    "VolumeZoneEnable",
+    "PodTopologySpreadEnable",
+    "VolumeBindingEnable",
+    "DynamicResourceAllocationEnable",
+)
+
+
+def taint_status(taint: Taint) -> PredicateStatus:
+    """Return kube-scheduler's refusal for an untolerated taint."""
+    return PredicateStatus(
+        f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",
+        FitCode.UNSCHEDULABLE_AND_UNRESOLVABLE,
+        NAME,
+    )
+
+
+@register_plugin
+class PredicatesPlugin(Plugin):
+    """Refuses nodes a pod may not run on, for a reason kube-scheduler would give."""
+
+    name = NAME
+    arguments_schema = (
+        *(ArgSpec(f"predicate.{flag}", bool, True) for flag in _ENABLES),
+        ArgSpec("predicate.CacheEnable", bool, False),
+    )
+
+    def on_session_open(self, ssn: Session) -> None:
+        """Build the node facts, the pod index when needed, and register both predicate forms."""
+        on = {flag: self.arguments.get_bool(f"predicate.{flag}") for flag in _ENABLES}
+        self._affinity_on = on["NodeAffinityEnable"]
+        self._taints_on = on["TaintTolerationEnable"]
+        self._ports_on = on["NodePortsEnable"]
+        self._pod_affinity_on = on["PodAffinityEnable"]
+        self._spread_on = on["PodTopologySpreadEnable"]
+        self.ssn = ssn
+        self.nodes = ssn.node_list
+        arrays = ssn.arrays
+        self._pods_col = ssn.resource_index.position[PODS]
+        self._max_pods = arrays.allocatable[:, self._pods_col] // 1000
+        self._unschedulable = np.array([n.unschedulable for n in self.nodes], dtype=np.bool_)
+        self._static: dict[str, BoolArray] = {}
+        self._eligible: dict[str, BoolArray] = {}
+        self._constraints: dict[str, inter_pod.PodConstraints] = {}
+        self.index: PodIndex | None = None
+        if self._needs_index(ssn):
+            index = PodIndex(ssn)
+            self.index = index
+            ssn.add_event_handler(
+                EventHandler(
+                    allocate_func=lambda e: index.on_event(e, added=True),
+                    deallocate_func=lambda e: index.on_event(e, added=False),
+                )
+            )
+        ssn.add_predicate_fn(self.name, self.predicate)
+        ssn.add_batch_predicate_fn(self.name, self.batch_predicate)
+
+    @staticmethod
+    def _needs_index(ssn: Session) -> bool:
+        """Return True when some pod has inter-pod constraints or host ports."""
+        seen: set[int] = set()
+        for job in ssn.jobs.values():
+            for task in job.tasks.values():
+                template = task.template
+                if id(template) in seen:
+                    continue
+                seen.add(id(template))
+                if template.host_ports or template.topology_spread_constraints:
+                    return True
+                if "podAffinity" in template.affinity or "podAntiAffinity" in template.affinity:
+                    return True
+        return False
+
+    # --- per-template node facts -----------------------------------------------------------------
+    def _pod_count(self, rows: IntArray) -> IntArray:
+        arrays, col = self.ssn.arrays, self._pods_col
+        held = arrays.used[rows, col] - arrays.releasing[rows, col] + arrays.pipelined[rows, col]
+        result: IntArray = held // 1000
+        return result
+
+    def eligible(self, task: TaskInfo) -> BoolArray:
+        """Return the node rows the pod's nodeSelector and required node affinity admit."""
+        key = task.template.key
+        found = self._eligible.get(key)
+        if found is None:
+            template = task.template
+            if not template.node_selector and "nodeAffinity" not in template.affinity:
+                found = np.ones(len(self.nodes), dtype=np.bool_)
+            else:
+                found = np.fromiter(
+                    (node_matches_selector(task, n) for n in self.nodes), np.bool_, len(self.nodes)
+                )
+            self._eligible[key] = found
+        return found
+
+    def _static_mask(self, task: TaskInfo) -> BoolArray:
+        """Return NodeUnschedulable AND NodeAffinity AND TaintToleration over every node row."""
+        key = task.template.key
+        found = self._static.get(key)
+        if found is None:
+            tolerations = task.template.tolerations
+            found = ~self._unschedulable
+            if any(tolerates(t, UNSCHEDULABLE_TAINT) for t in tolerations):
+                found = np.ones(len(self.nodes), dtype=np.bool_)
+            if self._affinity_on:
+                found = found & self.eligible(task)
+            if self._taints_on:
+                verdicts: dict[tuple[Taint, ...], bool] = {}
+                ok = np.ones(len(self.nodes), dtype=np.bool_)
+                for row, node in enumerate(self.nodes):
+                    if node.taints:
+                        verdict = verdicts.get(node.taints)
+                        if verdict is None:
+                            verdict = (
+                                first_untolerated(node.taints, tolerations, HARD_EFFECTS) is None
+                            )
+                            verdicts[node.taints] = verdict
+                        ok[row] = verdict
+                found = found & ok
+            self._static[key] = found
+        return found
+
+    def _constraints_of(self, task: TaskInfo) -> inter_pod.PodConstraints:
+        key = task.template.key
+        found = self._constraints.get(key)
+        if found is None:
+            found = inter_pod.PodConstraints.of(task)
+            self._constraints[key] = found
+        return found
+
+    # --- the two forms ---------------------------------------------------------------------------
+    def batch_predicate(self, task: TaskInfo, rows: IntArray) -> BoolArray:
+        """Return True for each node row that passes every enabled check."""
+        mask: BoolArray = self._pod_count(rows) < self._max_pods[rows]
+        mask &= self._static_mask(task)[rows]
+        if self.index is not None:
+            for check in self._dynamic_checks(task, rows):
+                mask &= check[1]
+        return mask
+
+    def _dynamic_checks(
+        self, task: TaskInfo, rows: IntArray
+    ) -> list[tuple[PredicateStatus, BoolArray]]:
+        """Return (refusal, pass mask) of each inter-pod check that applies, in kube's order."""
+        index = self.index
+        assert index is not None
+        out: list[tuple[PredicateStatus, BoolArray]] = []
+        if self._ports_on and task.template.host_ports:
+            wanted = task.template.host_ports
+            free = [not index.ports_in_use(r, wanted) for r in rows.tolist()]
+            out.append((NODE_PORTS, np.array(free, dtype=np.bool_)))
+        constraints = self._constraints_of(task)
+        if self._pod_affinity_on:
+            out.append(
+                (
+                    inter_pod.EXISTING_ANTI_AFFINITY,
+                    inter_pod.existing_anti_affinity_ok(index, task, rows),
+                )
+            )
+            if constraints.anti_affinity:
+                ok = inter_pod.anti_affinity_ok(index, constraints.anti_affinity, rows)
+                out.append((inter_pod.ANTI_AFFINITY, ok))
+            if constraints.affinity:
+                ok = inter_pod.affinity_ok(index, task, constraints.affinity, rows)
+                out.append((inter_pod.AFFINITY, ok))
+        if self._spread_on and constraints.spread:
+            labelled, within = inter_pod.spread_checks(
+                index, task, constraints.spread, self.eligible(task), rows
+            )
+            out.append((inter_pod.SPREAD_MISSING_LABEL, labelled))
+            out.append((inter_pod.SPREAD, within))
+        return out
+
+    def predicate(self, task: TaskInfo, node: NodeInfo) -> PredicateStatus | None:
+        """Return why ``node`` refuses ``task`` (the first failing check), or None."""
+        row = node.index
+        rows = np.array([row], dtype=np.int64)
+        if self._pod_count(rows)[0] >= self._max_pods[row]:
+            return POD_NUMBER
+        tolerations = task.template.tolerations
+        if node.unschedulable and not any(tolerates(t, UNSCHEDULABLE_TAINT) for t in tolerations):
+            return UNSCHEDULABLE
+        if self._affinity_on and not node_matches_selector(task, node):
+            return NODE_AFFINITY
+        if self._taints_on:
+            taint = first_untolerated(node.taints, tolerations, HARD_EFFECTS)
+            if taint is not None:
+                return taint_status(taint)
+        if self.index is not None:
+            for status, ok in self._dynamic_checks(task, rows):
+                if not ok[0]:
+                    return status
+        return None
