@@ -1,8 +1,10 @@
 """Queue manifests (scheduling.volcano.sh/v1beta1), read and written in Volcano's shape.
 
 ``spec.guarantee`` nests its list under ``resource`` as Volcano's API does;
-``status.state`` may be set by the manifest (Volcano lets create/update set it),
-the other status fields are the controllers' and only round-trip.
+``status.state`` from a manifest is used when the queue is created (Open or
+Closed); afterwards the state changes only through open/close (Volcano's
+OpenQueue/CloseQueue commands), so re-applying a file never reopens a queue.
+The other status fields are the controllers' and only round-trip.
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ class QueueKind(Kind):
         "parent",
         "priority",
         "dequeue_strategy",
-        "state",
     )
     wire_paths: ClassVar[dict[str, str]] = {
         "name": "metadata.name",

@@ -148,7 +148,7 @@ class Kind:
         self.resolve(loaded)
         existing = self.lookup(loaded)
         if existing is None:
-            instance = loaded.instance
+            instance = self.new_row(loaded)
             if self.meta_fields:  # a new object gets a new uid, as on a fresh cluster
                 instance.uid = None
                 instance.resource_version = 1
@@ -165,6 +165,10 @@ class Kind:
         existing.save()
         self.save_children(existing, loaded.children)
         return "configured"
+
+    def new_row(self, loaded: Loaded) -> Any:
+        """Return the row to insert for a new object (by default, all that was loaded)."""
+        return loaded.instance
 
     def stored_children(self, instance: Any) -> list[Any] | None:
         """Return the stored children of ``instance`` (none for most kinds)."""

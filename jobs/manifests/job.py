@@ -207,6 +207,16 @@ class JobKind(Kind):
         status.update({key: value for key, value in extras.items() if value})
         return status
 
+    def new_row(self, loaded: Loaded) -> Any:
+        """Return a new job with the manifest's metadata and spec and an empty status.
+
+        The status belongs to the job controller (Volcano's jobs CRD has a status
+        subresource), so a dumped job applied to another cluster starts afresh.
+        """
+        source: Job = loaded.instance
+        fields = ("namespace", "name", *self.meta_fields, *self.spec_fields)
+        return Job(**{name: getattr(source, name) for name in fields})
+
     # -- children --------------------------------------------------------------
     def stored_children(self, instance: Any) -> list[Any] | None:
         return list(instance.tasks.all())

@@ -133,3 +133,25 @@ def test_apply_command_exits_non_zero_from_the_shell(tmp_path: Path) -> None:
     )
     assert result.returncode != 0
     assert "spec.weight" in result.stderr
+
+
+def test_applying_a_dumped_job_ignores_its_status(tmp_path: Path) -> None:
+    manifest = yaml.safe_load((EXAMPLES / "jobs" / "mindspore-cpu.yaml").read_text())
+    manifest["status"] = {"state": {"phase": "Running"}, "running": 8, "retryCount": 2}
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(manifest))
+    apply(path)
+    job = Job.objects.get(name="mindspore-cpu")
+    assert (job.phase, job.running, job.retry_count) == ("", 0, 0)
+
+
+def test_reapplying_a_queue_file_does_not_reopen_a_closed_queue(tmp_path: Path) -> None:
+    apply(EXAMPLES / "queues" / "test.yaml")
+    Queue.objects.filter(name="test").update(state="Closed")
+    path = tmp_path / "q.yaml"
+    path.write_text(
+        (EXAMPLES / "queues" / "test.yaml").read_text().replace("weight: 1", "weight: 4")
+    )
+    assert apply(path) == ["queue.scheduling.volcano.sh/test configured"]
+    queue = Queue.objects.get(name="test")
+    assert (queue.weight, queue.state) == (4, "Closed")
