@@ -433,13 +433,26 @@ class SessionPlugins:
         """Return enabled (plugin, per-node fn) pairs of plugins without the batch form."""
         return self._only_form(node_hook, batch_hook)
 
+    def _flat(self, hook: str) -> list[Callable[..., Any]]:
+        """Return the enabled functions of ``hook`` in conf order, as one list (cached)."""
+        key = (hook, "")
+        found = self._one_form.get(key)
+        if found is None:
+            found = [("", fn) for fns in self._fns_by_tier(hook) for fn in fns]
+            self._one_form[key] = found
+        return [fn for _, fn in found]
+
     def predicate_mask(self, task: TaskInfo, rows: IntArray) -> BoolArray:
         """Return, for each row in ``rows``, True when every enabled predicate passes."""
+        batch = self._flat("batch_predicate")
+        node_only = self._node_only("predicate", "batch_predicate")
+        if len(batch) == 1 and not node_only:  # the usual shape: one vectorised predicate
+            only: BoolArray = batch[0](task, rows)
+            return only
         mask = np.ones(len(rows), dtype=np.bool_)
-        for fns in self._fns_by_tier("batch_predicate"):
-            for fn in fns:
-                mask &= fn(task, rows)
-        for _plugin, fn in self._node_only("predicate", "batch_predicate"):
+        for fn in batch:
+            mask &= fn(task, rows)
+        for _plugin, fn in node_only:
             nodes = self.node_list
             for i, row in enumerate(rows.tolist()):
                 if mask[i] and fn(task, nodes[row]) is not None:
@@ -457,12 +470,16 @@ class SessionPlugins:
 
     def node_scores(self, task: TaskInfo, rows: IntArray) -> FloatArray:
         """Return the summed score of every row in ``rows`` for ``task``."""
+        batch = self._flat("batch_node_order")
+        per_node = self._flat("node_order")
+        if len(batch) == 1 and not per_node:
+            only: FloatArray = np.asarray(batch[0](task, rows), dtype=np.float64)
+            return only
         scores = np.zeros(len(rows), dtype=np.float64)
-        for fns in self._fns_by_tier("batch_node_order"):
-            for fn in fns:
-                scores += fn(task, rows)
+        for fn in batch:
+            scores += fn(task, rows)
         nodes = self.node_list
-        for fns in self._fns_by_tier("node_order"):
+        for fns in [per_node]:
             for fn in fns:
                 scores += np.fromiter(
                     (fn(task, nodes[row]) for row in rows.tolist()), np.float64, len(rows)

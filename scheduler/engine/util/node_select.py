@@ -61,13 +61,15 @@ class Placement:
 class NodeSelector:
     """Per-session cache of per-template node answers, and the choice of a node for a task."""
 
-    __slots__ = ("_entries", "arrays", "nodes", "ssn")
+    __slots__ = ("_entries", "arrays", "best_node_hook", "nodes", "ssn")
 
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
         self.arrays = ssn.arrays
         self.nodes = ssn.node_list
         self._entries: dict[tuple[object, ...], _Entry] = {}
+        # Plugins register in on_session_open, before any action runs: this cannot change.
+        self.best_node_hook = ssn.has_fns("best_node")
 
     @classmethod
     def of(cls, ssn: Session) -> NodeSelector:
@@ -151,7 +153,7 @@ class NodeSelector:
         row = int(masked.argmax())
         if masked[row] == -np.inf:
             return None
-        if self.ssn.has_fns("best_node"):
+        if self.best_node_hook:
             by_score: dict[float, list[NodeInfo]] = {}
             for r in np.flatnonzero(masked > -np.inf).tolist():
                 by_score.setdefault(float(masked[r]), []).append(self.nodes[r])

@@ -1,0 +1,243 @@
+"""Proportion plugin: each queue deserves a weighted, water-filled part of the cluster.
+
+Volcano's counterpart: ``pkg/scheduler/plugins/proportion``. Only queues that hold at least one job
+take part. A queue's deserved share grows by weight until it covers what its jobs ask for, its
+capability (``realCapability``: the cluster less everyone else's guarantee, capped by the queue's
+capability) or the cluster runs out; guarantees are always deserved. From that: queue order
+(smaller share first), overused (deserved ≤ allocated everywhere), allocatable and preemptive
+(allocated + request ≤ deserved on the requested columns), reclaimable (a queue above its deserved
+gives up tasks) and the enqueue vote (minResources against realCapability).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scheduler.engine.api.job_info import JobInfo
+from scheduler.engine.api.queue_info import QueueInfo
+from scheduler.engine.api.resource import ResourceIndex
+from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import ABSTAIN, PERMIT, REJECT
+from scheduler.engine.framework import Event, EventHandler, Plugin, Session, register_plugin
+from scheduler.engine.util import quota
+from scheduler.engine.util.quota import FloatRow, IntRow
+
+__all__ = ["ProportionPlugin", "QueueAttr", "water_fill"]
+
+
+@dataclass(slots=True, eq=False)
+class QueueAttr:
+    """One queue's accounting for the session (rows of the session's resource index)."""
+
+    name: str
+    weight: int
+    capability: IntRow
+    real_capability: IntRow
+    guarantee: IntRow
+    allocated: IntRow
+    request: IntRow
+    inqueue: IntRow
+    elastic: IntRow
+    deserved: FloatRow
+    share: float = 0.0
+
+    def update_share(self) -> None:
+        """Recompute the share: max of allocated / deserved over the deserved columns."""
+        self.share = quota.share(self.allocated, self.deserved, self.deserved >= 0.1)
+
+
+def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, QueueAttr]:
+    """Return an attribute per queue that holds a job, with allocated/request/inqueue/elastic.
+
+    ``realCapability`` = (cluster total - every queue's guarantee) + own guarantee, capped by the
+    capability (capacity's flat mode uses the same rule).
+    """
+    index = ssn.resource_index
+    width = len(index)
+    total = ssn.arrays.allocatable.sum(axis=0)
+    guarantees = quota.total(
+        (quota.row(index, q.guarantee) for q in ssn.queues.values()), width
+    ) if flat_guarantees else np.zeros(width, dtype=np.int64)
+    attrs: dict[str, QueueAttr] = {}
+    for job in ssn.jobs.values():
+        attr = attrs.get(job.queue)
+        if attr is None:
+            queue = ssn.queues[job.queue]
+            guarantee = quota.row(index, queue.guarantee)
+            capability = quota.capability_row(index, queue.capability)
+            attr = QueueAttr(
+                name=queue.name,
+                weight=queue.weight,
+                capability=capability,
+                real_capability=np.minimum(total - guarantees + guarantee, capability),
+                guarantee=guarantee,
+                allocated=np.zeros(width, dtype=np.int64),
+                request=np.zeros(width, dtype=np.int64),
+                inqueue=np.zeros(width, dtype=np.int64),
+                elastic=np.zeros(width, dtype=np.int64),
+                deserved=np.zeros(width, dtype=np.float64),
+            )
+            attrs[job.queue] = attr
+        add_job(attr, job, index)
+    return attrs
+
+
+def add_job(attr: QueueAttr, job: JobInfo, index: ResourceIndex) -> None:
+    """Add ``job``'s allocated, requested, reserved (inqueue) and elastic amounts to ``attr``."""
+    allocated, request = quota.job_allocated_and_request(job, index)
+    attr.allocated += allocated
+    attr.request += request
+    inqueue = quota.inqueue_uncovered(job, index, allocated)
+    if inqueue is not None:
+        attr.inqueue += inqueue
+    minimum = quota.row(index, job.min_resources)
+    attr.elastic += np.maximum(allocated - minimum, 0)
+
+
+def water_fill(attrs: list[QueueAttr], total: IntRow) -> None:
+    """Set every queue's deserved by weight, round after round, until nothing is left to give.
+
+    In a round each queue not yet satisfied gets remaining × weight / (sum of unsatisfied
+    weights), capped by its realCapability and its request, floored by its guarantee. A queue is
+    satisfied when it deserves all it asks for or stopped growing. What the caps took back is
+    given out again next round.
+    """
+    remaining = total.astype(np.float64)
+    met: set[str] = set()
+    while True:
+        weight_sum = sum(a.weight for a in attrs if a.name not in met)
+        if weight_sum == 0:
+            break
+        before = remaining.copy()
+        grown = np.zeros_like(remaining)
+        shrunk = np.zeros_like(remaining)
+        for attr in attrs:
+            if attr.name in met:
+                continue
+            old = attr.deserved.copy()
+            deserved = old + remaining * (attr.weight / weight_sum)
+            deserved = np.minimum(deserved, attr.real_capability)
+            deserved = np.minimum(deserved, attr.request)
+            attr.deserved = np.maximum(deserved, attr.guarantee)
+            attr.update_share()
+            if quota.le_all(attr.request, attr.deserved) or np.array_equal(attr.deserved, old):
+                met.add(attr.name)
+            delta = attr.deserved - old
+            grown += np.maximum(delta, 0)
+            shrunk += np.maximum(-delta, 0)
+        remaining = np.maximum(remaining - grown + shrunk, 0)
+        if not remaining.any() or np.array_equal(remaining, before):
+            break
+
+
+@register_plugin
+class ProportionPlugin(Plugin):
+    """Weighted fair share between queues, water-filled over what each queue asks for."""
+
+    name = "proportion"
+
+    def on_session_open(self, ssn: Session) -> None:
+        """Compute deserved shares and register the queue hooks and event handlers."""
+        self._ssn = ssn
+        self._index = ssn.resource_index
+        self._pods = self._index.position["pods"]
+        # 1. Per-queue accounting from the snapshot.
+        self.attrs = build_attrs(ssn)
+        # 2. Deserved, by weight, water-filled.
+        water_fill(list(self.attrs.values()), ssn.arrays.allocatable.sum(axis=0))
+        # 3. Hooks.
+        ssn.add_queue_order_fn(self.name, self._queue_order)
+        ssn.add_overused_fn(self.name, self._overused)
+        ssn.add_allocatable_fn(self.name, self._allocatable)
+        ssn.add_preemptive_fn(self.name, self._allocatable)
+        ssn.add_reclaimable_fn(self.name, self._reclaimable)
+        ssn.add_job_enqueueable_fn(self.name, self._enqueueable)
+        ssn.add_job_enqueued_fn(self.name, self._enqueued)
+        ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
+
+    # --- events --------------------------------------------------------------------------------
+    def _attr_of(self, task: TaskInfo) -> QueueAttr | None:
+        job = self._ssn.jobs.get(task.job)
+        return None if job is None else self.attrs.get(job.queue)
+
+    def _on_allocate(self, event: Event) -> None:
+        attr = self._attr_of(event.task)
+        if attr is not None and event.task.resreq_vec is not None:
+            attr.allocated += event.task.resreq_vec
+            attr.update_share()
+
+    def _on_deallocate(self, event: Event) -> None:
+        attr = self._attr_of(event.task)
+        if attr is not None and event.task.resreq_vec is not None:
+            attr.allocated -= event.task.resreq_vec
+            attr.update_share()
+
+    # --- hooks ---------------------------------------------------------------------------------
+    def _queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        """Return higher queue priority first, then the smaller share first."""
+        if left.priority != right.priority:
+            return -1 if left.priority > right.priority else 1
+        la, ra = self.attrs.get(left.name), self.attrs.get(right.name)
+        if la is None or ra is None or la.share == ra.share:
+            return 0
+        return -1 if la.share < ra.share else 1
+
+    def _overused(self, queue: QueueInfo) -> bool:
+        """Return True when the queue has at least its deserved in every column."""
+        attr = self.attrs.get(queue.name)
+        return attr is not None and quota.le_all(attr.deserved, attr.allocated)
+
+    def _allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """Return True when the queue is Open and stays within deserved on the task's columns."""
+        if not queue.is_open():
+            return False
+        attr = self.attrs.get(queue.name)
+        if attr is None or task.resreq_vec is None:
+            return True
+        request = task.resreq_vec
+        dims = quota.quota_dims(self._index, request)
+        return quota.fits_on(attr.allocated + request, attr.deserved, dims)
+
+    def _reclaimable(self, reclaimer: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
+        """Return candidates of queues above their deserved, until each queue is back within it."""
+        running: dict[str, IntRow] = {}
+        victims = []
+        for task in candidates:
+            job = self._ssn.jobs.get(task.job)
+            attr = None if job is None else self.attrs.get(job.queue)
+            if attr is None or task.resreq_vec is None:
+                continue
+            allocated = running.get(attr.name)
+            if allocated is None:
+                allocated = running[attr.name] = attr.allocated.copy()
+            if np.any(allocated < task.resreq_vec):
+                continue
+            if not quota.le_all(allocated, attr.deserved):
+                allocated -= task.resreq_vec
+                victims.append(task)
+        return victims
+
+    def _enqueueable(self, job: JobInfo) -> int:
+        """Vote on admitting ``job``: its minResources must fit the queue's realCapability."""
+        queue = self._ssn.queues.get(job.queue)
+        if queue is None or not queue.is_open():
+            return REJECT
+        if job.min_resources is None:
+            return PERMIT
+        attr = self.attrs.get(job.queue)
+        if attr is None:
+            return ABSTAIN
+        minimum = self._index.vector(job.min_resources)
+        wanted = minimum + attr.allocated + attr.inqueue - attr.elastic
+        dims = quota.quota_dims(self._index, minimum)
+        return PERMIT if quota.fits_on(wanted, attr.real_capability, dims) else REJECT
+
+    def _enqueued(self, job: JobInfo) -> None:
+        """Reserve the admitted job's minResources (less gated tasks) in its queue."""
+        attr = self.attrs.get(job.queue)
+        if attr is None or job.min_resources is None:
+            return
+        minimum = self._index.vector(job.min_resources)
+        attr.inqueue += np.maximum(minimum - quota.gated_request(job, self._index), 0)
