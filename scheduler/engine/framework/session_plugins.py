@@ -40,6 +40,13 @@ template and recomputes only rows whose node changed (``NodeArrays.changes``). A
 answer for a node can change when *another* node changes (inter-pod affinity, topology spread)
 calls ``ssn.touch_nodes(rows)`` (or ``touch_nodes(None)`` for all) from its event handler.
 
+What a batch function can read: ``ssn.arrays`` (``NodeArrays``: ``allocatable``, ``used``,
+``idle``, ``releasing``, ``pipelined``, ``future_idle``, each ``(nodes, resources)`` int64
+milli-units), ``ssn.resource_index`` (``position[name]`` = column; cpu, memory, pods are columns
+0, 1, 2), ``task.resreq_vec`` (the request as a row) and ``ssn.node_list[row]`` (the ``NodeInfo``
+of a row; rows are nodes sorted by name). Static per-node facts (labels, taints) are best turned
+into arrays once in ``on_session_open``.
+
 Predicates: a plugin may register both forms; they must agree. The batch form builds masks, the
 per-node form answers single-node questions and gives the reason a node refused a task. With only
 one form registered, the session derives the other (slowly, for a per-node-only plugin).
