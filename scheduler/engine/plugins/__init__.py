@@ -10,6 +10,7 @@ from scheduler.engine.plugins import (
     binpack,
     conformance,
     gang,
+    nodeorder,
     predicates,
     priority,
 )
@@ -18,6 +19,7 @@ __all__ = [
     "binpack",
     "conformance",
     "gang",
+    "nodeorder",
     "predicates",
     "priority",
 ]
