@@ -78,6 +78,12 @@ class QueueKind(Kind):
         status.ignore("reservation")
         status.done()
 
+    def admit(self, loaded: Loaded, existing: Any | None) -> None:
+        """Fill Volcano's queue defaults and refuse what its webhook refuses."""
+        from queues.admission import admit_queue
+
+        admit_queue(loaded, old=existing)
+
     def write(self, instance: Any, children: list[Any] | None) -> Manifest:
         queue: Queue = instance
         spec: Manifest = {"weight": queue.weight, "reclaimable": queue.reclaimable}

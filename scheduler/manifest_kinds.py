@@ -147,6 +147,7 @@ class Kind:
         """Create or update the object; return ``created``, ``configured`` or ``unchanged``."""
         self.resolve(loaded)
         existing = self.lookup(loaded)
+        self.admit(loaded, existing)
         if existing is None:
             instance = self.new_row(loaded)
             if self.meta_fields:  # a new object gets a new uid, as on a fresh cluster
@@ -165,6 +166,9 @@ class Kind:
         existing.save()
         self.save_children(existing, loaded.children)
         return "configured"
+
+    def admit(self, loaded: Loaded, existing: Any | None) -> None:
+        """Run the kind's admission rules (defaults, refusals) before any write; none by default."""
 
     def new_row(self, loaded: Loaded) -> Any:
         """Return the row to insert for a new object (by default, all that was loaded)."""

@@ -207,6 +207,12 @@ class JobKind(Kind):
         status.update({key: value for key, value in extras.items() if value})
         return status
 
+    def admit(self, loaded: Loaded, existing: Any | None) -> None:
+        """Fill Volcano's defaults and refuse what its job webhook refuses (``jobs.admission``)."""
+        from jobs.admission import admit_job
+
+        admit_job(loaded, old=existing)
+
     def new_row(self, loaded: Loaded) -> Any:
         """Return a new job with the manifest's metadata and spec and an empty status.
 

@@ -109,6 +109,12 @@ class PodGroupKind(Kind):
     def resolve(self, loaded: Loaded) -> None:
         resolve_job(loaded)
 
+    def admit(self, loaded: Loaded, existing: Any | None) -> None:
+        """Refuse what Volcano's PodGroup webhook refuses (``jobs.admission``)."""
+        from jobs.admission import admit_pod_group
+
+        admit_pod_group(loaded, old=existing)
+
     def write(self, instance: Any, children: list[Any] | None) -> Manifest:
         group: PodGroup = instance
         spec: Manifest = {"minMember": group.min_member}

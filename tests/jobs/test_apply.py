@@ -13,6 +13,7 @@ import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from jobs.admission import admit_job
 from jobs.manifests import dump_manifest, load_manifest
 from jobs.models import Job, PodGroup, PriorityClass, TaskSpec
 from queues.models import Queue
@@ -61,7 +62,8 @@ def test_stored_job_dumps_to_what_was_applied() -> None:
     path = EXAMPLES / "jobs" / "test-job-volumes.yaml"
     apply(EXAMPLES / "queues", path)
     stored = dump_manifest(Job.objects.get(name="test-job"))
-    loaded = load_manifest(yaml.safe_load(path.read_text()))
+    # What was applied, with the admission defaults (task minAvailable, maxRetry) filled in.
+    loaded = admit_job(load_manifest(yaml.safe_load(path.read_text())))
     from_file = dump_manifest(loaded.instance, loaded.children)
     assert stored["spec"] == from_file["spec"]
     assert stored["metadata"]["uid"]
