@@ -8,18 +8,28 @@ from __future__ import annotations
 
 from scheduler.engine.plugins import (
     binpack,
+    capacity,
     conformance,
+    drf,
     gang,
     nodeorder,
+    overcommit,
     predicates,
     priority,
+    proportion,
+    sla,
 )
 
 __all__ = [
     "binpack",
+    "capacity",
     "conformance",
+    "drf",
     "gang",
     "nodeorder",
+    "overcommit",
     "predicates",
     "priority",
+    "proportion",
+    "sla",
 ]

@@ -57,9 +57,11 @@ def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, Queu
     index = ssn.resource_index
     width = len(index)
     total = ssn.arrays.allocatable.sum(axis=0)
-    guarantees = quota.total(
-        (quota.row(index, q.guarantee) for q in ssn.queues.values()), width
-    ) if flat_guarantees else np.zeros(width, dtype=np.int64)
+    guarantees = (
+        quota.total((quota.row(index, q.guarantee) for q in ssn.queues.values()), width)
+        if flat_guarantees
+        else np.zeros(width, dtype=np.int64)
+    )
     attrs: dict[str, QueueAttr] = {}
     for job in ssn.jobs.values():
         attr = attrs.get(job.queue)
@@ -99,7 +101,7 @@ def add_job(attr: QueueAttr, job: JobInfo, index: ResourceIndex) -> None:
 def water_fill(attrs: list[QueueAttr], total: IntRow) -> None:
     """Set every queue's deserved by weight, round after round, until nothing is left to give.
 
-    In a round each queue not yet satisfied gets remaining × weight / (sum of unsatisfied
+    In a round each queue not yet satisfied gets remaining x weight / (sum of unsatisfied
     weights), capped by its realCapability and its request, floored by its guarantee. A queue is
     satisfied when it deserves all it asks for or stopped growing. What the caps took back is
     given out again next round.

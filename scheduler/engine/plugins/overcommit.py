@@ -1,0 +1,73 @@
+"""Overcommit plugin: admit jobs while the cluster, inflated by a factor, can hold their minimum.
+
+Volcano's counterpart: ``pkg/scheduler/plugins/overcommit``. Enqueue asks it whether a PodGroup's
+``minResources`` fit in (cluster total x ``overcommit-factor``) - what the nodes already hold,
+after what jobs admitted earlier still hold in reserve. The factor (default 1.2) lets the queue of
+admitted jobs run slightly ahead of the cluster, so allocate always has work when pods finish.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scheduler.engine.api.job_info import JobInfo
+from scheduler.engine.api.types import ALLOCATED_STATUSES, PERMIT, REJECT, PodGroupPhase
+from scheduler.engine.framework import ArgSpec, Plugin, Session, register_plugin
+from scheduler.engine.util import quota
+
+__all__ = ["DEFAULT_FACTOR", "OvercommitPlugin"]
+
+DEFAULT_FACTOR = 1.2
+
+
+@register_plugin
+class OvercommitPlugin(Plugin):
+    """Enqueue vote: minResources against the over-committed idle resources of the cluster."""
+
+    name = "overcommit"
+    arguments_schema = (
+        ArgSpec("overcommit-factor", float, DEFAULT_FACTOR, help="values below 1.0 mean 1.2"),
+    )
+
+    def on_session_open(self, ssn: Session) -> None:
+        """Compute idle and reserved resources; register the enqueue vote and its callback."""
+        self._ssn = ssn
+        index = self._index = ssn.resource_index
+        factor = self.arguments.get_float("overcommit-factor")
+        self.factor = factor if factor >= 1.0 else DEFAULT_FACTOR
+        # 1. Idle = total x factor - used (may go negative).
+        arrays = ssn.arrays
+        total = arrays.allocatable.sum(axis=0).astype(np.float64)
+        self.idle = total * self.factor - arrays.used.sum(axis=0)
+        # 2. Reserved by admitted jobs: Inqueue ones fully, Running ones for what is uncovered.
+        self.inqueue = np.zeros(len(index), dtype=np.int64)
+        for job in ssn.jobs.values():
+            if job.min_resources is None:
+                continue
+            if job.phase == PodGroupPhase.INQUEUE:
+                self._reserve(job)
+            elif (
+                job.phase == PodGroupPhase.RUNNING
+                and job.count(*ALLOCATED_STATUSES) >= job.min_available
+            ):
+                allocated, _ = quota.job_allocated_and_request(job, index)
+                uncovered = quota.inqueue_uncovered(job, index, allocated)
+                if uncovered is not None:
+                    self.inqueue += uncovered
+        ssn.add_job_enqueueable_fn(self.name, self._enqueueable)
+        ssn.add_job_enqueued_fn(self.name, self._reserve)
+
+    def _reserve(self, job: JobInfo) -> None:
+        """Add ``job``'s minResources (less its gated tasks) to what is held in reserve."""
+        if job.min_resources is None:
+            return
+        minimum = self._index.vector(job.min_resources)
+        self.inqueue += np.maximum(minimum - quota.gated_request(job, self._index), 0)
+
+    def _enqueueable(self, job: JobInfo) -> int:
+        """Permit when reserve + the job's minResources fit the over-committed idle resources."""
+        if job.min_resources is None:
+            return PERMIT
+        minimum = self._index.vector(job.min_resources)
+        dims = quota.quota_dims(self._index, minimum)
+        return PERMIT if quota.fits_on(self.inqueue + minimum, self.idle, dims) else REJECT
