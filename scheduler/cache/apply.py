@@ -1,0 +1,320 @@
+"""Decisions → rows, in one transaction that refuses stale rows.
+
+Volcano's counterpart: ``SchedulerCache.Bind`` / ``Evict`` / ``UpdateJobStatus``. Volcano binds
+through the API server, whose resourceVersion check refuses a write to an object that changed; we
+do the same with the versions the snapshot was read at:
+
+1. Lock the target nodes, then the pods to bind (``SELECT … FOR UPDATE`` in id order on
+   PostgreSQL; SQLite's IMMEDIATE transaction already holds the one write lock).
+2. A pod whose version changed (deleted, bound elsewhere, edited) or a node that changed (cordoned,
+   NotReady, resized) since the snapshot refuses its bind, and so does every other bind of the same
+   job: a gang is bound whole or waits for the next session, never in part.
+3. Each target node's load is re-read from the database (whatever any other writer did meanwhile)
+   and a node that the accepted binds would push over its allocatable cpu, memory, GPUs or pod
+   slots refuses the binds of the jobs that land on it.
+4. The accepted binds are written with one ``executemany`` of a conditional UPDATE (``WHERE
+   resource_version = <snapshot's>``); evictions and PodGroup status the same way, row by row.
+
+Refused rows are not errors: the next session reads them afresh and decides again.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from django.db import connection, transaction
+from django.db.models import Count, F, Sum
+from django.utils import timezone
+
+from jobs.models import Event, Pod, PodGroup
+from scheduler.cache.snapshot import ACTIVE_PHASES, Snapshot
+from scheduler.cache.status import write_queue_status
+from scheduler.engine.api.types import PodGroupCondition, TaskStatus
+from scheduler.engine.framework.decisions import Decisions
+from scheduler.models import Node
+
+__all__ = ["ApplyResult", "apply_decisions"]
+
+CHUNK = 2000
+GPU = "nvidia.com/gpu"
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class ApplyResult:
+    """What was written, and which decisions were refused as stale (retried next session)."""
+
+    bound: int = 0
+    evicted: int = 0
+    pod_groups_updated: int = 0
+    skipped_binds: list[str] = field(default_factory=list)
+    skipped_evictions: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def apply_decisions(
+    snapshot: Snapshot,
+    decisions: Decisions,
+    *,
+    now: datetime | None = None,
+    session_uid: str = "",
+) -> ApplyResult:
+    """Write ``decisions`` taken on ``snapshot``; return counts and what was refused."""
+    started = time.perf_counter()
+    now = now or timezone.now()
+    result = ApplyResult()
+    with transaction.atomic():
+        accepted = _accept_binds(snapshot, decisions, result)
+        _write_binds(accepted, result)
+        _write_evictions(snapshot, decisions, now, result)
+        _write_pod_groups(snapshot, decisions, now, session_uid, result)
+        write_queue_status()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+# --- binds ---------------------------------------------------------------------------------------
+@dataclass(slots=True, frozen=True)
+class _Bind:
+    task: str
+    job: str
+    pod_pk: int
+    version: int
+    node: str
+    node_pk: int
+    request: tuple[int, int, int]  # cpu, memory, gpu milli
+
+
+def _accept_binds(snapshot: Snapshot, decisions: Decisions, result: ApplyResult) -> list[_Bind]:
+    binds: list[_Bind] = []
+    bad_jobs: set[str] = set()
+    for task_uid, node_name in decisions.binds.items():
+        row, node = snapshot.pods.get(task_uid), snapshot.nodes.get(node_name)
+        if row is None or node is None:  # not from this snapshot: refuse the job's binds
+            bad_jobs.add(row.job if row else task_uid)
+            continue
+        binds.append(
+            _Bind(task_uid, row.job, row.pk, row.resource_version, node_name, node[0],
+                  (row.cpu, row.memory, row.gpu))
+        )  # fmt: skip
+    if not binds:
+        result.skipped_binds = sorted(decisions.binds)
+        return []
+    # 1. Nodes first (lock order: nodes, then pods), then the pods themselves.
+    node_pks = sorted({b.node_pk for b in binds})
+    allocatable: dict[int, dict[str, int]] = {}
+    for pks in _chunks(node_pks):
+        node_rows = (
+            Node.objects.select_for_update()
+            .filter(pk__in=pks)
+            .order_by("pk")
+            .values_list("pk", "name", "resource_version", "ready", "unschedulable", "allocatable")
+        )
+        for pk, name, version, ready, cordoned, alloc in node_rows:
+            if ready and not cordoned and snapshot.nodes.get(name) == (pk, version):
+                allocatable[pk] = alloc or {}
+    current: dict[int, int] = {}
+    for pks in _chunks(sorted(b.pod_pk for b in binds)):
+        rows = (
+            Pod.objects.select_for_update()
+            .filter(pk__in=pks, node__isnull=True, phase="Pending", deletion_time__isnull=True)
+            .order_by("pk")
+            .values_list("pk", "resource_version")
+        )
+        current.update(rows)
+    # 2. Stale pods and nodes refuse their jobs' binds.
+    for b in binds:
+        if current.get(b.pod_pk) != b.version or b.node_pk not in allocatable:
+            bad_jobs.add(b.job)
+    # 3. Capacity against the database's view of each node, until no node overflows.
+    used: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for pks in _chunks(list(allocatable)):
+        loads = (
+            Pod.objects.filter(node_id__in=pks, phase__in=ACTIVE_PHASES)
+            .values("node_id")
+            .annotate(
+                cpu=Sum("cpu_milli"),
+                memory=Sum("memory_milli"),
+                gpu=Sum("gpu_milli"),
+                n=Count("pk"),
+            )
+        )
+        for agg in loads:
+            used[agg["node_id"]] = [agg["cpu"], agg["memory"], agg["gpu"], agg["n"] * 1000]
+    while True:
+        load: dict[int, list[int]] = {pk: list(values) for pk, values in used.items()}
+        for b in binds:
+            if b.job not in bad_jobs:
+                totals = load.setdefault(b.node_pk, [0, 0, 0, 0])
+                for i, amount in enumerate((*b.request, 1000)):
+                    totals[i] += amount
+        over = {pk for pk, totals in load.items() if _overflows(totals, allocatable.get(pk))}
+        newly = {b.job for b in binds if b.node_pk in over and b.job not in bad_jobs}
+        if not newly:
+            break
+        bad_jobs |= newly
+    accepted = [b for b in binds if b.job not in bad_jobs]
+    taken = {b.task for b in accepted}
+    result.skipped_binds = sorted(t for t in decisions.binds if t not in taken)
+    return accepted
+
+
+def _overflows(load: list[int], allocatable: dict[str, Any] | None) -> bool:
+    if allocatable is None:  # a refused node: its binds are already refused
+        return False
+    limits = (
+        int(allocatable.get("cpu", 0)),
+        int(allocatable.get("memory", 0)),
+        int(allocatable.get(GPU, 0)),
+        int(allocatable.get("pods", 0)),
+    )
+    return any(used > limit for used, limit in zip(load, limits, strict=True) if used)
+
+
+def _write_binds(accepted: list[_Bind], result: ApplyResult) -> None:
+    if not accepted:
+        return
+    table = Pod._meta.db_table
+    sql = (
+        f"UPDATE {table} SET node_id = %s, task_status = %s, "  # the table name is ours
+        "resource_version = resource_version + 1 WHERE id = %s AND resource_version = %s"
+    )
+    params = [(b.node_pk, TaskStatus.BOUND.value, b.pod_pk, b.version) for b in accepted]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
+    result.bound = len(accepted)
+
+
+# --- evictions -----------------------------------------------------------------------------------
+def _write_evictions(
+    snapshot: Snapshot, decisions: Decisions, now: datetime, result: ApplyResult
+) -> None:
+    events: list[Event] = []
+    for eviction in decisions.evictions:
+        row = snapshot.pods.get(eviction.task)
+        written = 0
+        if row is not None:
+            written = Pod.objects.filter(
+                pk=row.pk,
+                resource_version=row.resource_version,
+                phase__in=ACTIVE_PHASES,
+                deletion_time__isnull=True,
+            ).update(
+                deletion_time=now,
+                task_status=TaskStatus.RELEASING.value,
+                reason="Evicted",
+                message=eviction.reason[:10000],
+                resource_version=F("resource_version") + 1,
+            )
+        if not written:
+            result.skipped_evictions.append(eviction.task)
+            continue
+        result.evicted += 1
+        namespace, name = eviction.task.split("/", 1)
+        message = f"Pod {eviction.task} evicted from {eviction.node}: {eviction.reason}"
+        if eviction.preemptor:
+            message += f" (for {eviction.preemptor})"
+        events.append(
+            Event(namespace=namespace, involved_kind="Pod", involved_namespace=namespace,
+                  involved_name=name, type="Warning", reason="Evict", message=message,
+                  source="volcano-scheduler", first_timestamp=now, last_timestamp=now)
+        )  # fmt: skip
+    Event.objects.bulk_create(events)
+
+
+# --- PodGroup status -----------------------------------------------------------------------------
+def _condition_json(cond: PodGroupCondition, now: datetime, session_uid: str) -> dict[str, Any]:
+    return {
+        "type": cond.type,
+        "status": cond.status,
+        "reason": cond.reason,
+        "message": cond.message,
+        "lastTransitionTime": now.isoformat().replace("+00:00", "Z"),
+        "transitionID": cond.transition_id or session_uid,
+    }
+
+
+def _merged_conditions(
+    old: list[dict[str, Any]],
+    stamped: list[PodGroupCondition],
+    phase: str,
+    now: datetime,
+    session_uid: str,
+) -> list[dict[str, Any]]:
+    """Replace conditions of the stamped types; a scheduled group is no longer Unschedulable."""
+    new = {c.type: _condition_json(c, now, session_uid) for c in stamped}
+    out = [dict(c) for c in old if c.get("type") not in new]
+    out.extend(new.values())
+    if phase in ("Running", "Completed") and "Unschedulable" not in new:
+        for cond in out:
+            if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
+                cond.update(status="False", reason="Scheduled", message="")
+                cond["lastTransitionTime"] = now.isoformat().replace("+00:00", "Z")
+                cond["transitionID"] = session_uid
+    return out
+
+
+def _write_pod_groups(
+    snapshot: Snapshot,
+    decisions: Decisions,
+    now: datetime,
+    session_uid: str,
+    result: ApplyResult,
+) -> None:
+    cluster = snapshot.cluster
+    for uid, phase in decisions.pod_group_phases.items():
+        known = snapshot.pod_groups.get(uid)
+        job = cluster.jobs.get(uid)
+        if known is None or job is None:
+            continue
+        pk, version, old_phase, old_running, old_succeeded, old_failed = known
+        counts = (
+            job.count(TaskStatus.RUNNING),
+            job.count(TaskStatus.SUCCEEDED),
+            job.count(TaskStatus.FAILED),
+        )
+        old = snapshot.pod_group_conditions.get(uid, [])
+        stamped = decisions.pod_group_conditions.get(uid, [])
+        conditions = _merged_conditions(old, stamped, str(phase), now, session_uid)
+        unchanged = (
+            str(phase) == old_phase
+            and counts == (old_running, old_succeeded, old_failed)
+            and _same(conditions, old)
+        )
+        if unchanged:
+            continue
+        written = PodGroup.objects.filter(pk=pk, resource_version=version).update(
+            phase=str(phase),
+            conditions=conditions,
+            running=counts[0],
+            succeeded=counts[1],
+            failed=counts[2],
+            resource_version=F("resource_version") + 1,
+        )
+        result.pod_groups_updated += written
+
+
+def _same(new: list[dict[str, Any]], old: list[dict[str, Any]]) -> bool:
+    """Compare conditions ignoring when they were stamped (a repeat is not a transition)."""
+
+    def strip(conds: list[dict[str, Any]]) -> str:
+        return json.dumps(
+            [
+                {k: v for k, v in c.items() if k not in ("lastTransitionTime", "transitionID")}
+                for c in conds
+            ],
+            sort_keys=True,
+        )
+
+    return strip(new) == strip(old)

@@ -1,0 +1,150 @@
+"""A live snapshot → a scenario file (``shared/docs/scenario-format.md``), as ROADMAP asks.
+
+An operator who sees a surprising session can save exactly what that session saw, replay it with
+``manage.py simulate FILE`` on the pure engine, edit the conf and compare. Export the snapshot
+*before* the session runs: a session mutates the ``ClusterInfo`` it is given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from scheduler.engine.api.cluster_info import ClusterInfo
+from scheduler.engine.api.quantity import format_quantity
+from scheduler.engine.api.resource import PODS, Resource
+from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import TaskStatus
+
+__all__ = ["snapshot_to_scenario"]
+
+_BINARY = frozenset({"memory", "ephemeral-storage", "storage"})
+
+
+def _quantities(res: Resource | None, *, drop_pods: bool = False) -> dict[str, str]:
+    if res is None:
+        return {}
+    return {
+        name: format_quantity(milli, binary=name in _BINARY)
+        for name, milli in sorted(res.items())
+        if not (drop_pods and name == PODS)
+    }
+
+
+def _time(value: Any) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+
+
+def _pod_phase(status: TaskStatus) -> tuple[str, bool]:
+    """Return the pod phase to write and whether it was being deleted."""
+    if status == TaskStatus.RELEASING:
+        return "Running", True
+    if status in (TaskStatus.RUNNING, TaskStatus.SUCCEEDED, TaskStatus.FAILED, TaskStatus.UNKNOWN):
+        return str(status), False
+    return "Pending", False
+
+
+def _pod(task: TaskInfo, group: str | None) -> dict[str, Any]:
+    phase, deleting = _pod_phase(task.status)
+    annotations = dict(task.annotations)
+    if group:
+        annotations["scheduling.k8s.io/group-name"] = group
+    if task.role:
+        annotations["volcano.sh/task-spec"] = task.role
+    meta: dict[str, Any] = {"name": task.name, "namespace": task.namespace}
+    if annotations:
+        meta["annotations"] = annotations
+    if task.labels:
+        meta["labels"] = dict(task.labels)
+    if task.creation_timestamp is not None:
+        meta["creationTimestamp"] = _time(task.creation_timestamp)
+    if deleting:
+        meta["deletionTimestamp"] = _time(task.creation_timestamp) or "1970-01-01T00:00:00Z"
+    t = task.template
+    spec: dict[str, Any] = {
+        "schedulerName": "volcano",
+        "priority": task.priority,
+        "containers": [
+            {
+                "name": "main",
+                "resources": {"requests": _quantities(task.resreq, drop_pods=True)},
+            }
+        ],
+    }
+    if task.node_name and task.status != TaskStatus.PENDING:
+        spec["nodeName"] = task.node_name
+    if t.node_selector:
+        spec["nodeSelector"] = dict(t.node_selector)
+    if t.affinity:
+        spec["affinity"] = t.affinity
+    if t.tolerations:
+        spec["tolerations"] = [
+            {k: v for k, v in (("key", x.key), ("operator", x.operator), ("value", x.value),
+                               ("effect", x.effect)) if v}
+            for x in t.tolerations
+        ]  # fmt: skip
+    if t.topology_spread_constraints:
+        spec["topologySpreadConstraints"] = list(t.topology_spread_constraints)
+    if task.preemption_policy:
+        spec["preemptionPolicy"] = task.preemption_policy
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+            "status": {"phase": phase}}  # fmt: skip
+
+
+def snapshot_to_scenario(
+    cluster: ClusterInfo, *, conf_text: str, name: str, description: str = ""
+) -> str:
+    """Return the YAML of a scenario holding ``cluster`` and ``conf_text`` (no ``expect``)."""
+    objects: list[dict[str, Any]] = []
+    for class_name, value in sorted(cluster.priority_classes.items()):
+        objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                        "metadata": {"name": class_name}, "value": value})  # fmt: skip
+    for node in cluster.node_list:
+        spec: dict[str, Any] = {"unschedulable": node.unschedulable}
+        if node.taints:
+            spec["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect}
+                              for t in node.taints]  # fmt: skip
+        objects.append({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": node.name, "labels": dict(node.labels)},
+            "spec": spec, "status": {"allocatable": _quantities(node.allocatable)},
+        })  # fmt: skip
+    for queue in sorted(cluster.queues.values(), key=lambda q: q.name):
+        qspec: dict[str, Any] = {"weight": queue.weight, "reclaimable": queue.reclaimable}
+        for key, res in (("capability", queue.capability), ("deserved", queue.deserved)):
+            if res is not None:
+                qspec[key] = _quantities(res)
+        if queue.guarantee is not None:
+            qspec["guarantee"] = {"resource": _quantities(queue.guarantee)}
+        if queue.parent:
+            qspec["parent"] = queue.parent
+        objects.append({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                        "metadata": {"name": queue.name}, "spec": qspec,
+                        "status": {"state": str(queue.state)}})  # fmt: skip
+    for job in sorted(cluster.jobs.values(), key=lambda j: j.uid):
+        bare = len(job.tasks) == 1 and next(iter(job.tasks.values())).name == job.name
+        if not bare:
+            gspec: dict[str, Any] = {"minMember": job.min_available, "queue": job.queue}
+            if job.task_min_available:
+                gspec["minTaskMember"] = dict(job.task_min_available)
+            if job.min_resources is not None:
+                gspec["minResources"] = _quantities(job.min_resources)
+            if job.priority_class_name:
+                gspec["priorityClassName"] = job.priority_class_name
+            meta: dict[str, Any] = {"name": job.name, "namespace": job.namespace}
+            if job.creation_timestamp is not None:
+                meta["creationTimestamp"] = _time(job.creation_timestamp)
+            objects.append({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+                            "metadata": meta, "spec": gspec,
+                            "status": {"phase": str(job.phase)}})  # fmt: skip
+        for task in sorted(job.tasks.values(), key=lambda t: t.uid):
+            objects.append(_pod(task, None if bare else job.name))
+    document = {
+        "name": name,
+        "description": description or f"Snapshot of the live cluster at {_time(cluster.now)}",
+        "now": _time(cluster.now),
+        "config": conf_text,
+        "objects": objects,
+    }
+    return yaml.safe_dump(document, sort_keys=False, width=100)

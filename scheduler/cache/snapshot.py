@@ -1,0 +1,379 @@
+"""Rows → one consistent engine snapshot (``ClusterInfo``) plus the row versions it was read at.
+
+Volcano's counterpart: ``SchedulerCache.Snapshot()`` in ``pkg/scheduler/cache/cache.go``. Volcano
+clones informer state; we read the database in one read transaction (REPEATABLE READ on
+PostgreSQL; on SQLite the transaction itself is the snapshot), so every session sees one instant.
+
+Speed matters here (5,000 nodes and 50,000 pods in about 0.2 s), so rows are read with
+``values_list`` (never model instances), JSON columns are read as text and decoded once per
+distinct text, and pods of one task share one ``TaskTemplate``: the job controller renders all
+replicas of a task from one template, so their scheduling constraints (selector, affinity,
+tolerations, volumes) are equal even when per-pod env differs. That sharing is also what lets the
+engine cache predicate masks per template.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast
+from django.utils import timezone
+
+from jobs.models import Pod, PodGroup, PriorityClass
+from queues.models import Queue
+from scheduler.engine.api.cluster_info import ClusterInfo
+from scheduler.engine.api.job_info import JobInfo
+from scheduler.engine.api.node_info import NodeInfo, Taint
+from scheduler.engine.api.queue_info import QueueInfo
+from scheduler.engine.api.resource import PODS, Resource
+from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
+from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase, QueueState, TaskStatus
+from scheduler.models import Node
+
+__all__ = ["PodRow", "Snapshot", "read_snapshot"]
+
+ACTIVE_PHASES = ("Pending", "Running")
+PREEMPTABLE = "volcano.sh/preemptable"
+
+
+@dataclass(slots=True, frozen=True)
+class PodRow:
+    """What apply needs about a pod it may write: identity, version, request columns, its job."""
+
+    pk: int
+    resource_version: int
+    cpu: int
+    memory: int
+    gpu: int
+    job: str
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """A ``ClusterInfo`` and the versions of the rows it came from (for stale-row refusal)."""
+
+    cluster: ClusterInfo
+    pods: dict[str, PodRow] = field(default_factory=dict)
+    nodes: dict[str, tuple[int, int]] = field(default_factory=dict)  # name → (pk, version)
+    # uid → (pk, version, phase, running, succeeded, failed) as read
+    pod_groups: dict[str, tuple[int, int, str, int, int, int]] = field(default_factory=dict)
+    pod_group_conditions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    read_seconds: float = 0.0
+
+
+class _Decoder:
+    """Decode JSON text once per distinct value (most pods repeat their task's text)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str | None, Any] = {}
+        self.resources: dict[str | None, Resource] = {}
+        # template key → (template, priorityClassName, preemptionPolicy)
+        self.templates: dict[tuple[object, ...], tuple[TaskTemplate, str, str]] = {}
+
+    def request(self, text: str | None) -> Resource:
+        """Return the pod request in ``text`` plus the one ``pods`` slot every pod takes."""
+        found = self.resources.get(text)
+        if found is None:
+            milli = self(text) or {}
+            found = Resource({**{str(k): int(v) for k, v in milli.items()}, PODS: 1000})
+            self.resources[text] = found
+        return found
+
+    def __call__(self, text: str | None) -> Any:
+        try:
+            return self._seen[text]
+        except KeyError:
+            value = json.loads(text) if text else None
+            self._seen[text] = value
+            return value
+
+
+def _text(name: str) -> Cast:
+    return Cast(name, output_field=TextField())
+
+
+def _resource(milli: Mapping[str, int] | None) -> Resource | None:
+    return Resource({str(k): int(v) for k, v in milli.items()}) if milli else None
+
+
+def read_snapshot(*, now: datetime | None = None) -> Snapshot:
+    """Return the cluster as one session must see it: Ready nodes, live jobs, queues, classes."""
+    started = time.perf_counter()
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        snapshot = _read(now or timezone.now())
+    snapshot.read_seconds = time.perf_counter() - started
+    return snapshot
+
+
+def _read(now: datetime) -> Snapshot:
+    # 1. Priority classes: pods and PodGroups resolve their priority through them.
+    classes: dict[str, int] = {}
+    default_priority = 0
+    for name, value, is_default in PriorityClass.objects.values_list(
+        "name", "value", "global_default"
+    ):
+        classes[name] = value
+        if is_default:
+            default_priority = value
+    # 2. Queues.
+    queues = [_queue(row) for row in Queue.objects.values_list(*_QUEUE_FIELDS)]
+    # 3. Nodes: every row names its pods' host; only Ready ones enter the snapshot.
+    snapshot = Snapshot(cluster=ClusterInfo.build(now=now, nodes=(), jobs=()))
+    node_names: dict[int, str] = {}
+    nodes: list[NodeInfo] = []
+    for pk, name, version, ready, *rest in Node.objects.values_list(*_NODE_FIELDS):
+        node_names[pk] = name
+        if ready:
+            snapshot.nodes[name] = (pk, version)
+            nodes.append(_node(name, *rest))
+    # 4. PodGroups that are not finished, and pods of them (or still holding a node).
+    decode = _Decoder()
+    jobs: dict[str, JobInfo] = {}
+    group_uids: dict[int, str] = {}
+    groups = PodGroup.objects.exclude(phase=PodGroupPhase.COMPLETED).values_list(*_GROUP_FIELDS)
+    for row in groups:
+        job = _job(row, classes, default_priority, snapshot)
+        jobs[job.uid] = job
+        group_uids[row[0]] = job.uid
+    pods = Pod.objects.filter(
+        ~Q(pod_group__phase=PodGroupPhase.COMPLETED) | Q(phase__in=ACTIVE_PHASES)
+    )
+    rows = pods.annotate(**{f"{name}_text": _text(name) for name in _POD_TEXT_FIELDS}).values_list(
+        *_POD_FIELDS, *(f"{name}_text" for name in _POD_TEXT_FIELDS)
+    )
+    for row in rows.iterator(chunk_size=5000):
+        group_pk = row[3]
+        if group_pk is not None and group_pk not in group_uids:
+            # A Completed group with a pod still on a node: read the group too.
+            extra = PodGroup.objects.filter(pk=group_pk).values_list(*_GROUP_FIELDS).first()
+            if extra is None:
+                continue
+            job = _job(extra, classes, default_priority, snapshot)
+            jobs[job.uid], group_uids[group_pk] = job, job.uid
+        task = _task(row, decode, node_names, classes, default_priority)
+        if group_pk is None:  # a bare pod is its own gang of one, as in Kubernetes
+            job = JobInfo(
+                name=task.name,
+                namespace=task.namespace,
+                min_available=1,
+                priority=task.priority,
+                creation_timestamp=task.creation_timestamp,
+                phase=PodGroupPhase.PENDING
+                if task.status == TaskStatus.PENDING
+                else PodGroupPhase.RUNNING,
+            )
+            jobs.setdefault(job.uid, job)
+            job = jobs[job.uid]
+        else:
+            job = jobs[group_uids[group_pk]]
+        job.add_task(task)
+        snapshot.pods[task.uid] = PodRow(row[0], row[2], row[13], row[14], row[15], job.uid)
+    snapshot.cluster = ClusterInfo.build(
+        now=now,
+        nodes=nodes,
+        jobs=jobs.values(),
+        queues=queues,
+        priority_classes=classes,
+        default_priority=default_priority,
+    )
+    return snapshot
+
+
+_QUEUE_FIELDS = (
+    "name", "weight", "capability", "deserved", "guarantee", "reclaimable", "state", "parent",
+    "priority", "created_at", "annotations",
+)  # fmt: skip
+
+
+def _queue(row: tuple[Any, ...]) -> QueueInfo:
+    (
+        name,
+        weight,
+        capability,
+        deserved,
+        guarantee,
+        reclaimable,
+        state,
+        parent,
+        prio,
+        created,
+        ann,
+    ) = row
+    return QueueInfo(
+        name=name,
+        weight=weight,
+        capability=_resource(capability),
+        deserved=_resource(deserved),
+        guarantee=_resource(guarantee),
+        reclaimable=reclaimable,
+        state=QueueState(state),
+        parent=parent,
+        priority=prio,
+        creation_timestamp=created,
+        annotations=dict(ann or {}),
+    )
+
+
+_NODE_FIELDS = (
+    "pk", "name", "resource_version", "ready", "allocatable", "labels", "annotations", "taints",
+    "unschedulable",
+)  # fmt: skip
+
+
+def _node(
+    name: str,
+    allocatable: dict[str, int],
+    labels: dict[str, str],
+    annotations: dict[str, str],
+    taints: list[dict[str, str]],
+    unschedulable: bool,
+) -> NodeInfo:
+    return NodeInfo(
+        name=name,
+        allocatable=Resource({k: int(v) for k, v in (allocatable or {}).items()}),
+        labels=dict(labels or {}),
+        annotations=dict(annotations or {}),
+        taints=tuple(
+            Taint(str(t.get("key", "")), str(t.get("value", "")), str(t.get("effect", "")))
+            for t in taints or ()
+        ),
+        unschedulable=unschedulable,
+    )
+
+
+_GROUP_FIELDS = (
+    "pk", "namespace", "name", "resource_version", "min_member", "min_task_member",
+    "min_resources", "queue", "priority_class_name", "phase", "conditions", "created_at",
+    "annotations", "running", "succeeded", "failed",
+)  # fmt: skip
+
+
+def _job(
+    row: tuple[Any, ...], classes: dict[str, int], default_priority: int, snapshot: Snapshot
+) -> JobInfo:
+    pk, ns, name, version, min_member, task_min, min_res, queue, class_name, phase, conds, *rest = (
+        row
+    )
+    created, annotations, running, succeeded, failed = rest
+    uid = f"{ns}/{name}"
+    snapshot.pod_groups[uid] = (pk, version, phase, running, succeeded, failed)
+    snapshot.pod_group_conditions[uid] = list(conds or [])
+    return JobInfo(
+        name=name,
+        namespace=ns,
+        queue=queue,
+        min_available=min_member,
+        task_min_available={str(k): int(v) for k, v in (task_min or {}).items()},
+        min_resources=_resource(min_res),
+        priority_class_name=class_name,
+        priority=classes.get(class_name, default_priority),
+        creation_timestamp=created,
+        phase=PodGroupPhase(phase),
+        conditions=[
+            PodGroupCondition(
+                type=str(c.get("type", "")),
+                status=str(c.get("status", "")),
+                reason=str(c.get("reason", "")),
+                message=str(c.get("message", "")),
+                transition_id=str(c.get("transitionID", "")),
+            )
+            for c in conds or ()
+        ],
+        annotations=dict(annotations or {}),
+        uid=uid,
+    )
+
+
+_POD_FIELDS = (
+    "pk", "namespace", "resource_version", "pod_group_id", "name", "node_id", "phase",
+    "task_status", "deletion_time", "priority", "task_name", "created_at", "pod_group__name",
+    "cpu_milli", "memory_milli", "gpu_milli",
+)  # fmt: skip
+_POD_TEXT_FIELDS = ("requests", "spec", "labels", "annotations")
+
+
+def _pod_status(phase: str, has_node: bool, deleting: bool) -> TaskStatus:
+    if deleting and phase in ACTIVE_PHASES:
+        return TaskStatus.RELEASING
+    if phase == "Pending":
+        return TaskStatus.BOUND if has_node else TaskStatus.PENDING
+    return TaskStatus(phase)
+
+
+def _template(spec: Mapping[str, Any], namespace: str, labels: dict[str, str]) -> TaskTemplate:
+    containers = spec.get("containers") or []
+    ports = sorted(
+        int(p["hostPort"])
+        for c in containers
+        for p in c.get("ports") or ()
+        if isinstance(p, Mapping) and p.get("hostPort")
+    )
+    return TaskTemplate(
+        namespace=namespace,
+        labels=labels,
+        node_selector={str(k): str(v) for k, v in (spec.get("nodeSelector") or {}).items()},
+        affinity=dict(spec.get("affinity") or {}),
+        tolerations=tuple(
+            Toleration(
+                str(t.get("key", "")),
+                str(t.get("operator", "Equal")),
+                str(t.get("value", "")),
+                str(t.get("effect", "")),
+            )
+            for t in spec.get("tolerations") or ()
+        ),
+        topology_spread_constraints=tuple(spec.get("topologySpreadConstraints") or ()),
+        host_ports=tuple(ports),
+        images=tuple(str(c.get("image", "")) for c in containers),
+        volumes=tuple(spec.get("volumes") or ()),
+    )
+
+
+def _task(
+    row: tuple[Any, ...],
+    decode: _Decoder,
+    node_names: dict[int, str],
+    classes: dict[str, int],
+    default_priority: int,
+) -> TaskInfo:
+    (_pk, ns, _rv, group_pk, name, node_pk, phase, _ts, deleting, prio, task_name, created, _g,
+     _c, _m, _gpu, requests_text, spec_text, labels_text, annotations_text) = row  # fmt: skip
+    key: tuple[object, ...] = (
+        (group_pk, task_name, labels_text) if group_pk and task_name else (spec_text, labels_text)
+    )
+    known = decode.templates.get(key)
+    if known is None:
+        spec = decode(spec_text) or {}
+        known = decode.templates[key] = (
+            _template(spec, ns, decode(labels_text) or {}),
+            str(spec.get("priorityClassName") or ""),
+            str(spec.get("preemptionPolicy") or ""),
+        )
+    template, class_name, preemption_policy = known
+    annotations: dict[str, str] = decode(annotations_text) or {}
+    return TaskInfo(
+        name=name,
+        namespace=ns,
+        job="",
+        resreq=decode.request(requests_text),
+        status=_pod_status(phase, node_pk is not None, deleting is not None),
+        node_name=node_names.get(node_pk, "") if node_pk is not None else "",
+        priority=prio or classes.get(class_name, default_priority),
+        role=task_name,
+        preemptable=annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t"),
+        preemption_policy=preemption_policy,
+        priority_class_name=class_name,
+        creation_timestamp=created,
+        annotations=annotations,
+        template=template,
+    )

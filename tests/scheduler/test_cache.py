@@ -1,0 +1,196 @@
+"""The seam: one consistent snapshot in, decisions out, stale rows refused."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from jobs.models import Event, Pod, PodGroup
+from queues.models import Queue
+from scheduler.cache import Snapshot, apply_decisions, read_snapshot, snapshot_to_scenario
+from scheduler.engine import load_conf, load_scenario, run_session
+from scheduler.engine.api.types import TaskStatus
+from scheduler.engine.framework.decisions import Decisions, Eviction
+from scheduler.models import Node
+from tests.scheduler.factories import GI, TEST_CONF, make_gang, make_node, make_queue
+
+pytestmark = pytest.mark.django_db
+
+
+def session() -> tuple[Snapshot, Decisions]:
+    snapshot = read_snapshot()
+    return snapshot, run_session(snapshot.cluster, load_conf(TEST_CONF))
+
+
+def test_snapshot_holds_ready_nodes_and_live_pods_with_their_status() -> None:
+    make_node("n1")
+    make_node("down", ready=False)
+    make_gang("done", replicas=1, phase="Completed")
+    Pod.objects.filter(name="done-task-0").update(phase="Succeeded")
+    _, (running, _pending) = make_gang("g", replicas=2)
+    Pod.objects.filter(pk=running.pk).update(node=Node.objects.get(name="n1"), phase="Running")
+
+    cluster = read_snapshot().cluster
+
+    assert sorted(cluster.nodes) == ["n1"]
+    assert sorted(cluster.jobs) == ["default/g"]
+    statuses = {t.name: t.status for t in cluster.jobs["default/g"].tasks.values()}
+    assert statuses == {"g-task-0": TaskStatus.RUNNING, "g-task-1": TaskStatus.PENDING}
+    assert cluster.nodes["n1"].idle.get("cpu") == 3000
+    assert cluster.jobs["default/g"].tasks["default/g-task-1"].resreq.get("pods") == 1000
+
+
+def test_snapshot_reads_scheduling_constraints_from_the_pod_spec() -> None:
+    spec = {
+        "containers": [{"name": "c", "image": "x"}],
+        "nodeSelector": {"zone": "a"},
+        "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
+    }
+    make_gang("g", replicas=2, spec=spec)
+
+    tasks = list(read_snapshot().cluster.jobs["default/g"].tasks.values())
+
+    assert tasks[0].template.node_selector == {"zone": "a"}
+    assert tasks[0].template.tolerations[0].key == "gpu"
+    assert tasks[0].template is tasks[1].template  # one template per task: cached predicates
+
+
+def test_a_gang_is_bound_and_its_pod_group_and_queue_status_written() -> None:
+    make_node("n1")
+    make_gang("g", replicas=3)
+    snapshot, decisions = session()
+
+    result = apply_decisions(snapshot, decisions, session_uid="s1")
+
+    assert result.bound == 3
+    assert result.skipped_binds == []
+    pods = Pod.objects.filter(pod_group__name="g")
+    got = {(p.node.name if p.node else "", p.task_status, p.resource_version) for p in pods}
+    assert got == {("n1", "Bound", 2)}
+    group = PodGroup.objects.get(name="g")
+    assert group.phase == "Inqueue"
+    queue = Queue.objects.get(name="default")
+    assert queue.inqueue == 1
+    assert queue.allocated == {"cpu": 3000, "memory": 3 * GI, "pods": 3000}
+
+
+def test_the_same_decisions_applied_twice_bind_nothing_the_second_time() -> None:
+    make_node("n1")
+    make_gang("g", replicas=2)
+    snapshot, decisions = session()
+    apply_decisions(snapshot, decisions)
+
+    again = apply_decisions(snapshot, decisions)
+
+    assert again.bound == 0
+    assert again.skipped_binds == ["default/g-task-0", "default/g-task-1"]
+
+
+def test_a_pod_changed_after_the_snapshot_refuses_its_whole_gang_until_next_session() -> None:
+    make_node("n1")
+    _, pods = make_gang("g", replicas=3)
+    snapshot, decisions = session()
+    pods[1].labels = {"edited": "yes"}
+    pods[1].save()  # a concurrent writer: resourceVersion moves on
+
+    result = apply_decisions(snapshot, decisions)
+
+    assert result.bound == 0
+    assert len(result.skipped_binds) == 3
+    assert not Pod.objects.filter(node__isnull=False).exists()
+    # The next session reads the new version and binds the gang.
+    snapshot, decisions = session()
+    assert apply_decisions(snapshot, decisions).bound == 3
+
+
+def test_a_node_filled_by_another_writer_refuses_binds_that_would_overflow_it() -> None:
+    node = make_node("n1", cpu=4)
+    make_gang("g", replicas=3)
+    snapshot, decisions = session()
+    # After the snapshot, someone else puts a 2-CPU pod on the node.
+    _, (other,) = make_gang("other", replicas=1, cpu=2)
+    Pod.objects.filter(pk=other.pk).update(node=node, phase="Running")
+
+    result = apply_decisions(snapshot, decisions)
+
+    assert result.bound == 0
+    used = sum(p.cpu_milli for p in Pod.objects.filter(node=node))
+    assert used <= 4000
+
+
+def test_a_node_cordoned_after_the_snapshot_gets_no_binds() -> None:
+    node = make_node("n1")
+    make_gang("g", replicas=1)
+    snapshot, decisions = session()
+    node.unschedulable = True
+    node.save()
+
+    assert apply_decisions(snapshot, decisions).bound == 0
+
+
+def test_a_gang_that_cannot_fit_is_marked_unschedulable_with_the_engine_reason() -> None:
+    make_node("n1", cpu=2)
+    make_gang("big", replicas=4)
+    snapshot, decisions = session()
+
+    apply_decisions(snapshot, decisions, session_uid="s1")
+
+    group = PodGroup.objects.get(name="big")
+    unschedulable = [c for c in group.conditions if c["type"] == "Unschedulable"]
+    assert unschedulable
+    assert unschedulable[0]["status"] == "True"
+    assert unschedulable[0]["message"] == decisions.unschedulable["default/big"]
+    assert not Pod.objects.filter(node__isnull=False).exists()
+
+
+def test_an_eviction_marks_the_pod_releasing_and_records_an_event() -> None:
+    node = make_node("n1")
+    _, (pod,) = make_gang("victim", replicas=1)
+    Pod.objects.filter(pk=pod.pk).update(node=node, phase="Running")
+    snapshot = read_snapshot()
+    decisions = Decisions(evictions=[Eviction("default/victim-task-0", "n1", "preempted")])
+
+    result = apply_decisions(snapshot, decisions)
+
+    pod.refresh_from_db()
+    assert result.evicted == 1
+    assert pod.deletion_time is not None
+    assert pod.task_status == "Releasing"
+    assert Event.objects.filter(involved_name=pod.name, reason="Evict").exists()
+    # A second eviction of the same (now changed) pod is refused.
+    assert apply_decisions(snapshot, decisions).skipped_evictions == ["default/victim-task-0"]
+
+
+def test_queue_status_counts_pod_groups_per_queue() -> None:
+    make_node("small", cpu=1)
+    make_queue("q1", weight=2)
+    make_gang("a", replicas=1, queue="q1", cpu=2)
+    make_gang("b", replicas=1, queue="q1", cpu=2, phase="Running")
+    snapshot, decisions = session()  # nothing fits: only the counts change
+
+    apply_decisions(snapshot, decisions)
+
+    q1 = Queue.objects.get(name="q1")
+    phases = list(PodGroup.objects.filter(queue="q1").values_list("phase", flat=True))
+    assert (q1.pending, q1.inqueue, q1.running) == (
+        phases.count("Pending"),
+        phases.count("Inqueue"),
+        phases.count("Running"),
+    )
+    assert q1.pending + q1.inqueue + q1.running + q1.unknown == 2
+    assert Queue.objects.get(name="default").pending == 0
+
+
+def test_exported_snapshot_replays_to_the_same_decisions() -> None:
+    make_node("n1", cpu=8)
+    make_node("n2", cpu=2, taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}])
+    make_gang("g", replicas=3)
+    make_gang("h", replicas=2, cpu=2)
+    live = read_snapshot(now=timezone.now())
+    text = snapshot_to_scenario(live.cluster, conf_text=TEST_CONF, name="live")
+
+    replay = load_scenario(text)
+    expected = run_session(live.cluster, load_conf(TEST_CONF))
+
+    assert run_session(replay.cluster, replay.conf).binds == expected.binds
+    assert sorted(replay.cluster.nodes) == ["n1", "n2"]
