@@ -10,10 +10,14 @@ from scheduler.engine.actions import (
     allocate,
     backfill,
     enqueue,
+    preempt,
+    reclaim,
 )
 
 __all__ = [
     "allocate",
     "backfill",
     "enqueue",
+    "preempt",
+    "reclaim",
 ]
