@@ -7,9 +7,18 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
+from scheduler.faults import node_cordon, node_down, node_up, pod_evict, pod_fail
 from scheduler.models import SchedulerConfiguration
 
-__all__ = ["scheduler_conf_activate", "scheduler_conf_create"]
+__all__ = [
+    "node_cordon",
+    "node_down",
+    "node_up",
+    "pod_evict",
+    "pod_fail",
+    "scheduler_conf_activate",
+    "scheduler_conf_create",
+]
 
 
 def scheduler_conf_create(
