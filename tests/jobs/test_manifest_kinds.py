@@ -13,7 +13,7 @@ from jobs.models import Command, Event, Job, Pod, PodGroup
 from scheduler.engine.errors import ManifestError
 from scheduler.models import Node
 
-NODE = {
+NODE: dict[str, Any] = {
     "apiVersion": "v1",
     "kind": "Node",
     "metadata": {"name": "node-1", "labels": {"zone": "a"}},
