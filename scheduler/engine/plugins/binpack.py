@@ -81,23 +81,52 @@ class BinpackPlugin(Plugin):
             if col is not None:
                 self._column_weights[col] = weight
         # Resources nobody in the snapshot mentions have no column: they cannot be requested.
+        self._plans: dict[int, tuple[IntArray, FloatArray, float]] = {}
         ssn.add_batch_node_order_fn(self.name, self.score)
+
+    def _plan(self, req: IntArray) -> tuple[IntArray, FloatArray, float]:
+        """Return the scored columns of a request, their weights and the weight sum (cached)."""
+        key = id(req)  # request rows are memoised per distinct request by the ResourceIndex
+        found = self._plans.get(key)
+        if found is None:
+            weights = np.where(req > 0, self._column_weights, 0.0)
+            cols = np.flatnonzero(weights)
+            found = (cols, weights[cols], float(weights.sum()))
+            self._plans[key] = found
+        return found
 
     def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
         """Return the binpack score of each node row for ``task`` (0 where it would overflow)."""
         req = task.resreq_vec
         assert req is not None
-        weights = np.where(req > 0, self._column_weights, 0.0)
-        weight_sum = float(weights.sum())
+        cols, weights, weight_sum = self._plan(req)
         if weight_sum == 0:
             return np.zeros(len(rows), dtype=np.float64)
-        cols = np.flatnonzero(weights)
-        alloc = self._arrays.allocatable[np.ix_(rows, cols)]
-        after = self._arrays.used[np.ix_(rows, cols)] + req[cols]
+        if len(rows) == 1:
+            return np.array([self._score_row(int(rows[0]), req, cols, weights, weight_sum)])
+        alloc = self._arrays.allocatable[rows][:, cols]
+        after = self._arrays.used[rows][:, cols] + req[cols]
         overflow = ((after > alloc) & (alloc > 0)).any(axis=1)
-        safe = np.where(alloc > 0, alloc, 1)
-        share = np.where(alloc > 0, after / safe, 0.0)
-        total = share @ weights[cols]
+        share = np.where(alloc > 0, after / np.where(alloc > 0, alloc, 1), 0.0)
+        total = (share * weights).sum(axis=1)
         scores: FloatArray = total / weight_sum * 100.0 * self._weight
         scores[overflow] = 0.0
         return scores
+
+    def _score_row(
+        self, row: int, req: IntArray, cols: IntArray, weights: FloatArray, weight_sum: float
+    ) -> float:
+        """Return the score of one row: the same arithmetic as ``score``, on Python scalars."""
+        alloc_row = self._arrays.allocatable[row]
+        used_row = self._arrays.used[row]
+        total = 0.0
+        for col, weight in zip(cols.tolist(), weights.tolist(), strict=True):
+            alloc = int(alloc_row[col])
+            after = int(used_row[col]) + int(req[col])
+            if alloc <= 0:
+                total += 0.0 * weight
+                continue
+            if after > alloc:
+                return 0.0
+            total += (after / alloc) * weight
+        return total / weight_sum * 100.0 * self._weight

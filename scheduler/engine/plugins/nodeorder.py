@@ -26,6 +26,8 @@ over node rows with NumPy, so a task template costs one vectorised pass.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -35,10 +37,12 @@ from scheduler.engine.framework import ArgSpec, EventHandler, Plugin, Session, r
 from scheduler.engine.plugins.predicates.inter_pod import SpreadConstraint
 from scheduler.engine.plugins.predicates.pod_index import Matcher, PodIndex
 from scheduler.engine.plugins.predicates.selectors import (
+    NodeConstraintKeys,
     WeightedTerm,
     node_matches_selector,
     preferred_node_terms,
     preferred_pod_terms,
+    taint_groups,
     tolerates,
 )
 
@@ -88,8 +92,16 @@ class NodeOrderPlugin(Plugin):
         self._balanced_cols = np.array(
             [position[n] for n in (CPU, MEMORY, GPU) if n in position], dtype=np.int64
         )
+        self._cols_list: list[int] = self._cols.tolist()
+        self._balanced_list: list[int] = self._balanced_cols.tolist()
         self._static: dict[str, FloatArray] = {}
         self._eligible: dict[str, BoolArray] = {}
+        self._keys = NodeConstraintKeys()
+        self._prefer_groups = [
+            (taints, rows)
+            for taints, rows in taint_groups(self.nodes)
+            if any(t.effect == "PreferNoSchedule" for t in taints)
+        ]
         self.index: PodIndex | None = None
         if self._needs_index(ssn):
             index = PodIndex(ssn)
@@ -115,14 +127,16 @@ class NodeOrderPlugin(Plugin):
         return False
 
     # --- resource scores -----------------------------------------------------------------------
+    # Each scorer has a vector form (many rows: a template's first evaluation) and a scalar form
+    # (one row: the node where a pod just landed), computed in the same order so they agree.
     def _requested(
         self, task: TaskInfo, rows: IntArray, cols: IntArray
     ) -> tuple[IntArray, IntArray]:
         arrays = self.ssn.arrays
         req = task.resreq_vec
         assert req is not None
-        alloc = arrays.allocatable[np.ix_(rows, cols)]
-        requested = arrays.used[np.ix_(rows, cols)] + req[cols]
+        alloc = arrays.allocatable[rows][:, cols]
+        requested = arrays.used[rows][:, cols] + req[cols]
         return alloc, requested
 
     def _least(self, task: TaskInfo, rows: IntArray) -> FloatArray:
@@ -147,9 +161,41 @@ class NodeOrderPlugin(Plugin):
         var = (np.where(has, (fraction - mean[:, None]) ** 2, 0.0)).sum(axis=1) / safe_count
         return np.asarray(np.floor((1.0 - np.sqrt(var)) * MAX_SCORE), dtype=np.float64)
 
+    def _resource_row(self, task: TaskInfo, row: int) -> float:
+        """Return the weighted least/most/balanced score of one row (the scalar form)."""
+        arrays, w = self.ssn.arrays, self.w
+        req = task.resreq_vec
+        assert req is not None
+        alloc_row, used_row, req_row = (
+            arrays.allocatable[row].tolist(),
+            arrays.used[row].tolist(),
+            req.tolist(),
+        )
+        total = 0.0
+        if w["leastrequested"] or w["mostrequested"]:
+            least = most = 0
+            for col in self._cols_list:
+                alloc, requested = alloc_row[col], used_row[col] + req_row[col]
+                if alloc > 0:
+                    least += (alloc - requested) * 100 // alloc if requested <= alloc else 0
+                    most += min(requested, alloc) * 100 // alloc
+            n = len(self._cols_list)
+            total += w["leastrequested"] * float(least // n) + w["mostrequested"] * float(most // n)
+        if w["balancedresource"]:
+            fractions = [
+                min((used_row[c] + req_row[c]) / alloc_row[c], 1.0)
+                for c in self._balanced_list
+                if alloc_row[c] > 0
+            ]
+            count = max(len(fractions), 1)
+            mean = sum(fractions) / count
+            var = sum((f - mean) ** 2 for f in fractions) / count
+            total += w["balancedresource"] * math.floor((1.0 - math.sqrt(var)) * MAX_SCORE)
+        return total
+
     # --- template scores -----------------------------------------------------------------------
     def _eligible_rows(self, task: TaskInfo) -> BoolArray:
-        key = task.template.key
+        key = self._keys.key(task.template)
         found = self._eligible.get(key)
         if found is None:
             template = task.template
@@ -164,7 +210,7 @@ class NodeOrderPlugin(Plugin):
 
     def _static_scores(self, task: TaskInfo) -> FloatArray:
         """Return the weighted node-affinity and taint-toleration scores over every node row."""
-        key = task.template.key
+        key = self._keys.key(task.template)
         found = self._static.get(key)
         if found is not None:
             return found
@@ -181,19 +227,14 @@ class NodeOrderPlugin(Plugin):
             tolerations = [
                 t for t in task.template.tolerations if t.effect in ("", "PreferNoSchedule")
             ]
-            raw = np.fromiter(
-                (
-                    sum(
-                        1
-                        for taint in node.taints
-                        if taint.effect == "PreferNoSchedule"
-                        and not any(tolerates(t, taint) for t in tolerations)
-                    )
-                    for node in self.nodes
-                ),
-                np.float64,
-                n,
-            )
+            raw = np.zeros(n, dtype=np.float64)
+            for taints, rows in self._prefer_groups:
+                raw[rows] = sum(
+                    1
+                    for taint in taints
+                    if taint.effect == "PreferNoSchedule"
+                    and not any(tolerates(t, taint) for t in tolerations)
+                )
             total += self.w["tainttoleration"] * _normalise_max(raw, eligible, reverse=True)
         self._static[key] = total
         return total
@@ -267,13 +308,19 @@ class NodeOrderPlugin(Plugin):
     def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
         """Return the weighted sum of every enabled scorer for each node row."""
         w = self.w
+        if len(rows) == 1 and self.index is None:
+            row = int(rows[0])
+            one = float(self._static_scores(task)[row]) + self._resource_row(task, row)
+            return np.array([one], dtype=np.float64)
         total = self._static_scores(task)[rows]
+        resource = np.zeros(len(rows), dtype=np.float64)
         if w["leastrequested"]:
-            total = total + w["leastrequested"] * self._least(task, rows)
+            resource += w["leastrequested"] * self._least(task, rows)
         if w["mostrequested"]:
-            total = total + w["mostrequested"] * self._most(task, rows)
+            resource += w["mostrequested"] * self._most(task, rows)
         if w["balancedresource"]:
-            total = total + w["balancedresource"] * self._balanced(task, rows)
+            resource += w["balancedresource"] * self._balanced(task, rows)
+        total = total + resource
         index = self.index
         if index is not None:
             eligible = self._eligible_rows(task)

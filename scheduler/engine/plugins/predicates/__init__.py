@@ -33,8 +33,10 @@ from scheduler.engine.framework import ArgSpec, EventHandler, Plugin, Session, r
 from scheduler.engine.plugins.predicates import inter_pod
 from scheduler.engine.plugins.predicates.pod_index import PodIndex
 from scheduler.engine.plugins.predicates.selectors import (
+    NodeConstraintKeys,
     first_untolerated,
     node_matches_selector,
+    taint_groups,
     tolerates,
 )
 
@@ -108,6 +110,8 @@ class PredicatesPlugin(Plugin):
         self._unschedulable = np.array([n.unschedulable for n in self.nodes], dtype=np.bool_)
         self._static: dict[str, BoolArray] = {}
         self._eligible: dict[str, BoolArray] = {}
+        self._keys = NodeConstraintKeys()
+        self._taint_groups = taint_groups(self.nodes)
         self._constraints: dict[str, inter_pod.PodConstraints] = {}
         self.index: PodIndex | None = None
         if self._needs_index(ssn):
@@ -147,7 +151,7 @@ class PredicatesPlugin(Plugin):
 
     def eligible(self, task: TaskInfo) -> BoolArray:
         """Return the node rows the pod's nodeSelector and required node affinity admit."""
-        key = task.template.key
+        key = self._keys.key(task.template)
         found = self._eligible.get(key)
         if found is None:
             template = task.template
@@ -162,7 +166,7 @@ class PredicatesPlugin(Plugin):
 
     def _static_mask(self, task: TaskInfo) -> BoolArray:
         """Return NodeUnschedulable AND NodeAffinity AND TaintToleration over every node row."""
-        key = task.template.key
+        key = self._keys.key(task.template)
         found = self._static.get(key)
         if found is None:
             tolerations = task.template.tolerations
@@ -171,18 +175,11 @@ class PredicatesPlugin(Plugin):
                 found = np.ones(len(self.nodes), dtype=np.bool_)
             if self._affinity_on:
                 found = found & self.eligible(task)
-            if self._taints_on:
-                verdicts: dict[tuple[Taint, ...], bool] = {}
+            if self._taints_on and self._taint_groups:
                 ok = np.ones(len(self.nodes), dtype=np.bool_)
-                for row, node in enumerate(self.nodes):
-                    if node.taints:
-                        verdict = verdicts.get(node.taints)
-                        if verdict is None:
-                            verdict = (
-                                first_untolerated(node.taints, tolerations, HARD_EFFECTS) is None
-                            )
-                            verdicts[node.taints] = verdict
-                        ok[row] = verdict
+                for taints, rows in self._taint_groups:
+                    if first_untolerated(taints, tolerations, HARD_EFFECTS) is not None:
+                        ok[rows] = False
                 found = found & ok
             self._static[key] = found
         return found
@@ -198,6 +195,16 @@ class PredicatesPlugin(Plugin):
     # --- the two forms ---------------------------------------------------------------------------
     def batch_predicate(self, task: TaskInfo, rows: IntArray) -> BoolArray:
         """Return True for each node row that passes every enabled check."""
+        if len(rows) == 1 and self.index is None:  # one row: the node where a pod just landed
+            row = int(rows[0])
+            arrays, col = self.ssn.arrays, self._pods_col
+            held = (
+                int(arrays.used[row, col])
+                - int(arrays.releasing[row, col])
+                + int(arrays.pipelined[row, col])
+            ) // 1000
+            ok = held < int(self._max_pods[row]) and bool(self._static_mask(task)[row])
+            return np.array([ok], dtype=np.bool_)
         mask: BoolArray = self._pod_count(rows) < self._max_pods[rows]
         mask &= self._static_mask(task)[rows]
         if self.index is not None:

@@ -8,16 +8,21 @@ values so the plugins can key caches on them and match thousands of nodes or pod
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from scheduler.engine.api.node_info import NodeInfo, Taint
-from scheduler.engine.api.task_info import TaskInfo, Toleration
+from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
 
 __all__ = [
     "AffinityTerm",
     "LabelSelector",
+    "NodeConstraintKeys",
     "NodeSelectorTerm",
     "WeightedTerm",
     "first_untolerated",
@@ -26,6 +31,7 @@ __all__ = [
     "pod_affinity_terms",
     "preferred_node_terms",
     "preferred_pod_terms",
+    "taint_groups",
     "tolerates",
 ]
 
@@ -235,3 +241,44 @@ def preferred_pod_terms(
             term = _affinity_term(item.get("podAffinityTerm"), namespace)
             out.append(WeightedTerm(int(item.get("weight", 0)), term))
     return tuple(out)
+
+
+class NodeConstraintKeys:
+    """Per-session memo: a template's node-side constraints (selector, node affinity, tolerations).
+
+    Pods of different jobs differ in labels but usually not in these, so answers that depend
+    only on them (node affinity, taints) are computed once per distinct key, not per template.
+    """
+
+    __slots__ = ("_by_id",)
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[TaskTemplate, str]] = {}
+
+    def key(self, template: TaskTemplate) -> str:
+        """Return the canonical text of ``template``'s node-side constraints."""
+        found = self._by_id.get(id(template))
+        if found is not None and found[0] is template:
+            return found[1]
+        text = json.dumps(
+            [
+                template.node_selector,
+                template.affinity.get("nodeAffinity"),
+                [(t.key, t.operator, t.value, t.effect) for t in template.tolerations],
+            ],
+            sort_keys=True,
+            default=str,
+        )
+        self._by_id[id(template)] = (template, text)  # holding the template keeps its id unique
+        return text
+
+
+def taint_groups(
+    nodes: Sequence[NodeInfo],
+) -> list[tuple[tuple[Taint, ...], npt.NDArray[np.int64]]]:
+    """Return each distinct non-empty taint list with the rows of the nodes that carry it."""
+    groups: dict[tuple[Taint, ...], list[int]] = {}
+    for row, node in enumerate(nodes):
+        if node.taints:
+            groups.setdefault(node.taints, []).append(row)
+    return [(taints, np.array(rows, dtype=np.int64)) for taints, rows in groups.items()]

@@ -1,0 +1,144 @@
+"""Engine-alone benchmark: ``python bench/engine.py --set S-yk`` (or ``--set all``).
+
+For every case of a set (``bench/workloads.py``; Q-queueing in ``bench/queueing.py``) it builds
+the snapshot (timed as *snapshot*), runs one session on the pure engine and prints: the seed, the
+session wall time split per action and per plugin open/close, pods bound, pods bound per second
+of session time, jobs admitted by enqueue and peak RSS. There is no write-back on the engine
+alone. ``--set all`` runs each set in its own process so that each peak RSS is that set's own.
+``--profile`` prints the top of a cProfile of the sessions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.queueing import run_queueing
+from bench.workloads import SETS, Case
+from scheduler.engine.conf import load_conf
+from scheduler.engine.errors import EngineError
+from scheduler.engine.framework import run_session
+
+ALL = [*SETS, "Q-queueing"]
+TARGETS = {
+    "S-gang": "session <= 50 ms",
+    "S-yk": ">= 27,000 pods/s",
+    "M-shape": "every session <= 0.5 s",
+    "M-mixed": "every session <= 0.5 s",
+    "L-basic": "session <= 5 s, peak RSS <= 1.5 GiB",
+    "L-mixed": "session <= 10 s, peak RSS <= 1.5 GiB",
+    "P-preempt": "all 1,000 placed, session <= 5 s",
+    "Q-queueing": "mean admission below Kueue's (large 6.7 s, medium 77 s, small 215 s)",
+}
+
+
+def peak_rss_mib() -> float:
+    """Return this process's peak resident set size in MiB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_case(case: Case, *, profiler: cProfile.Profile | None) -> None:
+    """Build, run and print one case."""
+    try:
+        conf = load_conf(case.conf)
+    except EngineError as exc:
+        print(f"  {case.label}: CANNOT RUN: {exc}")
+        return
+    started = time.perf_counter()
+    cluster = case.build()
+    snapshot = time.perf_counter() - started
+    pending = sum(1 for j in cluster.jobs.values() for t in j.tasks.values() if not t.node_name)
+    if profiler is not None:
+        profiler.enable()
+    decisions = run_session(cluster, conf, uid=case.label)
+    if profiler is not None:
+        profiler.disable()
+    timings = decisions.timings
+    session = timings["session"]
+    bound = len(decisions.binds)
+    actions = ", ".join(
+        f"{k.removeprefix('action.')} {v * 1000:.1f}"
+        for k, v in timings.items()
+        if k.startswith("action.")
+    )
+    plugins = ", ".join(
+        f"{k.removeprefix('plugin.')} {v * 1000:.1f}"
+        for k, v in timings.items()
+        if k.startswith("plugin.") and v >= 0.0005
+    )
+    rate = bound / session if session else 0.0
+    print(
+        f"  {case.label}: session {session * 1000:.1f} ms (snapshot {snapshot * 1000:.0f} ms, "
+        f"write-back none) | bound {bound}/{pending} pending pods | {rate:,.0f} pods/s | "
+        f"enqueued {len(decisions.enqueued)} jobs | evictions {len(decisions.evictions)} | "
+        f"pipelined {len(decisions.pipelined)}"
+    )
+    print(f"    actions ms: {actions}")
+    if plugins:
+        print(f"    plugins ms (open/close >= 0.5): {plugins}")
+
+
+def run_q(seed: int) -> None:
+    """Run and print Q-queueing."""
+    result = run_queueing(seed)
+    walls = result.session_walls
+    print(
+        f"  {result.sessions} sessions over {result.simulated_seconds:.0f} simulated s; "
+        f"session wall mean {sum(walls) / max(len(walls), 1) * 1000:.1f} ms, "
+        f"max {max(walls, default=0) * 1000:.1f} ms; snapshots {result.snapshot_wall:.1f} s total"
+    )
+    print(f"  bound {result.bound} | enqueued {result.enqueued} jobs")
+    actions = ", ".join(
+        f"{k.removeprefix('action.')} {v:.2f} s" for k, v in result.action_walls.items()
+    )
+    print(f"  actions total: {actions}")
+    for kind, waits in result.wait_by_class.items():
+        mean = sum(waits) / len(waits) if waits else float("nan")
+        print(
+            f"  time to admission, {kind}: mean {mean:.2f} s, max {max(waits, default=0):.2f} s, n={len(waits)}"
+        )
+
+
+def run_set(name: str, seed: int, *, profile: bool) -> None:
+    """Run every case of set ``name`` and print its figures."""
+    print(f"== {name} (seed {seed}; target: {TARGETS[name]})")
+    profiler = cProfile.Profile() if profile else None
+    if name == "Q-queueing":
+        run_q(seed)
+    else:
+        workload = SETS[name](seed)
+        for case in workload.cases:
+            run_case(case, profiler=profiler)
+    print(f"  peak RSS {peak_rss_mib():.0f} MiB")
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and run the chosen sets."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--set", default="S-yk", choices=[*ALL, "all"])
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args(argv)
+    if args.set != "all":
+        run_set(args.set, args.seed, profile=args.profile)
+        return 0
+    code = 0
+    for name in ALL:
+        command = [sys.executable, __file__, "--set", name, "--seed", str(args.seed)]
+        code |= subprocess.run(command, check=False).returncode
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
