@@ -82,8 +82,11 @@ def intersect_by_tier(tiers: Tiers, preemptor: object, candidates: Sequence[T]) 
     """Return victims: intersect within a tier, the first tier with a non-empty answer decides.
 
     A function returns ``None`` to abstain; an empty list empties the tier's answer (and skips
-    the rest of the tier). Order is the first answering function's order.
+    the rest of the tier). Order is the first answering function's order. As in Volcano, once
+    some function has answered with victims, an emptied tier is final (later tiers would only
+    intersect with nothing); a later tier decides afresh only if every answer so far was empty.
     """
+    answered = False
     for fns in tiers:
         victims: list[T] | None = None
         for fn in fns:
@@ -93,13 +96,16 @@ def intersect_by_tier(tiers: Tiers, preemptor: object, candidates: Sequence[T]) 
             if not answer:
                 victims = []
                 break
-            if victims is None:
+            if victims is None and not answered:
                 victims = list(answer)
+                answered = True
             else:
                 keep = {id(x) for x in answer}
-                victims = [v for v in victims if id(v) in keep]
+                victims = [v for v in victims or [] if id(v) in keep]
         if victims:
             return victims
+        if answered:
+            return []
     return []
 
 
