@@ -17,7 +17,7 @@ from django.db.models import Q
 
 from scheduler.validators import validate_dns1123_subdomain
 
-__all__ = ["Node", "ObjectMeta", "SchedulerConfiguration", "SessionRecord"]
+__all__ = ["LeaderLease", "Node", "ObjectMeta", "SchedulerConfiguration", "SessionRecord"]
 
 
 class ObjectMeta(models.Model):
@@ -150,3 +150,19 @@ class SessionRecord(models.Model):
 
     def __str__(self) -> str:
         return f"session {self.started_at:%Y-%m-%d %H:%M:%S} ({self.e2e_ms:.1f} ms)"
+
+
+class LeaderLease(models.Model):
+    """A named lock with an expiry: who runs scheduling sessions now (the database lease).
+
+    Used when there is no Redis (``scheduler/leader.py``): the holder renews ``expires_at`` every
+    period; a holder that dies stops renewing and anyone may take the lease once it expires.
+    """
+
+    name = models.CharField(max_length=64, unique=True)
+    holder = models.CharField(max_length=200, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    acquired_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} held by {self.holder or 'nobody'}"
