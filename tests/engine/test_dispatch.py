@@ -54,3 +54,10 @@ def test_starving_first_tier_with_a_function_decides_and_none_is_false():
 def test_first_answer_and_sum_scores():
     assert dispatch.first_answer([[const(None)], [const("why"), const("other")]]) == "why"
     assert dispatch.sum_scores([[const(1.5)], [const(2)]]) == 3.5
+
+
+def test_intersect_once_a_tier_answered_with_victims_later_tiers_cannot_revive_them():
+    # Volcano keeps "initialised" across tiers: tier 1 named victims, then its intersection
+    # emptied them; tier 2 only intersects with that empty set.
+    tiers = [[const(["a"]), const(["b"])], [const(["a", "b"])]]
+    assert dispatch.intersect_by_tier(tiers, "p", ["a", "b"]) == []

@@ -103,7 +103,15 @@ class JobInfo:
     # --- Volcano's counters ----------------------------------------------------------------
     def ready_task_num(self) -> int:
         """Return Bound + Binding + Running + Allocated + Succeeded."""
-        return self.count(*_READY)
+        index = self.task_status_index  # called after every placement: kept loop-free
+        get = index.get
+        return (
+            len(get(TaskStatus.BOUND) or ())
+            + len(get(TaskStatus.BINDING) or ())
+            + len(get(TaskStatus.RUNNING) or ())
+            + len(get(TaskStatus.ALLOCATED) or ())
+            + len(get(TaskStatus.SUCCEEDED) or ())
+        )
 
     def waiting_task_num(self) -> int:
         """Return the Pipelined count."""

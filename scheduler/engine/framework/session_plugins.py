@@ -144,12 +144,14 @@ class SessionPlugins:
         self._hooks: dict[str, dict[str, Callable[..., Any]]] = {h: {} for h in HOOK_FLAGS}
         self._by_tier: dict[str, list[list[Callable[..., Any]]]] = {}
         self._one_form: dict[tuple[str, str], list[tuple[str, Callable[..., Any]]]] = {}
+        self._flat_fns: dict[str, list[Callable[..., Any]]] = {}
         self.event_handlers: list[EventHandler] = []
 
     def _register(self, hook: str, plugin: str, fn: Callable[..., Any]) -> None:
         self._hooks[hook][plugin] = fn
         self._by_tier.pop(hook, None)
         self._one_form.clear()
+        self._flat_fns.clear()
 
     def _fns_by_tier(self, hook: str) -> list[list[Callable[..., Any]]]:
         """Return the enabled functions of ``hook``, one list per tier, in conf order."""
@@ -442,12 +444,11 @@ class SessionPlugins:
 
     def _flat(self, hook: str) -> list[Callable[..., Any]]:
         """Return the enabled functions of ``hook`` in conf order, as one list (cached)."""
-        key = (hook, "")
-        found = self._one_form.get(key)
+        found = self._flat_fns.get(hook)
         if found is None:
-            found = [("", fn) for fns in self._fns_by_tier(hook) for fn in fns]
-            self._one_form[key] = found
-        return [fn for _, fn in found]
+            found = [fn for fns in self._fns_by_tier(hook) for fn in fns]
+            self._flat_fns[hook] = found
+        return found
 
     def predicate_mask(self, task: TaskInfo, rows: IntArray) -> BoolArray:
         """Return, for each row in ``rows``, True when every enabled predicate passes."""
@@ -479,15 +480,15 @@ class SessionPlugins:
         """Return the summed score of every row in ``rows`` for ``task``."""
         batch = self._flat("batch_node_order")
         per_node = self._flat("node_order")
-        if len(batch) == 1 and not per_node:
-            only: FloatArray = np.asarray(batch[0](task, rows), dtype=np.float64)
-            return only
-        scores = np.zeros(len(rows), dtype=np.float64)
-        for fn in batch:
-            scores += fn(task, rows)
-        nodes = self.node_list
-        for fns in [per_node]:
-            for fn in fns:
+        if batch:
+            scores: FloatArray = np.array(batch[0](task, rows), dtype=np.float64)
+            for fn in batch[1:]:
+                scores += fn(task, rows)
+        else:
+            scores = np.zeros(len(rows), dtype=np.float64)
+        if per_node:
+            nodes = self.node_list
+            for fn in per_node:
                 scores += np.fromiter(
                     (fn(task, nodes[row]) for row in rows.tolist()), np.float64, len(rows)
                 )

@@ -39,6 +39,7 @@ class _Entry:
     """Cached answers for one template over every node row."""
 
     req: Vector
+    req_list: list[int]
     fit_idle: BoolArray
     fit_future: BoolArray
     passes: BoolArray
@@ -101,9 +102,14 @@ class NodeSelector:
 
     def _refresh_row(self, entry: _Entry, task: TaskInfo, rows: npt.NDArray[np.int64]) -> None:
         row = int(rows[0])
-        arrays, req = self.arrays, entry.req
-        fit_idle = bool((arrays.idle[row] >= req).all())
-        fit_future = bool((arrays.future_idle[row] >= req).all())
+        arrays, req = self.arrays, entry.req_list
+        # Plain-int comparison of a handful of columns beats numpy's per-call overhead.
+        fit_idle = all(
+            have >= want for have, want in zip(arrays.idle[row].tolist(), req, strict=True)
+        )
+        fit_future = all(
+            have >= want for have, want in zip(arrays.future_idle[row].tolist(), req, strict=True)
+        )
         passes = bool(self.ssn.predicate_mask(task, rows)[0])
         score = float(self.ssn.node_scores(task, rows)[0])
         entry.fit_idle[row] = fit_idle
@@ -125,6 +131,7 @@ class NodeSelector:
             assert task.resreq_vec is not None
             entry = _Entry(
                 req=task.resreq_vec,
+                req_list=task.resreq_vec.tolist(),
                 fit_idle=np.zeros(n, dtype=np.bool_),
                 fit_future=np.zeros(n, dtype=np.bool_),
                 passes=np.zeros(n, dtype=np.bool_),
