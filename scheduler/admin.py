@@ -11,7 +11,7 @@ from django.http import HttpRequest
 
 from scheduler.forms import ResourceListField, format_resource_list
 from scheduler.models import Node, SchedulerConfiguration, SessionRecord
-from scheduler.services import scheduler_conf_activate
+from scheduler.services import scheduler_conf_activate, scheduler_conf_create
 
 
 class NodeForm(forms.ModelForm):  # type: ignore[type-arg]
@@ -36,15 +36,38 @@ class NodeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return format_resource_list(node.allocatable)
 
 
+class SchedulerConfigurationForm(forms.ModelForm):  # type: ignore[type-arg]
+    """The conf text in a monospace box, kept byte for byte (no stripping)."""
+
+    text = forms.CharField(
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 24, "cols": 90, "style": "font-family: monospace"}),
+        help_text="volcano-scheduler.conf: actions and tiers (YAML)",
+    )
+
+
 @admin.register(SchedulerConfiguration)
 class SchedulerConfigurationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """Configuration versions; activating one deactivates the others in one transaction."""
 
+    form = SchedulerConfigurationForm
     list_display = ("version", "is_active", "comment", "author", "created_at")
     list_filter = ("is_active",)
     search_fields = ("comment", "text")
-    readonly_fields = ("is_active", "created_at")
     actions = ("activate",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        # A version is history: once stored its text never changes (a change is a new version).
+        if obj is None:
+            return ("version", "is_active", "author", "created_at")
+        return ("version", "text", "is_active", "author", "created_at")
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        created = scheduler_conf_create(text=obj.text, author=request.user, comment=obj.comment)
+        obj.pk, obj.version = created.pk, created.version
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is not None and obj.is_active:

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from jobs.models import Command, CommandAction, Job, Pod
 from queues.models import Queue, QueueState
-from scheduler.models import Node
+from scheduler.models import Node, SchedulerConfiguration
 
 pytestmark = pytest.mark.django_db
 
@@ -164,3 +164,28 @@ def test_queue_form_refuses_a_bad_quantity_and_writes_nothing(superuser_client: 
     assert response.status_code == 200
     assert b"lots" in response.content
     assert not Queue.objects.filter(name="gpu").exists()
+
+
+def test_adding_a_configuration_stores_the_next_version_inactive(
+    superuser_client: Client, superuser: Any
+) -> None:
+    text = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n'
+    response = superuser_client.post(
+        reverse("admin:scheduler_schedulerconfiguration_add"),
+        {"text": text, "comment": "no backfill"},
+    )
+    assert response.status_code == 302
+    stored = SchedulerConfiguration.objects.get(version=2)
+    assert (stored.text, stored.author, stored.is_active) == (text, superuser, False)
+
+
+def test_adding_a_configuration_the_engine_refuses_shows_the_field(
+    superuser_client: Client,
+) -> None:
+    response = superuser_client.post(
+        reverse("admin:scheduler_schedulerconfiguration_add"),
+        {"text": 'actions: "allocate"\ntiers:\n- plugins:\n  - name: nosuch\n', "comment": ""},
+    )
+    assert response.status_code == 200
+    assert b"unknown plugin" in response.content
+    assert SchedulerConfiguration.objects.count() == 1
