@@ -67,6 +67,12 @@ def test_change_pages_show_stored_objects(superuser_client: Client) -> None:
         superuser_client.get(reverse("admin:queues_queue_change", args=[queue.pk])).status_code
         == 200
     )
+    active = SchedulerConfiguration.objects.get(is_active=True)
+    response = superuser_client.get(
+        reverse("admin:scheduler_schedulerconfiguration_change", args=[active.pk])
+    )
+    assert response.status_code == 200
+    assert b"enqueue, allocate, backfill" in response.content
 
 
 def test_default_queue_has_no_delete_in_admin(superuser_client: Client) -> None:
