@@ -62,13 +62,15 @@ class Placement:
 class NodeSelector:
     """Per-session cache of per-template node answers, and the choice of a node for a task."""
 
-    __slots__ = ("_entries", "arrays", "best_node_hook", "nodes", "ssn")
+    __slots__ = ("_entries", "_explained", "arrays", "best_node_hook", "nodes", "ssn")
 
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
         self.arrays = ssn.arrays
         self.nodes = ssn.node_list
         self._entries: dict[tuple[object, ...], _Entry] = {}
+        # explain() per template while no node changed: a failed gang retries the same text.
+        self._explained: dict[tuple[object, ...], tuple[int, int, str, set[str]]] = {}
         # Plugins register in on_session_open, before any action runs: this cannot change.
         self.best_node_hook = ssn.has_fns("best_node")
 
@@ -218,6 +220,13 @@ class NodeSelector:
         cannot resolve (UnschedulableAndUnresolvable), which preempt and reclaim skip.
         """
         entry = self.entry(task)
+        key = task.template_key or task.compute_template_key()
+        cached = self._explained.get(key)
+        if cached is not None and cached[:2] == (self.arrays.epoch, len(self.arrays.changes)):
+            if cached[3]:
+                self.ssn.unresolvable_nodes.setdefault(task.uid, set()).update(cached[3])
+            return cached[2]
+        unresolvable: set[str] = set()
         names = self.ssn.resource_index.names
         reasons: Counter[str] = Counter()
         # 1. Nodes short of resources: one reason per missing dimension (counted per node).
@@ -235,6 +244,10 @@ class NodeSelector:
                 continue
             reasons[status.reason] += 1
             if not status.resolvable_by_eviction:
-                self.ssn.unresolvable_nodes.setdefault(task.uid, set()).add(node.name)
+                unresolvable.add(node.name)
+        if unresolvable:
+            self.ssn.unresolvable_nodes.setdefault(task.uid, set()).update(unresolvable)
         detail = ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items()))
-        return f"0/{len(self.nodes)} nodes are unavailable: {detail}."
+        text = f"0/{len(self.nodes)} nodes are unavailable: {detail}."
+        self._explained[key] = (self.arrays.epoch, len(self.arrays.changes), text, unresolvable)
+        return text

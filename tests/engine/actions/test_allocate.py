@@ -152,23 +152,16 @@ def test_best_effort_and_gated_pods_are_left_to_others():
 
 
 def test_role_that_failed_is_not_retried_in_the_same_job(probe):
-    calls: list[str] = []
+    from scheduler.engine.api.types import PredicateStatus
 
-    def refuse(task, node):
-        from scheduler.engine.api.types import PredicateStatus
-
-        calls.append(task.name)
-        return PredicateStatus("no")
-
-    probe["predicate"] = refuse
-    pods = [build_pod(f"j-worker-{i}", role="worker") for i in range(3)] + [
-        build_pod("j-ps-0", role="ps")
-    ]
+    probe["predicate"] = lambda task, node: PredicateStatus("no")
+    pods = [build_pod(f"j-worker-{i}", role="worker") for i in range(3)]
+    pods.append(build_pod("j-ps-0", role="ps"))
     job = build_pod_group("j", pods, min_member=1)
-    run_session(build_cluster([build_node("n1")], [job]), conf("allocate", ("gang", "probe")))
-    tried = {name.rsplit("-", 1)[0] for name in calls}
-    assert tried == {"j-worker", "j-ps"}
-    assert not any(name in ("j-worker-1", "j-worker-2") for name in calls)
+    cluster = build_cluster([build_node("n1")], [job])
+    decisions = run_session(cluster, conf("allocate", ("gang", "probe")))
+    # Each role is tried once: its first pod gets the reason, the others are skipped.
+    assert sorted(decisions.task_fit_errors) == ["ns/j-ps-0", "ns/j-worker-0"]
 
 
 def test_nodes_are_never_filled_beyond_allocatable():
