@@ -9,6 +9,7 @@ from django.db.models import Max
 
 from scheduler.faults import node_cordon, node_down, node_up, pod_evict, pod_fail
 from scheduler.models import SchedulerConfiguration
+from volcano_site.accounts.audit import audit_record
 
 __all__ = [
     "node_cordon",
@@ -38,15 +39,33 @@ def scheduler_conf_create(
         configuration.save()
         if activate:
             scheduler_conf_activate(configuration=configuration)
+        else:
+            audit_record(
+                action="create",
+                kind="SchedulerConfiguration",
+                name=f"v{configuration.version}",
+                after={"version": configuration.version, "text": text},
+            )
     return configuration
 
 
 def scheduler_conf_activate(*, configuration: SchedulerConfiguration) -> None:
     """Make ``configuration`` the one active version, in one transaction."""
     with transaction.atomic():
+        previous = SchedulerConfiguration.objects.filter(is_active=True).first()
         # Deactivate first: the conditional unique constraint allows one active row at a time.
         SchedulerConfiguration.objects.filter(is_active=True).exclude(pk=configuration.pk).update(
             is_active=False
         )
         SchedulerConfiguration.objects.filter(pk=configuration.pk).update(is_active=True)
+        # An operator's change: the audit log keeps who switched from what to what.
+        audit_record(
+            action="activate",
+            kind="SchedulerConfiguration",
+            name=f"v{configuration.version}",
+            before=None
+            if previous is None
+            else {"version": previous.version, "text": previous.text},
+            after={"version": configuration.version, "text": configuration.text},
+        )
     configuration.is_active = True

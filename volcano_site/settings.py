@@ -100,11 +100,14 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
+    "drf_spectacular",
     "django_htmx",
     "template_partials",
     "scheduler",
     "queues",
     "jobs",
+    "volcano_site.kube",
+    "volcano_site.accounts",
 ]
 
 MIDDLEWARE = [
@@ -113,6 +116,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "volcano_site.accounts.audit.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -181,7 +185,9 @@ STATIC_ROOT = DATA_DIR / "static"
 # deployment behind a web server sets SERVE_STATIC=0 and runs collectstatic.
 SERVE_STATIC = env_flag("SERVE_STATIC", default=True)
 
-LOGIN_URL = "admin:login"
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "accounts:profile"
+LOGOUT_REDIRECT_URL = "accounts:login"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -189,6 +195,20 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.BasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Volcano console API",
+    "DESCRIPTION": (
+        "Volcano's resources the way the Kubernetes API server serves them. Authenticate with"
+        " `Authorization: Bearer <token>` (tokens: /accounts/profile/). Lists also take"
+        " `?watch=1&resourceVersion=N` and then stream newline-delimited watch events."
+    ),
+    "VERSION": "v1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 LOGGING = {

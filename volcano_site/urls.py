@@ -1,9 +1,9 @@
-"""URL map: the admin now; the console pages and the Kubernetes-style API mount here later."""
+"""URL map: the admin, login and profile, the Kubernetes-style API; the console pages later."""
 
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import URLPattern, URLResolver, path
+from django.urls import URLPattern, URLResolver, include, path
 from django.views.generic import RedirectView
 
 admin.site.site_header = "Volcano console"
@@ -12,6 +12,9 @@ admin.site.index_title = "Cluster objects"
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("admin/", admin.site.urls),
+    path("accounts/", include("volcano_site.accounts.urls")),
+    # The Kubernetes-style REST API (/api/v1/..., /apis/...), its schema and docs.
+    path("", include("volcano_site.api_urls")),
     # Until the console pages exist, the front door is the admin.
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False), name="home"),
 ]

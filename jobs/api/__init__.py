@@ -1,0 +1,1 @@
+"""The jobs app's resources on the Kubernetes-style REST API."""

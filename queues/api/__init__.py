@@ -1,0 +1,1 @@
+"""The queues app's resources on the Kubernetes-style REST API."""

@@ -1,0 +1,1 @@
+"""The scheduler app's resources on the REST API: nodes and the scheduler configuration."""

@@ -1,0 +1,226 @@
+"""Nodes, and the scheduler configuration as a versioned resource.
+
+The configuration lives at ``/apis/scheduler.volcano.sh/v1alpha1/schedulerconfigurations``:
+
+- ``GET`` the collection: every version, newest first;
+- ``POST`` it: store a new version (not yet active);
+- ``GET .../active`` or ``.../v3``: one version;
+- ``PUT .../active``: replace the active configuration, i.e. store a new version and
+  activate it (earlier versions stay for history and rollback);
+- ``POST .../v3/activate``: make an earlier (or later) version the active one.
+
+Bodies are a ``SchedulerConfiguration`` (``spec.conf`` holds the
+volcano-scheduler.conf text) or Volcano's own ConfigMap
+(``data["volcano-scheduler.conf"]``); a conf the engine refuses is 422 naming
+its field. Operators' changes are audited by the services.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from scheduler.conf_text import conf_text_error
+from scheduler.manifests import CONF_KEY, NodeKind
+from scheduler.models import SchedulerConfiguration
+from scheduler.services import scheduler_conf_activate, scheduler_conf_create
+from scheduler.wire import format_time
+from volcano_site.kube.resources import Resource
+from volcano_site.kube.routes import ERRORS, WRITE_PARAMETERS
+from volcano_site.kube.status import Cause, KubeError
+from volcano_site.kube.views import KubeAPIView, body, dry_run
+
+__all__ = ["NODES", "ConfigurationActivateView", "ConfigurationItemView", "ConfigurationListView"]
+
+NODES = Resource(
+    manifest=NodeKind(),
+    plural="nodes",
+    group="",
+    version="v1",
+    access="nodes",
+    field_selectors={"metadata.name": "name", "spec.unschedulable": "unschedulable"},
+    status_on_create=True,
+)
+
+GROUP = "scheduler.volcano.sh"
+API_VERSION = f"{GROUP}/v1alpha1"
+KIND = "SchedulerConfiguration"
+PLURAL = f"schedulerconfigurations.{GROUP}"
+
+
+def render_configuration(configuration: SchedulerConfiguration) -> dict[str, Any]:
+    """Return one stored version as the API shows it."""
+    status: dict[str, Any] = {
+        "version": configuration.version,
+        "active": configuration.is_active,
+    }
+    if configuration.author is not None:
+        status["author"] = configuration.author.get_username()
+    spec = {"conf": configuration.text}
+    if configuration.comment:
+        spec["comment"] = configuration.comment
+    return {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "metadata": {
+            "name": f"v{configuration.version}",
+            "resourceVersion": str(configuration.version),
+            "creationTimestamp": format_time(configuration.created_at),
+        },
+        "spec": spec,
+        "status": status,
+    }
+
+
+def read_conf(document: Any) -> tuple[str, str]:
+    """Return (conf text, comment) of a SchedulerConfiguration or ConfigMap body; 422 if bad."""
+    if not isinstance(document, dict):
+        raise KubeError(400, f"expected a {KIND} object")
+    if document.get("kind") == "ConfigMap":
+        data = document.get("data")
+        text: Any = data.get(CONF_KEY) if isinstance(data, dict) else None
+        field, comment = f"data.{CONF_KEY}", ""
+    else:
+        if (
+            document.get("kind", KIND) != KIND
+            or document.get("apiVersion", API_VERSION) != API_VERSION
+        ):
+            raise KubeError(400, f"expected kind {KIND} of {API_VERSION}, or a ConfigMap")
+        spec = document.get("spec")
+        spec = spec if isinstance(spec, dict) else {}
+        text, field = spec.get("conf"), "spec.conf"
+        comment = str(spec.get("comment") or "")
+    if not isinstance(text, str) or not text.strip():
+        raise _invalid([Cause(field, "Required value", "FieldValueRequired")])
+    if error := conf_text_error(text):
+        raise _invalid([Cause(field, error)])
+    return text, str(comment)[:500]
+
+
+def _invalid(causes: list[Cause]) -> KubeError:
+    message = "; ".join(f"{c.field}: {c.message}" for c in causes)
+    return KubeError(422, f"{KIND} is invalid: {message}", kind=KIND, group=GROUP, causes=causes)
+
+
+def _find(name: str) -> SchedulerConfiguration:
+    queryset = SchedulerConfiguration.objects.select_related("author")
+    if name == "active":
+        found = queryset.filter(is_active=True).first()
+    elif name.startswith("v") and name[1:].isdigit():
+        found = queryset.filter(version=int(name[1:])).first()
+    else:
+        found = None
+    if found is None:
+        raise KubeError(404, f'{PLURAL} "{name}" not found', kind=PLURAL, name=name, group=GROUP)
+    return found
+
+
+class ConfigurationView(KubeAPIView):
+    """Base: the roles table's ``schedulerconfigurations`` entry guards every call."""
+
+    access_name = "schedulerconfigurations"
+
+
+class ConfigurationListView(ConfigurationView):
+    """List versions; store a new (inactive) one."""
+
+    @extend_schema(
+        summary="List scheduler configuration versions",
+        responses={200: "scheduler.api.serializers.SchedulerConfigurationListSerializer", **ERRORS},
+        tags=[PLURAL],
+    )
+    def get(self, request: Request) -> Response:
+        versions = list(
+            SchedulerConfiguration.objects.select_related("author").order_by("-version")
+        )
+        newest = versions[0].version if versions else 0
+        return Response(
+            {
+                "apiVersion": API_VERSION,
+                "kind": f"{KIND}List",
+                "metadata": {"resourceVersion": str(newest)},
+                "items": [render_configuration(item) for item in versions],
+            }
+        )
+
+    @extend_schema(
+        summary="Store a new scheduler configuration version (not active yet)",
+        request={
+            "application/json": "scheduler.api.serializers.SchedulerConfigurationSerializer",
+            "application/yaml": "scheduler.api.serializers.SchedulerConfigurationSerializer",
+        },
+        parameters=WRITE_PARAMETERS,
+        responses={201: "scheduler.api.serializers.SchedulerConfigurationSerializer", **ERRORS},
+        tags=[PLURAL],
+    )
+    def post(self, request: Request) -> Response:
+        text, comment = read_conf(body(request))
+        if dry_run(request):
+            return Response(
+                render_configuration(SchedulerConfiguration(text=text, comment=comment)), status=201
+            )
+        created = scheduler_conf_create(text=text, comment=comment, author=request.user)
+        return Response(render_configuration(created), status=201)
+
+
+class ConfigurationItemView(ConfigurationView):
+    """Read one version; ``PUT .../active`` replaces the active configuration."""
+
+    @extend_schema(
+        summary="Read a scheduler configuration version (name: active or v<N>)",
+        responses={200: "scheduler.api.serializers.SchedulerConfigurationSerializer", **ERRORS},
+        tags=[PLURAL],
+    )
+    def get(self, request: Request, name: str) -> Response:
+        return Response(render_configuration(_find(name)))
+
+    @extend_schema(
+        summary="Replace the active scheduler configuration (a new version, activated)",
+        request={
+            "application/json": "scheduler.api.serializers.SchedulerConfigurationSerializer",
+            "application/yaml": "scheduler.api.serializers.SchedulerConfigurationSerializer",
+        },
+        parameters=WRITE_PARAMETERS,
+        responses={200: "scheduler.api.serializers.SchedulerConfigurationSerializer", **ERRORS},
+        tags=[PLURAL],
+    )
+    def put(self, request: Request, name: str) -> Response:
+        if name != "active":
+            raise KubeError(405, "stored versions never change; PUT .../active stores a new one")
+        text, comment = read_conf(body(request))
+        if dry_run(request):
+            return Response(
+                render_configuration(SchedulerConfiguration(text=text, comment=comment))
+            )
+        with transaction.atomic():
+            active = SchedulerConfiguration.objects.filter(is_active=True).first()
+            if active is not None and active.text == text:
+                return Response(render_configuration(_find("active")))
+            created = scheduler_conf_create(
+                text=text, comment=comment, author=request.user, activate=True
+            )
+        return Response(render_configuration(_find(f"v{created.version}")))
+
+
+class ConfigurationActivateView(ConfigurationView):
+    """``POST .../v<N>/activate``: make that version the active one (rollback, roll forward)."""
+
+    http_method_names = ["post", "options"]  # noqa: RUF012
+
+    @extend_schema(
+        summary="Activate a stored scheduler configuration version",
+        request=None,
+        parameters=WRITE_PARAMETERS,
+        responses={200: "scheduler.api.serializers.SchedulerConfigurationSerializer", **ERRORS},
+        tags=[PLURAL],
+    )
+    def post(self, request: Request, name: str) -> Response:
+        with transaction.atomic():
+            configuration = _find(name)
+            if not dry_run(request) and not configuration.is_active:
+                scheduler_conf_activate(configuration=configuration)
+        return Response(render_configuration(_find(f"v{configuration.version}")))

@@ -1,0 +1,1 @@
+"""Who may do what: API tokens, namespace grants, the audit log, login and profile pages."""

@@ -1,0 +1,1 @@
+"""The audit log on the REST API."""

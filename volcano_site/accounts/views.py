@@ -1,0 +1,52 @@
+"""Login (Django's views) and the profile page where a user issues and revokes API tokens."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from volcano_site.accounts.models import ApiToken
+from volcano_site.accounts.services import token_create, token_revoke
+from volcano_site.roles import allowed_namespaces, roles_of
+
+__all__ = ["profile", "token_revoke_view"]
+
+
+class TokenForm(forms.Form):
+    """Name a new token."""
+
+    name = forms.CharField(max_length=100, help_text="What the token is for, e.g. ci or laptop")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def profile(request: HttpRequest) -> HttpResponse:
+    """Show the user's roles, namespaces and tokens; a POST issues a token shown once."""
+    form = TokenForm(request.POST or None)
+    new_token = ""
+    if request.method == "POST" and form.is_valid():
+        _, new_token = token_create(user=request.user, name=form.cleaned_data["name"])
+        form = TokenForm()
+    namespaces = allowed_namespaces(request.user)
+    context = {
+        "form": form,
+        "new_token": new_token,
+        "tokens": ApiToken.objects.filter(user_id=int(request.user.pk or 0)),
+        "roles": sorted(roles_of(request.user)),
+        "namespaces": "all" if namespaces is None else ", ".join(sorted(namespaces)) or "none",
+    }
+    return render(request, "accounts/profile.html", context)
+
+
+@login_required
+@require_POST
+def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """Revoke one of the user's own tokens."""
+    token = get_object_or_404(ApiToken, pk=pk, user=request.user)
+    token_revoke(token=token)
+    messages.success(request, f"Token {token.name} revoked.")
+    return redirect("accounts:profile")

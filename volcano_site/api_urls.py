@@ -1,0 +1,37 @@
+"""The REST API's URL map: every app's Kubernetes paths, the audit log, the OpenAPI schema.
+
+Unknown paths under ``/api`` and ``/apis`` answer a 404 ``Status`` (what
+Kubernetes clients parse), not Django's HTML page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from django.urls import URLPattern, URLResolver, include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from volcano_site.accounts.api.views import AuditEntryListView
+from volcano_site.kube.status import KubeError
+
+
+def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """Answer an unknown API path with a 404 ``Status``."""
+    error = KubeError(404, "the server could not find the requested resource")
+    return JsonResponse(error.body(), status=404)
+
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("", include("jobs.api.urls")),
+    path("", include("queues.api.urls")),
+    path("", include("scheduler.api.urls")),
+    path(
+        "apis/audit.volcano.sh/v1alpha1/auditentries",
+        AuditEntryListView.as_view(),
+        name="auditentries-list",
+    ),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    re_path(r"^apis?(/.*)?$", not_found),
+]

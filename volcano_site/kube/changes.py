@@ -1,0 +1,118 @@
+"""Write the change stream (one ``ChangeEvent`` per object write) and read it back for watches.
+
+Receivers on ``pre_save``/``pre_delete`` of every served model insert the event
+inside the writer's own transaction, and the stored object takes the event's id
+as its ``resourceVersion`` (global and increasing, like etcd's revision). Code
+that writes rows without ``save()`` (``QuerySet.update``, ``bulk_update``) must
+call ``record_changes`` itself, or watchers will not hear of those writes.
+
+On PostgreSQL, ids are handed out before commit, so two writers could commit
+out of order and a watcher could read past a gap; a transaction-scoped advisory
+lock makes writers of served objects commit in id order. SQLite already
+serialises writers.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import connection, models, transaction
+from django.db.models.signals import post_save, pre_delete, pre_save
+
+from volcano_site.kube.models import ChangeEvent, ChangeType
+
+__all__ = ["WAKE", "connect", "latest_resource_version", "model_label", "record_changes"]
+
+_ADVISORY_LOCK_KEY = 0x766F6C63  # "volc"
+# Watchers in this process wait on it; writers notify after commit (others poll).
+WAKE = threading.Condition()
+
+
+def model_label(model: type[models.Model]) -> str:
+    """Return the stream's name for ``model`` (``jobs.job``)."""
+    return model._meta.label_lower
+
+
+def _served_models() -> list[type[models.Model]]:
+    from jobs.models import Command, Event, Job, Pod, PodGroup, PriorityClass
+    from queues.models import Queue
+    from scheduler.models import Node
+
+    return [Job, PodGroup, Pod, Command, Event, PriorityClass, Queue, Node]
+
+
+def _serialise_writers() -> None:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_ADVISORY_LOCK_KEY])
+
+
+def _notify() -> None:
+    with WAKE:
+        WAKE.notify_all()
+
+
+def _insert(instance: Any, kind: str, change: ChangeType, *, last_state: Any = None) -> int:
+    _serialise_writers()
+    event = ChangeEvent.objects.create(
+        kind=kind,
+        type=change,
+        namespace=getattr(instance, "namespace", "") or "",
+        name=getattr(instance, "name", "") or "",
+        object_pk=instance.pk or 0,
+        last_state=last_state,
+    )
+    transaction.on_commit(_notify)
+    return event.id
+
+
+def _on_pre_save(sender: type[models.Model], instance: Any, raw: bool, **kwargs: Any) -> None:
+    if raw or not hasattr(instance, "resource_version"):
+        return
+    change = ChangeType.ADDED if instance._state.adding else ChangeType.MODIFIED
+    instance.resource_version = _insert(instance, model_label(sender), change)
+
+
+def _on_post_save(
+    sender: type[models.Model], instance: Any, created: bool, raw: bool, **kwargs: Any
+) -> None:
+    # Rows without a resourceVersion of their own (Events) are recorded once they have a pk.
+    if raw or hasattr(instance, "resource_version"):
+        return
+    change = ChangeType.ADDED if created else ChangeType.MODIFIED
+    _insert(instance, model_label(sender), change)
+
+
+def _on_pre_delete(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
+    from jobs.manifests import dump_manifest
+
+    _insert(instance, model_label(sender), ChangeType.DELETED, last_state=dump_manifest(instance))
+
+
+def connect() -> None:
+    """Connect the receivers for every served model (called once from ``AppConfig.ready``)."""
+    for model in _served_models():
+        uid = model_label(model)
+        pre_save.connect(_on_pre_save, sender=model, dispatch_uid=f"kube-pre-save-{uid}")
+        post_save.connect(_on_post_save, sender=model, dispatch_uid=f"kube-post-save-{uid}")
+        pre_delete.connect(_on_pre_delete, sender=model, dispatch_uid=f"kube-delete-{uid}")
+
+
+def record_changes(instances: Iterable[Any], change: ChangeType = ChangeType.MODIFIED) -> None:
+    """Record writes made without ``save()`` (``bulk_update``) and give the rows new versions.
+
+    Call it inside the transaction that wrote ``instances``.
+    """
+    for instance in instances:
+        version = _insert(instance, model_label(type(instance)), change)
+        if hasattr(instance, "resource_version"):
+            type(instance)._default_manager.filter(pk=instance.pk).update(resource_version=version)
+            instance.resource_version = version
+
+
+def latest_resource_version() -> int:
+    """Return the id of the newest change event (0 when nothing was ever written)."""
+    last = ChangeEvent.objects.order_by("-id").values_list("id", flat=True).first()
+    return last or 0

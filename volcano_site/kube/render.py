@@ -1,0 +1,65 @@
+"""Objects as the API shows them: the manifest plus the metadata Kubernetes always fills in."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from django.utils import timezone
+
+from scheduler.wire import format_time
+from volcano_site.kube.models import Generation
+from volcano_site.kube.resources import Resource
+
+__all__ = ["generations", "render", "render_list"]
+
+
+def generations(instances: Iterable[Any]) -> dict[uuid.UUID, int]:
+    """Return the stored generation of each instance that has one (one query)."""
+    uids = [uid for instance in instances if (uid := getattr(instance, "uid", None)) is not None]
+    if not uids:
+        return {}
+    return dict(Generation.objects.filter(uid__in=uids).values_list("uid", "generation"))
+
+
+def render(
+    resource: Resource,
+    instance: Any,
+    *,
+    children: list[Any] | None = None,
+    generation: int | None = None,
+) -> dict[str, Any]:
+    """Return the object with kind, apiVersion and full metadata (an unsaved one gets a uid)."""
+    manifest = resource.manifest.dump(instance, children)
+    meta = manifest["metadata"]
+    if hasattr(instance, "uid"):
+        if instance.uid is None:  # a dry-run create: show what the stored object would carry
+            meta["uid"] = str(uuid.uuid4())
+            meta.setdefault("resourceVersion", "")
+        meta.setdefault("creationTimestamp", format_time(instance.created_at or timezone.now()))
+        if generation is None:
+            generation = generations([instance]).get(instance.uid, 1)
+        meta["generation"] = generation
+    return manifest
+
+
+def render_list(
+    resource: Resource, instances: list[Any], *, resource_version: int, cont: str, remaining: int
+) -> dict[str, Any]:
+    """Return ``<Kind>List`` of ``instances`` with the list metadata."""
+    stored = generations(instances)
+    items = [
+        render(resource, item, generation=stored.get(getattr(item, "uid", None), 1))  # type: ignore[arg-type]
+        for item in instances
+    ]
+    meta: dict[str, Any] = {"resourceVersion": str(resource_version)}
+    if cont:
+        meta["continue"] = cont
+        meta["remainingItemCount"] = remaining
+    return {
+        "apiVersion": resource.api_version,
+        "kind": f"{resource.kind}List",
+        "metadata": meta,
+        "items": items,
+    }

@@ -1,0 +1,237 @@
+"""Generic views serving any ``Resource`` as the Kubernetes API server does.
+
+Each app's ``api/views.py`` subclasses these with ``resource = ...``; routing
+them at Kubernetes paths is all that is left to its ``api/urls.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from django.db import transaction
+from django.http import HttpRequest, HttpResponseBase
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from volcano_site.accounts.audit import acting_as, set_actor
+from volcano_site.accounts.authentication import TokenAuthentication
+from volcano_site.kube.bodies import media_type, parse_document
+from volcano_site.kube.listing import ListQuery, list_objects
+from volcano_site.kube.render import render, render_list
+from volcano_site.kube.resources import Resource
+from volcano_site.kube.selectors import parse_field_selector, parse_label_selector
+from volcano_site.kube.status import KubeError, exception_handler
+from volcano_site.kube.store import object_create, object_delete, object_patch, object_replace
+from volcano_site.kube.watch import watch_response
+from volcano_site.roles import KubeAccess, allowed_namespaces
+
+__all__ = ["CollectionView", "ItemView", "KubeAPIView", "StatusView"]
+
+
+class JSONOnly(BaseContentNegotiation):
+    """Always answer JSON: clients that ask for protobuf or a Table fall back to it."""
+
+    def select_parser(self, request: Request, parsers: Any) -> Any:
+        return parsers[0] if parsers else None
+
+    def select_renderer(
+        self, request: Request, renderers: Any, format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        return renderers[0], renderers[0].media_type
+
+
+class KubeAPIView(APIView):
+    """Base of every API view: token or session auth, roles, ``Status`` errors, JSON out."""
+
+    authentication_classes = [TokenAuthentication, SessionAuthentication]  # noqa: RUF012
+    permission_classes = [KubeAccess]  # noqa: RUF012
+    renderer_classes = [JSONRenderer]  # noqa: RUF012
+    parser_classes = []  # noqa: RUF012
+    content_negotiation_class = JSONOnly
+    subresource: ClassVar[str] = ""
+    access: ClassVar[str] = ""
+
+    def get_exception_handler(self) -> Callable[[Exception, dict[str, Any]], Response | None]:
+        return exception_handler
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        """Serve the call with the writes it makes attributed to its user (audit log)."""
+        with acting_as(None):
+            return super().dispatch(request, *args, **kwargs)
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        """Authenticate and authorise, then name the actor for the audit log."""
+        super().initial(request, *args, **kwargs)
+        set_actor(request.user)
+
+
+def dry_run(request: Request) -> bool:
+    """Return whether ``?dryRun=All`` was asked (400 for any other value)."""
+    values = request.query_params.getlist("dryRun")
+    for value in values:
+        if value != "All":
+            raise KubeError(400, f"dryRun value {value!r} is not supported; use All")
+    return bool(values)
+
+
+def body(request: Request) -> Any:
+    """Return the decoded request body (JSON or YAML)."""
+    return parse_document(request.body, request.content_type)
+
+
+def _int_param(request: Request, name: str, default: int) -> int:
+    value = request.query_params.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise KubeError(400, f"{name} must be an integer, got {value!r}") from exc
+
+
+class ResourceView(KubeAPIView):
+    """A view over one resource; ``namespace`` comes from the path when namespaced."""
+
+    resource: ClassVar[Resource]
+
+    @property
+    def access_name(self) -> str:
+        """Return the name roles grant on (``jobs``, ``jobs/status``)."""
+        base = self.access or self.resource.access
+        return f"{base}/{self.subresource}" if self.subresource else base
+
+    def namespace(self) -> str | None:
+        """Return the namespace of the path, if any."""
+        value = self.kwargs.get("namespace")
+        return str(value) if value is not None else None
+
+    def get_object(self, *, lock: bool = False) -> Any:
+        """Return the stored object named by the path; 404 Status when there is none."""
+        keys = {"name": self.kwargs["name"]}
+        if self.resource.namespaced:
+            keys["namespace"] = self.kwargs["namespace"]
+        queryset = self.resource.queryset()
+        if lock:
+            queryset = queryset.select_for_update()
+        instance = queryset.filter(**keys).first()
+        if instance is None:
+            raise KubeError(
+                404,
+                f'{self.resource.qualified} "{keys["name"]}" not found',
+                kind=self.resource.plural,
+                name=keys["name"],
+                group=self.resource.group,
+            )
+        return instance
+
+
+class CollectionView(ResourceView):
+    """``GET`` list or watch, ``POST`` create."""
+
+    def get(self, request: Request, **kwargs: Any) -> Any:
+        query = ListQuery(
+            namespace=self.namespace(),
+            allowed_namespaces=allowed_namespaces(request.user),
+            labels=tuple(parse_label_selector(request.query_params.get("labelSelector"))),
+            fields=tuple(
+                parse_field_selector(
+                    request.query_params.get("fieldSelector"), self.resource.field_selectors
+                )
+            ),
+            limit=_int_param(request, "limit", 0),
+            cont=request.query_params.get("continue", ""),
+        )
+        if request.query_params.get("watch") in ("1", "true", "True"):
+            since = request.query_params.get("resourceVersion", "")
+            if since and not since.isdigit():
+                raise KubeError(400, f"resourceVersion must be digits, got {since!r}")
+            timeout = _int_param(request, "timeoutSeconds", 1800)
+            return watch_response(
+                request._request,
+                self.resource,
+                query,
+                since=int(since) if since else None,
+                timeout=max(0, min(timeout, 3600)),
+            )
+        if query.limit < 0:
+            raise KubeError(400, "limit must not be negative")
+        page, version, cont, remaining = list_objects(self.resource, query)
+        return Response(
+            render_list(
+                self.resource, page, resource_version=version, cont=cont, remaining=remaining
+            )
+        )
+
+    def post(self, request: Request, **kwargs: Any) -> Response:
+        if not self.resource.writable:
+            raise KubeError(405, f"create is not supported on {self.resource.qualified}")
+        created = object_create(
+            self.resource, body(request), namespace=self.namespace(), dry_run=dry_run(request)
+        )
+        return Response(created, status=201)
+
+
+class ItemView(ResourceView):
+    """``GET``, ``PUT``, ``PATCH`` and ``DELETE`` one object."""
+
+    def get(self, request: Request, **kwargs: Any) -> Response:
+        return Response(render(self.resource, self.get_object()))
+
+    def put(self, request: Request, **kwargs: Any) -> Response:
+        document = body(request)
+        with transaction.atomic():
+            return Response(
+                object_replace(
+                    self.resource,
+                    self._writable_object(),
+                    document,
+                    subresource=self.subresource,
+                    dry_run=dry_run(request),
+                )
+            )
+
+    def patch(self, request: Request, **kwargs: Any) -> Response:
+        kind = media_type(request.content_type)
+        if kind in ("application/json", "application/yaml", ""):
+            raise KubeError(
+                415,
+                f"the media type {kind!r} is not a patch; use application/merge-patch+json"
+                " or application/json-patch+json",
+            )
+        patch = body(request)
+        with transaction.atomic():
+            return Response(
+                object_patch(
+                    self.resource,
+                    self._writable_object(),
+                    patch,
+                    content_type=kind,
+                    subresource=self.subresource,
+                    dry_run=dry_run(request),
+                )
+            )
+
+    def delete(self, request: Request, **kwargs: Any) -> Response:
+        if not self.resource.writable:
+            raise KubeError(405, f"delete is not supported on {self.resource.qualified}")
+        with transaction.atomic():
+            return Response(
+                object_delete(self.resource, self.get_object(lock=True), dry_run=dry_run(request))
+            )
+
+    def _writable_object(self) -> Any:
+        if not self.resource.writable:
+            raise KubeError(405, f"update is not supported on {self.resource.qualified}")
+        return self.get_object(lock=True)
+
+
+class StatusView(ItemView):
+    """The ``/status`` subresource: reads the object, writes only its status."""
+
+    subresource = "status"
+    http_method_names = ["get", "put", "patch", "options"]  # noqa: RUF012
