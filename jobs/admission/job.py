@@ -207,7 +207,7 @@ def _as_loaded(obj: Mapping[str, Any] | Loaded | Job, tasks: list[TaskSpec] | No
         return obj
     if isinstance(obj, Job):
         if tasks is None:
-            tasks = list(obj.tasks.all()) if obj.pk is not None else []
+            tasks = [] if obj._state.adding else list(obj.tasks.all())
         return Loaded(JobKind(), obj, children=tasks)
     try:
         return JobKind().load(obj)

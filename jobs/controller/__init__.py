@@ -1,0 +1,23 @@
+"""The job controller: Volcano's job lifecycle, level-triggered over the database.
+
+Entry points for the worker (an injected clock, as everywhere):
+
+- ``reconcile_all(now=None) -> ReconcileReport``: every job, then every queue.
+- ``reconcile_job(job_or_pk, now) -> JobResult``: one job.
+
+Modules: ``reconcile`` (the pass), ``requests`` (events derived from rows,
+Commands), ``policies`` (event/exitCode → action), ``states`` (the phase
+table and rules), ``actions`` (SyncJob / KillJob / KillTarget), ``podgroup``,
+``pods`` and ``plugins`` (rendering), ``ttl``, ``events``, ``context``.
+
+Contract with the scheduler and the node runtime: pods are created only after
+the scheduler moved the PodGroup past Pending (Inqueue); to evict a pod, set its
+``deletion_time`` (the controller sees ``PodEvicted`` and removes the row); a
+pod ends by its ``phase`` (Succeeded/Failed) and ``exit_code``.
+"""
+
+from __future__ import annotations
+
+from jobs.controller.reconcile import JobResult, ReconcileReport, reconcile_all, reconcile_job
+
+__all__ = ["JobResult", "ReconcileReport", "reconcile_all", "reconcile_job"]

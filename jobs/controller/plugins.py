@@ -1,0 +1,164 @@
+"""Job plugins (``spec.plugins``): env, svc and ssh, as Volcano's job controller applies them.
+
+- **env** adds ``VK_TASK_INDEX`` and ``VC_TASK_INDEX`` (the pod's index) to every
+  container and init container.
+- **svc** gives each pod ``hostname`` = its name and ``subdomain`` = the job's
+  name, mounts the ``<job>-svc`` volume at ``/etc/volcano``, sets
+  ``VC_<TASK>_HOSTS`` / ``VC_<TASK>_NUM`` for every task, and shows the host files
+  Volcano writes into its ConfigMap (``worker.host``: one ``<pod>.<job>`` per
+  line) as pod annotations ``svc.volcano.sh/<task>.host``. Volcano injects the
+  env through ConfigMap key references; a simulated pod has no ConfigMap to
+  resolve, so the values are written in directly.
+- **ssh** mounts the ``<job>-ssh`` secret's ``.ssh`` files at ``/root/.ssh`` (or
+  ``--ssh-key-file-path``) and shows the secret's data (``id_rsa``,
+  ``id_rsa.pub``, ``authorized_keys``, ``config``) as ``ssh.volcano.sh/<file>``
+  annotations. One key pair per job incarnation: a pod created while others of
+  the same job version exist reuses their keys, as Volcano's Secret lives until
+  the next full kill.
+
+The distributed-framework plugins (tensorflow, pytorch, mpi, ray, hcclrank) only
+imply svc/ssh here (admission adds those); their own env is not rendered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from jobs.models import Job, Pod, TaskSpec
+
+__all__ = ["SSH_PREFIX", "SVC_PREFIX", "apply_plugins", "generate_key_pair"]
+
+SVC_PREFIX = "svc.volcano.sh/"
+SSH_PREFIX = "ssh.volcano.sh/"
+SSH_FILES = ("id_rsa", "id_rsa.pub", "authorized_keys", "config")
+
+
+def _containers(spec: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    yield from spec.get("containers") or []
+    yield from spec.get("initContainers") or []
+
+
+def _set_env(container: dict[str, Any], name: str, value: str) -> None:
+    env = [item for item in container.get("env") or [] if item.get("name") != name]
+    container["env"] = [*env, {"name": name, "value": value}]
+
+
+def _flags(arguments: list[str]) -> dict[str, str]:
+    flags = {}
+    for argument in arguments:
+        key, _, value = argument.lstrip("-").partition("=")
+        flags[key] = value or "true"
+    return flags
+
+
+def _host_lines(job: Job, task: TaskSpec) -> list[str]:
+    fixed = (task.template.get("spec") or {}).get("hostname")
+    if fixed:
+        return [f"{fixed}.{job.name}"]
+    return [f"{job.name}-{task.name}-{index}.{job.name}" for index in range(task.replicas)]
+
+
+def apply_plugins(
+    job: Job, tasks: list[TaskSpec], pod: Pod, ssh_keys: dict[str, str] | None
+) -> None:
+    """Apply the job's plugins to a rendered pod (Volcano's ``OnPodCreate``)."""
+    spec = pod.spec
+    if "env" in job.plugins:
+        for container in _containers(spec):
+            _set_env(container, "VK_TASK_INDEX", str(pod.task_index))
+            _set_env(container, "VC_TASK_INDEX", str(pod.task_index))
+    if "svc" in job.plugins:
+        _apply_svc(job, tasks, pod, _flags(job.plugins["svc"]))
+    if "ssh" in job.plugins and ssh_keys is not None:
+        _apply_ssh(job, pod, ssh_keys, _flags(job.plugins["ssh"]))
+
+
+def _mount(spec: dict[str, Any], volume: dict[str, Any], mount: dict[str, Any]) -> None:
+    spec["volumes"] = [v for v in spec.get("volumes") or [] if v.get("name") != volume["name"]]
+    spec["volumes"].append(volume)
+    for container in _containers(spec):
+        mounts = [m for m in container.get("volumeMounts") or [] if m.get("name") != mount["name"]]
+        container["volumeMounts"] = [*mounts, dict(mount)]
+
+
+def _apply_svc(job: Job, tasks: list[TaskSpec], pod: Pod, flags: dict[str, str]) -> None:
+    spec = pod.spec
+    spec.setdefault("hostname", pod.name)
+    spec.setdefault("subdomain", job.name)
+    name = f"{job.name}-svc"
+    _mount(
+        spec,
+        {"name": name, "configMap": {"name": name}},
+        {"name": name, "mountPath": "/etc/volcano"},
+    )
+    inject = flags.get("inject-hosts-env", "true").lower() != "false"
+    for task in tasks:
+        hosts = _host_lines(job, task)
+        pod.annotations[f"{SVC_PREFIX}{task.name}.host"] = "\n".join(hosts)
+        if inject:
+            key = task.name.upper().replace("-", "_")
+            for container in _containers(spec):
+                _set_env(container, f"VC_{key}_HOSTS", ",".join(hosts))
+                _set_env(container, f"VC_{key}_NUM", str(len(hosts)))
+
+
+def _apply_ssh(job: Job, pod: Pod, keys: dict[str, str], flags: dict[str, str]) -> None:
+    path = flags.get("ssh-key-file-path", "/root/.ssh")
+    name = f"{job.name}-ssh"
+    mode = 0o600 if path == "/root/.ssh" else 0o644
+    items = [{"key": key, "path": f".ssh/{key}", "mode": mode} for key in SSH_FILES]
+    _mount(
+        pod.spec,
+        {"name": name, "secret": {"secretName": name, "items": items, "defaultMode": mode}},
+        {"name": name, "mountPath": path, "subPath": ".ssh"},
+    )
+    for key in SSH_FILES:
+        pod.annotations[f"{SSH_PREFIX}{key}"] = keys[key]
+
+
+def ssh_config(job: Job, tasks: list[TaskSpec], port: int) -> str:
+    """Return the ssh ``config`` file: no host key checks, one ``Host`` entry per pod."""
+    lines = ["StrictHostKeyChecking no", "UserKnownHostsFile /dev/null"]
+    for task in tasks:
+        for index in range(task.replicas):
+            pod = f"{job.name}-{task.name}-{index}"
+            lines += [f"Host {pod}", f"  HostName {pod}.{job.name}", f"  Port {port}"]
+    return "\n".join(lines) + "\n"
+
+
+def generate_key_pair(job: Job, tasks: list[TaskSpec]) -> dict[str, str]:
+    """Return the ssh Secret's data for ``job``: a new 2048-bit RSA pair (or the given keys)."""
+    flags = _flags(job.plugins.get("ssh", []))
+    try:
+        port = int(flags.get("ssh-port", "22"))
+    except ValueError:
+        port = 22
+    if not 0 < port < 65536:
+        port = 22
+    private, public = flags.get("ssh-private-key", ""), flags.get("ssh-public-key", "")
+    if not (private and public):
+        private, public = _new_rsa_pair()
+    return {
+        "id_rsa": private,
+        "id_rsa.pub": public,
+        "authorized_keys": public,
+        "config": ssh_config(job, tasks, port),
+    }
+
+
+def _new_rsa_pair() -> tuple[str, str]:
+    # cryptography comes with the stack (channels' TLS support); imported only when needed.
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.TraditionalOpenSSL,
+        serialization.NoEncryption(),
+    ).decode()
+    public = key.public_key().public_bytes(
+        serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH
+    )
+    return private, public.decode() + "\n"

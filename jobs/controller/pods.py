@@ -1,0 +1,133 @@
+"""Rendering a task replica into a Pod row (Volcano's ``createJobPod``), plugins included.
+
+Name ``<job>-<task>-<index>``; the job's identity, queue, version and retry
+count as annotations; schedulerName and priorityClassName fall back to the
+job's; the job's volumes become claims mounted in every container. Labels are
+the same for every replica of a task (Volcano also labels the task index; here
+the index is the ``task_index`` column and the ``volcano.sh/task-index``
+annotation a dump writes), so the scheduler's cache can share one template per
+task.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from jobs.controller.context import JOB_VERSION, JobContext
+from jobs.controller.plugins import SSH_FILES, SSH_PREFIX, apply_plugins, generate_key_pair
+from jobs.manifests.pod_template import pod_requests
+from jobs.models import Pod, PodPhase, PriorityClass, TaskSpec
+
+__all__ = ["pod_name", "render_pod"]
+
+_COLUMNS = ("nodeName", "priority", "schedulerName")
+# Job annotations Volcano copies onto its pods (preemptable, revocable zone, JDB budgets).
+COPIED_JOB_ANNOTATIONS = (
+    "volcano.sh/preemptable",
+    "volcano.sh/revocable-zone",
+    "volcano.sh/jdb-min-available",
+    "volcano.sh/jdb-max-unavailable",
+)
+
+
+def pod_name(job_name: str, task_name: str, index: int) -> str:
+    """Return Volcano's pod name for replica ``index`` of a task."""
+    return f"{job_name}-{task_name}-{index}"
+
+
+def _priority(class_name: str) -> tuple[int, bool]:
+    """Return the priority for ``class_name`` (else the global default, else 0) and if found."""
+    if class_name:
+        value = (
+            PriorityClass.objects.filter(name=class_name).values_list("value", flat=True).first()
+        )
+        return (value, True) if value is not None else (0, False)
+    default = PriorityClass.objects.filter(global_default=True).values_list("value", flat=True)
+    return (default.first() or 0), True
+
+
+def _ssh_keys(ctx: JobContext) -> dict[str, str] | None:
+    """Return this incarnation's ssh Secret data: from a live pod of this version, or new."""
+    if "ssh" not in ctx.job.plugins:
+        return None
+    for pod in ctx.pods.values():
+        if ctx.pod_version(pod) == ctx.job.version and f"{SSH_PREFIX}id_rsa" in pod.annotations:
+            return {key: pod.annotations[f"{SSH_PREFIX}{key}"] for key in SSH_FILES}
+    if ctx.ssh_keys is None:
+        ctx.ssh_keys = generate_key_pair(ctx.job, ctx.tasks)
+    return ctx.ssh_keys
+
+
+def render_pod(ctx: JobContext, task: TaskSpec, index: int) -> tuple[Pod, bool]:
+    """Return an unsaved Pod for replica ``index`` of ``task`` and whether its class exists."""
+    job = ctx.job
+    template = task.template or {}
+    metadata = template.get("metadata") or {}
+    spec = copy.deepcopy(template.get("spec") or {})
+    scheduler_name = spec.get("schedulerName") or job.scheduler_name
+    if job.priority_class_name:
+        spec.setdefault("priorityClassName", job.priority_class_name)
+    priority, class_found = _priority(spec.get("priorityClassName") or "")
+    for key in _COLUMNS:
+        spec.pop(key, None)
+    labels = dict(metadata.get("labels") or {})
+    labels.update(
+        {
+            "volcano.sh/job-name": job.name,
+            "volcano.sh/job-namespace": job.namespace,
+            "volcano.sh/queue-name": job.queue,
+            "volcano.sh/task-spec": task.name,
+        }
+    )
+    annotations = dict(metadata.get("annotations") or {})
+    annotations.update(
+        {
+            "volcano.sh/job-name": job.name,
+            "volcano.sh/queue-name": job.queue,
+            JOB_VERSION: str(job.version),
+            "volcano.sh/template-uid": f"{job.name}-{task.name}",
+            "volcano.sh/job-retry-count": str(job.retry_count),
+        }
+    )
+    for key in COPIED_JOB_ANNOTATIONS:
+        if key in job.annotations:
+            annotations.setdefault(key, job.annotations[key])
+    pod = Pod(
+        namespace=job.namespace,
+        name=pod_name(job.name, task.name, index),
+        job=job,
+        task_name=task.name,
+        task_index=index,
+        pod_group=ctx.pod_group,
+        spec=spec,
+        priority=priority,
+        scheduler_name=scheduler_name,
+        phase=PodPhase.PENDING,
+        labels=labels,
+        annotations=annotations,
+    )
+    _mount_job_volumes(ctx, pod)
+    apply_plugins(job, ctx.tasks, pod, _ssh_keys(ctx))
+    pod.requests = pod_requests(pod.spec)
+    pod.cpu_milli = pod.requests.get("cpu", 0)
+    pod.memory_milli = pod.requests.get("memory", 0)
+    pod.gpu_milli = pod.requests.get("nvidia.com/gpu", 0)
+    return pod, class_found
+
+
+def claim_name(job_name: str, index: int, volume: dict[str, object]) -> str:
+    """Return the claim a job volume uses: its ``volumeClaimName`` or a generated one."""
+    return str(volume.get("volumeClaimName") or f"{job_name}-volume-{index}")
+
+
+def _mount_job_volumes(ctx: JobContext, pod: Pod) -> None:
+    for index, volume in enumerate(ctx.job.volumes):
+        claim = claim_name(ctx.job.name, index, volume)
+        pod.spec.setdefault("volumes", []).append(
+            {"name": claim, "persistentVolumeClaim": {"claimName": claim}}
+        )
+        for group in ("containers", "initContainers"):
+            for container in pod.spec.get(group) or []:
+                container.setdefault("volumeMounts", []).append(
+                    {"name": claim, "mountPath": volume.get("mountPath", "")}
+                )

@@ -1,0 +1,203 @@
+"""One reconcile pass over one job, and over all of them (the worker's entry point).
+
+Each job is reconciled in its own transaction with its row locked (Volcano
+shards requests by job so one job is never handled twice at once; the lock is
+our equivalent across processes):
+
+1. A finished job whose TTL has passed is deleted (with its tasks, pods, PodGroup).
+2. Read the job's tasks, pods and PodGroup into a ``JobContext``.
+3. Take its new Commands (exactly once) and derive the pod/PodGroup events.
+4. Finish evictions: a pod someone marked for deletion (``deletion_time``) is a
+   ``PodEvicted`` event, and its row is removed here, as the kubelet would.
+5. Resolve each request to an action (``policies.resolve_action``) and execute
+   the non-sync ones against the current phase (``states.execute``).
+6. If nothing acted, SyncJob: create the PodGroup / pods, count, phase rules.
+
+One transition per pass and job: a phase the pass entered is acted upon by the
+next pass, so transient phases are visible for at least one period. A pass over
+a settled world writes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from jobs.controller.context import JobContext
+from jobs.controller.events import record_event
+from jobs.controller.policies import SYNC_JOB, resolve_action
+from jobs.controller.requests import Request, observe_pods, take_commands
+from jobs.controller.states import execute
+from jobs.controller.ttl import ttl_expired
+from jobs.models import Command, EventType, Job, Pod, PodGroup, TargetKind
+
+__all__ = ["JobResult", "ReconcileReport", "reconcile_all", "reconcile_job"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class JobResult:
+    """What one pass did to one job."""
+
+    key: str
+    changed: bool = False
+    transitions: list[str] = field(default_factory=list)
+    pods_created: int = 0
+    pods_deleted: int = 0
+    commands: int = 0
+    deleted_by_ttl: bool = False
+
+
+@dataclass
+class ReconcileReport:
+    """What one pass over every job (and queue) did, for the worker's logs and metrics."""
+
+    now: dt.datetime
+    jobs: int = 0
+    changed_jobs: list[str] = field(default_factory=list)
+    transitions: dict[str, list[str]] = field(default_factory=dict)
+    pods_created: int = 0
+    pods_deleted: int = 0
+    commands: int = 0
+    ttl_deleted: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+    queue_transitions: dict[str, list[str]] = field(default_factory=dict)
+    duration_ms: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        """Return whether the pass wrote anything."""
+        return bool(
+            self.changed_jobs or self.ttl_deleted or self.queue_transitions or self.commands
+        )
+
+    def add(self, result: JobResult) -> None:
+        """Fold one job's result into the report."""
+        self.jobs += 1
+        if result.changed:
+            self.changed_jobs.append(result.key)
+        if result.transitions:
+            self.transitions[result.key] = result.transitions
+        if result.deleted_by_ttl:
+            self.ttl_deleted.append(result.key)
+        self.pods_created += result.pods_created
+        self.pods_deleted += result.pods_deleted
+        self.commands += result.commands
+
+
+def reconcile_job(job: Job | int, now: dt.datetime) -> JobResult:
+    """Reconcile one job (a row or its primary key) at time ``now``; see the module doc."""
+    pk = job if isinstance(job, int) else job.pk
+    with transaction.atomic():
+        row = Job.objects.select_for_update().filter(pk=pk).first()
+        if row is None:
+            return JobResult(key=f"#{pk}")
+        result = JobResult(key=f"{row.namespace}/{row.name}")
+        if ttl_expired(row, now):
+            record_event(
+                row,
+                kind="Job",
+                reason="TTLExpired",
+                message="ttlSecondsAfterFinished passed; deleted",
+                now=now,
+            )
+            Job.objects.filter(pk=row.pk, uid=row.uid).delete()
+            result.changed = result.deleted_by_ttl = True
+            return result
+        ctx = _load(row, now)
+        requests = take_commands(row, now)
+        result.commands = len(requests)
+        requests += observe_pods(ctx)
+        for pod in [p for p in ctx.pods.values() if p.deletion_time is not None]:
+            ctx.delete_pod(pod)
+            ctx.finalized_evictions += 1
+            ctx.deleted += 1
+        acted = False
+        for request in requests:
+            action, due = resolve_action(ctx, request)
+            if action == SYNC_JOB or (due is not None and due > now):
+                continue
+            before = (row.phase, row.version, row.retry_count, ctx.deleted)
+            execute(ctx, action, request)
+            acted = True
+            if (row.phase, row.version, row.retry_count, ctx.deleted) != before:
+                record_event(
+                    row,
+                    kind="Job",
+                    reason="ExecuteAction",
+                    message=f"Start to execute action {action} ({request.source or request.event})",
+                    now=now,
+                )
+        if not acted:
+            execute(ctx, SYNC_JOB, Request("OutOfSync"))
+        result.changed = ctx.changed or bool(result.commands)
+        result.transitions = ctx.transitions
+        result.pods_created, result.pods_deleted = ctx.created, ctx.deleted
+        return result
+
+
+def _load(job: Job, now: dt.datetime) -> JobContext:
+    tasks = list(job.tasks.order_by("index"))
+    pods = {pod.name: pod for pod in Pod.objects.filter(job=job)}
+    group = PodGroup.objects.filter(namespace=job.namespace, name=f"{job.name}-{job.uid}").first()
+    return JobContext(job=job, tasks=tasks, pods=pods, pod_group=group, now=now)
+
+
+def _orphan_commands(now: dt.datetime) -> int:
+    """Mark processed the job Commands whose job does not exist (Volcano drops them)."""
+    count = 0
+    with transaction.atomic():
+        for command in Command.objects.select_for_update().filter(
+            target_kind=TargetKind.JOB, processed=False
+        ):
+            if Job.objects.filter(namespace=command.namespace, name=command.target_name).exists():
+                continue
+            command.processed, command.processed_at = True, now
+            command.save(update_fields=["processed", "processed_at"])
+            record_event(
+                command,
+                kind="Command",
+                reason="TargetNotFound",
+                message=f"job {command.namespace}/{command.target_name} does not exist",
+                now=now,
+                event_type=EventType.WARNING,
+            )
+            count += 1
+    return count
+
+
+def reconcile_all(now: dt.datetime | None = None) -> ReconcileReport:
+    """Reconcile every job, then every queue, at ``now`` (default: the current time).
+
+    A job whose pass raises is logged and reported in ``errors``; the others go on.
+    """
+    from queues.controller import reconcile_queues
+
+    now = now or timezone.now()
+    started = time.perf_counter()
+    report = ReconcileReport(now=now)
+    report.commands += _orphan_commands(now)
+    for pk in Job.objects.order_by("pk").values_list("pk", flat=True):
+        try:
+            report.add(reconcile_job(pk, now))
+        except Exception as exc:  # one bad job must not stop the others
+            logger.exception("reconciling job #%s failed", pk)
+            report.errors[f"#{pk}"] = f"{type(exc).__name__}: {exc}"
+    report.queue_transitions = reconcile_queues(now)
+    report.duration_ms = (time.perf_counter() - started) * 1000
+    if report.changed:
+        logger.info(
+            "reconciled %d jobs: %d changed, %d pods created, %d deleted, %d commands",
+            report.jobs,
+            len(report.changed_jobs),
+            report.pods_created,
+            report.pods_deleted,
+            report.commands,
+        )
+    return report

@@ -1,0 +1,163 @@
+"""What a reconcile pass reacts to: Volcano's controller events, derived from the rows.
+
+Volcano's informers turn each change into an event (``PodFailed``,
+``PodEvicted``, ``TaskCompleted``...). Our controller is level-triggered: it
+reads the rows every pass and derives the same events from what it sees. An
+event repeats while its condition holds, which is harmless by construction:
+every action that reacts to a pod either removes the pod, or moves the job to
+a phase that ignores pod events, or bumps ``status.version`` so the pod's event
+is stale (Volcano's own guard against late events); an unmatched event resolves
+to SyncJob, which is what the pass does anyway.
+
+Commands are the exception: they are taken exactly once (marked processed in
+the pass's transaction, as Volcano deletes a Command before acting on it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from jobs.controller.context import JobContext
+from jobs.models import Command, Job, Pod, PodGroupPhase, PodPhase, TargetKind
+
+__all__ = ["Request", "observe_pods", "take_commands"]
+
+# Events that never match a policy (Volcano's internal ones).
+INTERNAL_EVENTS = frozenset({"OutOfSync", "CommandIssued", "PodRunning"})
+
+
+@dataclass(frozen=True)
+class Request:
+    """One thing to react to: an event (and an explicit action, for commands)."""
+
+    event: str
+    action: str = ""
+    task: str = ""
+    pod: str = ""
+    exit_code: int | None = None
+    version: int | None = None  # the job version of the pod that raised it
+    since: dt.datetime | None = None  # when the condition began (for policy timeouts)
+    source: str = ""  # "command <name>" or "pod <name>", for events and logs
+
+
+@dataclass(frozen=True)
+class _PodRef:
+    task: str
+    pod: str
+    version: int
+
+
+def take_commands(job: Job, now: dt.datetime) -> list[Request]:
+    """Return requests for the job's unprocessed Commands, marking them processed (once)."""
+    commands = list(
+        Command.objects.select_for_update()
+        .filter(
+            target_kind=TargetKind.JOB,
+            namespace=job.namespace,
+            target_name=job.name,
+            processed=False,
+        )
+        .order_by("created_at", "pk")
+    )
+    requests = []
+    for command in commands:
+        command.processed = True
+        command.processed_at = now
+        command.save(update_fields=["processed", "processed_at"])
+        if command.target_uid is not None and command.target_uid != job.uid:
+            continue  # meant for an earlier job of the same name
+        requests.append(
+            Request(event="CommandIssued", action=command.action, source=f"command {command.name}")
+        )
+    return requests
+
+
+def observe_pods(ctx: JobContext) -> list[Request]:
+    """Return the pod and PodGroup events the current rows imply, in a stable order."""
+    requests: list[Request] = []
+    completed_tasks: set[str] = set()
+    for pod in sorted(ctx.pods.values(), key=lambda p: p.name):
+        base = _PodRef(pod.task_name, pod.name, ctx.pod_version(pod))
+        if pod.deletion_time is not None:
+            requests.append(
+                Request(
+                    "PodEvicted",
+                    since=pod.deletion_time,
+                    source=f"pod {pod.name}",
+                    task=base.task,
+                    pod=base.pod,
+                    version=base.version,
+                )
+            )
+        elif pod.phase == PodPhase.FAILED:
+            requests.append(
+                Request(
+                    "PodFailed",
+                    exit_code=pod.exit_code,
+                    since=pod.finish_time or pod.created_at,
+                    source=f"pod {pod.name}",
+                    task=base.task,
+                    pod=base.pod,
+                    version=base.version,
+                )
+            )
+        elif pod.phase == PodPhase.PENDING:
+            requests.append(
+                Request(
+                    "PodPending",
+                    since=pod.created_at,
+                    source=f"pod {pod.name}",
+                    task=base.task,
+                    pod=base.pod,
+                    version=base.version,
+                )
+            )
+        elif (
+            pod.phase == PodPhase.SUCCEEDED
+            and pod.task_name not in completed_tasks
+            and _task_completed(ctx, pod.task_name)
+        ):
+            completed_tasks.add(pod.task_name)
+            finished = [p.finish_time for p in _task_pods(ctx, pod.task_name) if p.finish_time]
+            requests.append(
+                Request(
+                    "TaskCompleted",
+                    since=max(finished, default=pod.created_at),
+                    source=f"task {pod.task_name}",
+                    task=base.task,
+                    pod=base.pod,
+                    version=base.version,
+                )
+            )
+    group = ctx.pod_group
+    if group is not None and group.phase == PodGroupPhase.UNKNOWN:
+        # Volcano's PodGroup requests carry no job version, so its JobUnknown policies stop
+        # firing after the first full kill (a quirk); ours are never stale.
+        requests.append(
+            Request("Unknown", since=_condition_time(group.conditions), source="podgroup")
+        )
+    return requests
+
+
+def _task_pods(ctx: JobContext, task: str) -> list[Pod]:
+    return [pod for pod in ctx.pods.values() if pod.task_name == task]
+
+
+def _task_completed(ctx: JobContext, task_name: str) -> bool:
+    """Return whether every replica of the task exists and Succeeded (Volcano's TaskCompleted)."""
+    task = ctx.task(task_name)
+    pods = _task_pods(ctx, task_name)
+    if task is None or len(pods) < task.replicas:
+        return False
+    return all(pod.phase == PodPhase.SUCCEEDED and pod.deletion_time is None for pod in pods)
+
+
+def _condition_time(conditions: list[dict[str, str]]) -> dt.datetime | None:
+    times = []
+    for condition in conditions:
+        try:
+            times.append(dt.datetime.fromisoformat(condition.get("lastTransitionTime", "")))
+        except ValueError:
+            continue
+    return max(times, default=None)
