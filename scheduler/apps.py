@@ -10,3 +10,9 @@ class SchedulerConfig(AppConfig):
 
     name = "scheduler"
     verbose_name = "Scheduler"
+
+    def ready(self) -> None:
+        """Start the embedded scheduler loop when the server asked for it (``make run``)."""
+        from scheduler import embedded
+
+        embedded.start()

@@ -15,3 +15,19 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_site.settings")
 app = Celery("volcano_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# The distributed scheduler: a cycle and a kubelet tick every schedulePeriod (Volcano's 1 s).
+# A task older than two periods is dropped rather than run late (its cycle is already stale).
+_PERIOD = float(os.environ.get("VOLCANO_SCHEDULE_PERIOD") or 1.0)
+app.conf.beat_schedule = {
+    "volcano-schedule": {
+        "task": "scheduler.tasks.schedule",
+        "schedule": _PERIOD,
+        "options": {"expires": 2 * _PERIOD},
+    },
+    "volcano-runtime-tick": {
+        "task": "scheduler.tasks.runtime_tick",
+        "schedule": _PERIOD,
+        "options": {"expires": 2 * _PERIOD},
+    },
+}

@@ -6,6 +6,8 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 from django.views.generic import RedirectView
 
+from scheduler.metrics import metrics_view
+
 admin.site.site_header = "Volcano console"
 admin.site.site_title = "Volcano console"
 admin.site.index_title = "Cluster objects"
@@ -13,6 +15,8 @@ admin.site.index_title = "Cluster objects"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("admin/", admin.site.urls),
     path("accounts/", include("volcano_site.accounts.urls")),
+    # Prometheus scrapes Volcano's volcano_* series here (no login, like Volcano's :8080).
+    path("metrics", metrics_view, name="metrics"),
     # The Kubernetes-style REST API (/api/v1/..., /apis/...), its schema and docs.
     path("", include("volcano_site.api_urls")),
     # Until the console pages exist, the front door is the admin.

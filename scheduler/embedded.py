@@ -1,0 +1,43 @@
+"""Start the embedded scheduler loop inside the server process, and stop it with the process.
+
+``make run`` sets ``VOLCANO_EMBEDDED_SCHEDULER=1`` for the server; ``SchedulerConfig.ready``
+then calls ``start``. Management commands, tests and Celery workers never set it, so they never
+start a loop by accident. The thread is a daemon stopped from ``atexit``: the interpreter runs
+``atexit`` handlers on a normal exit (daphne's SIGINT/SIGTERM shutdown), the loop finishes the
+cycle in progress, gives up the lease and closes its database connection.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+
+__all__ = ["ENV_FLAG", "start"]
+
+ENV_FLAG = "VOLCANO_EMBEDDED_SCHEDULER"
+_lock = threading.Lock()
+_started: list[object] = []
+
+
+def wanted() -> bool:
+    """Return True when this process is a server asked to run the embedded loop."""
+    flag = os.environ.get(ENV_FLAG, "").strip().lower() in {"1", "true", "yes", "on"}
+    return flag and "pytest" not in sys.modules
+
+
+def start() -> object | None:
+    """Start the loop once per process (None when it is not wanted here)."""
+    if not wanted():
+        return None
+    with _lock:
+        if _started:
+            return _started[0]
+        from scheduler.worker import EmbeddedWorker
+
+        worker = EmbeddedWorker()
+        worker.start()
+        atexit.register(worker.stop)
+        _started.append(worker)
+        return worker

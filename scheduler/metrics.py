@@ -1,0 +1,184 @@
+"""Prometheus metrics with Volcano's names, types, labels and buckets, served at ``/metrics``.
+
+Volcano's counterpart: ``pkg/scheduler/metrics`` (and the controller's ``pkg/controllers/metrics``).
+The list, buckets included, is ``shared/docs/volcano-reference.md``.
+
+Why not prometheus_client's default registry: the scheduler may run in another process (the
+Celery worker) or on another host than the web server that answers ``/metrics``, and
+prometheus_client's multiprocess mode only shares files on one host. So the figures live where
+every process can read them:
+
+* Session figures (latency histograms, preemption and eviction counters, unschedulable gauges,
+  job shares) are kept as one small JSON state that the worker updates after each session and
+  stores in Django's cache (Redis when ``REDIS_URL`` is set, the shared process memory in the
+  embedded mode, where worker and web server are one process). Only the session leader writes it.
+* Cluster figures (queue allocated / request / deserved / capacity, PodGroup counts per phase,
+  job phase counters, retries) are read from the database at scrape time, so they are right
+  whichever process wrote the rows.
+
+A custom collector turns both into metric families for a fresh registry on every scrape.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import math
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+from prometheus_client.registry import Collector
+
+__all__ = ["HISTOGRAMS", "MetricsState", "exp_range", "load_state", "metrics_view", "save_state"]
+
+STATE_KEY = "volcano:metrics:state"
+
+
+def exp_range(start: float, stop: float, count: int) -> list[float]:
+    """Return Volcano's ExponentialBucketsRange(start, stop, count) upper bounds."""
+    factor = math.pow(stop / start, 1 / (count - 1))
+    return [start * factor**i for i in range(count)]
+
+
+# name → (help, label names, buckets)
+HISTOGRAMS: dict[str, tuple[str, tuple[str, ...], list[float]]] = {
+    "volcano_e2e_scheduling_latency_milliseconds": (
+        "E2e scheduling latency in milliseconds (scheduling algorithm + binding)", (),
+        exp_range(1, 5000, 20)),
+    "volcano_open_session_duration_milliseconds": (
+        "Duration of opening a session (snapshot and plugins) in milliseconds", (),
+        exp_range(1, 5000, 20)),
+    "volcano_e2e_job_scheduling_latency_milliseconds": (
+        "E2e job scheduling latency in milliseconds", (), exp_range(100, 120000, 30)),
+    "volcano_plugin_scheduling_latency_milliseconds": (
+        "Plugin scheduling latency in milliseconds", ("plugin", "OnSession"),
+        exp_range(0.1, 100, 15)),
+    "volcano_action_scheduling_latency_milliseconds": (
+        "Action scheduling latency in milliseconds", ("action",), exp_range(1, 2000, 20)),
+    "volcano_task_scheduling_latency_milliseconds": (
+        "Task scheduling latency in milliseconds", ("stage",), exp_range(50, 60000, 30)),
+    "volcano_scheduling_stage_duration_milliseconds": (
+        "Scheduling stage duration in milliseconds", ("stage",), exp_range(0.1, 500, 20)),
+}  # fmt: skip
+COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "volcano_total_preemption_attempts": ("Total preemption attempts in the cluster till now", ()),
+    "volcano_eviction_transactions_total": ("Number of evictions committed, by action", ("action",)),
+    "volcano_schedule_attempts_total": ("Number of attempts to schedule pods, by result", ("result",)),
+}  # fmt: skip
+GAUGES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "volcano_pod_preemption_victims": ("Number of selected preemption victims", ()),
+    "volcano_unschedule_task_count": ("Number of tasks could not be scheduled", ("job_id",)),
+    "volcano_unschedule_job_count": ("Number of jobs could not be scheduled", ()),
+    "volcano_job_share": ("Share for one job", ("job_ns", "job_id")),
+    "volcano_e2e_job_scheduling_duration": (
+        "E2e job scheduling duration in milliseconds", ("job_name", "queue", "job_namespace")),
+    "volcano_e2e_job_scheduling_start_time": (
+        "E2e job scheduling start time", ("job_name", "queue", "job_namespace")),
+    "volcano_e2e_job_scheduling_last_time": (
+        "E2e job scheduling last time", ("job_name", "queue", "job_namespace")),
+}  # fmt: skip
+MAX_JOB_SERIES = 2000  # per-job gauges kept for the most recent jobs only
+
+
+class MetricsState:
+    """The session figures as plain data (JSON in the shared cache)."""
+
+    def __init__(self, data: dict[str, Any] | None = None) -> None:
+        self.data: dict[str, Any] = data or {"h": {}, "c": {}, "g": {}}
+
+    def observe(self, name: str, labels: tuple[str, ...], values: Iterable[float]) -> None:
+        """Add observations to histogram ``name`` under ``labels``."""
+        buckets = HISTOGRAMS[name][2]
+        series = self.data["h"].setdefault(name, {})
+        key = json.dumps(labels)
+        entry = series.setdefault(key, {"b": [0] * len(buckets), "sum": 0.0, "count": 0})
+        for value in values:
+            index = bisect.bisect_left(buckets, value)
+            if index < len(buckets):
+                entry["b"][index] += 1
+            entry["sum"] += value
+            entry["count"] += 1
+
+    def inc(self, name: str, labels: tuple[str, ...] = (), amount: float = 1.0) -> None:
+        """Add ``amount`` to counter ``name``."""
+        series = self.data["c"].setdefault(name, {})
+        key = json.dumps(labels)
+        series[key] = series.get(key, 0.0) + amount
+
+    def set_gauge(self, name: str, labels: tuple[str, ...], value: float) -> None:
+        """Set gauge ``name`` under ``labels``."""
+        self.data["g"].setdefault(name, {})[json.dumps(labels)] = value
+
+    def replace_gauge(self, name: str, values: dict[tuple[str, ...], float]) -> None:
+        """Replace every series of gauge ``name`` (series no longer present disappear)."""
+        self.data["g"][name] = {json.dumps(k): v for k, v in values.items()}
+
+    def trim_gauge(self, name: str, keep: int = MAX_JOB_SERIES) -> None:
+        """Keep only the ``keep`` most recently set series of gauge ``name``."""
+        series = self.data["g"].get(name, {})
+        if len(series) > keep:
+            self.data["g"][name] = dict(list(series.items())[-keep:])
+
+    # --- exposition -----------------------------------------------------------------------
+    def families(self) -> Iterator[Metric]:
+        """Yield the metric families (histograms cumulative, as Prometheus wants)."""
+        for name, (help_text, label_names, buckets) in HISTOGRAMS.items():
+            family = HistogramMetricFamily(name, help_text, labels=list(label_names))
+            for key, entry in self.data["h"].get(name, {}).items():
+                running, pairs = 0, []
+                for bound, n in zip(buckets, entry["b"], strict=True):
+                    running += n
+                    pairs.append((_le(bound), running))
+                pairs.append(("+Inf", entry["count"]))
+                family.add_metric(json.loads(key), pairs, entry["sum"])
+            yield family
+        for name, (help_text, label_names) in COUNTERS.items():
+            counter = CounterMetricFamily(name, help_text, labels=list(label_names))
+            for key, value in self.data["c"].get(name, {}).items():
+                counter.add_metric(json.loads(key), value)
+            yield counter
+        for name, (help_text, label_names) in GAUGES.items():
+            gauge = GaugeMetricFamily(name, help_text, labels=list(label_names))
+            for key, value in self.data["g"].get(name, {}).items():
+                gauge.add_metric(json.loads(key), value)
+            yield gauge
+
+
+def _le(bound: float) -> str:
+    return repr(float(bound))
+
+
+def load_state() -> MetricsState:
+    """Return the session figures the worker last stored (empty before the first session)."""
+    return MetricsState(cache.get(STATE_KEY))
+
+
+def save_state(state: MetricsState) -> None:
+    """Store the session figures for every process to read (no expiry)."""
+    cache.set(STATE_KEY, state.data, timeout=None)
+
+
+class VolcanoCollector(Collector):
+    """Session figures from the shared state plus cluster figures from the database."""
+
+    def collect(self) -> Iterator[Metric]:
+        from scheduler.metrics_cluster import cluster_families
+
+        yield from load_state().families()
+        yield from cluster_families()
+
+
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    """Serve every ``volcano_*`` series in the Prometheus text format (no login: scrapers)."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(VolcanoCollector())
+    return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,218 @@
+"""Cluster figures for ``/metrics``, read from the database at scrape time.
+
+Volcano's counterparts: ``pkg/scheduler/metrics/queue.go`` (set by the proportion and capacity
+plugins) and the controller-manager's ``volcano_queue_pod_group_*_count`` and job phase counters.
+Reading them from rows makes them right whichever process (web, embedded loop, Celery worker)
+wrote the rows. ``deserved`` is the queue's ``spec.deserved`` when set (the capacity plugin's
+rule), else a weight-proportional water-filling of the Ready nodes' allocatable capped by each
+queue's request (the proportion plugin's rule, per resource).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from django.db.models import Count, Min, Sum
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+
+from jobs.models import Job, Pod, PodGroup
+from queues.models import Queue
+from scheduler.metrics import exp_range
+from scheduler.models import Node
+
+__all__ = ["cluster_families", "water_fill"]
+
+GPU = "nvidia.com/gpu"
+DIMS = ("cpu", "memory", GPU)
+_QUEUE_RESOURCES = ("allocated", "request", "deserved", "capacity", "real_capacity", "inqueue")
+_HELP = {
+    "allocated": "Allocated", "request": "Request", "deserved": "Deserved",
+    "capacity": "Capacity", "real_capacity": "Real capacity", "inqueue": "Inqueue",
+}  # fmt: skip
+
+
+def water_fill(
+    total: float, weights: dict[str, int], requests: dict[str, float]
+) -> dict[str, float]:
+    """Return each queue's share of ``total`` by weight, never above its request."""
+    deserved = dict.fromkeys(weights, 0.0)
+    active = {q for q in weights if requests.get(q, 0) > 0}
+    remaining = float(total)
+    while active and remaining > 1e-9:
+        weight_sum = sum(weights[q] for q in active)
+        given = 0.0
+        for q in list(active):
+            want = requests[q] - deserved[q]
+            share = remaining * weights[q] / weight_sum
+            take = min(share, want)
+            deserved[q] += take
+            given += take
+            if deserved[q] >= requests[q] - 1e-9:
+                active.discard(q)
+        remaining -= given
+        if given <= 1e-9:
+            break
+    return deserved
+
+
+def _milli(values: dict[str, Any] | None) -> dict[str, float]:
+    return {k: float(v) for k, v in (values or {}).items()}
+
+
+def _queue_figures() -> tuple[list[dict[str, Any]], dict[str, dict[str, dict[str, float]]]]:
+    queues: list[dict[str, Any]] = [
+        dict(q)
+        for q in Queue.objects.values("name", "weight", "capability", "deserved", "allocated")
+    ]
+    totals: dict[str, float] = defaultdict(float)
+    for alloc in Node.objects.filter(ready=True).values_list("allocatable", flat=True):
+        for dim in DIMS:
+            totals[dim] += float((alloc or {}).get(dim, 0))
+    requests: dict[str, dict[str, float]] = defaultdict(dict)
+    rows = (
+        Pod.objects.filter(phase__in=("Pending", "Running"))
+        .exclude(pod_group__phase="Completed")
+        .values("pod_group__queue")
+        .annotate(cpu=Sum("cpu_milli"), memory=Sum("memory_milli"), gpu=Sum("gpu_milli"))
+    )
+    for row in rows:
+        name = row["pod_group__queue"] or "default"
+        requests[name] = {
+            "cpu": row["cpu"] or 0,
+            "memory": row["memory"] or 0,
+            GPU: row["gpu"] or 0,
+        }
+    inqueue: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for name, min_res in PodGroup.objects.filter(phase="Inqueue").values_list(
+        "queue", "min_resources"
+    ):
+        for dim, value in (min_res or {}).items():
+            inqueue[name][dim] += float(value)
+    weights = {q["name"]: q["weight"] for q in queues}
+    filled = {
+        dim: water_fill(totals[dim], weights, {q: requests[q].get(dim, 0) for q in weights})
+        for dim in DIMS
+    }
+    figures: dict[str, dict[str, dict[str, float]]] = {}
+    for q in queues:
+        name = q["name"]
+        capability = _milli(q["capability"])
+        explicit = _milli(q["deserved"])
+        figures[name] = {
+            "allocated": _milli(q["allocated"]),
+            "request": requests.get(name, {}),
+            "deserved": explicit or {dim: filled[dim][name] for dim in DIMS},
+            "capacity": capability,
+            "real_capacity": {
+                dim: min(capability.get(dim, totals[dim]), totals[dim]) for dim in DIMS
+            },
+            "inqueue": dict(inqueue.get(name, {})),
+        }
+    return queues, figures
+
+
+def _queue_families() -> Iterator[Metric]:
+    queues, figures = _queue_figures()
+    for figure in _QUEUE_RESOURCES:
+        cpu = GaugeMetricFamily(
+            f"volcano_queue_{figure}_milli_cpu", f"{_HELP[figure]} CPU count for one queue",
+            labels=["queue_name"],
+        )  # fmt: skip
+        memory = GaugeMetricFamily(
+            f"volcano_queue_{figure}_memory_bytes", f"{_HELP[figure]} memory for one queue",
+            labels=["queue_name"],
+        )  # fmt: skip
+        scalar = GaugeMetricFamily(
+            f"volcano_queue_{figure}_scalar_resources",
+            f"{_HELP[figure]} scalar resources for one queue", labels=["queue_name", "resource"],
+        )  # fmt: skip
+        for name, values in figures.items():
+            cpu.add_metric([name], values[figure].get("cpu", 0.0))
+            memory.add_metric([name], values[figure].get("memory", 0.0) / 1000)
+            for dim, value in sorted(values[figure].items()):
+                if dim not in ("cpu", "memory", "pods"):
+                    scalar.add_metric([name, dim], value / 1000)
+        yield from (cpu, memory, scalar)
+    share = GaugeMetricFamily("volcano_queue_share", "Share for one queue", labels=["queue_name"])
+    weight = GaugeMetricFamily(
+        "volcano_queue_weight", "Weight for one queue", labels=["queue_name"]
+    )
+    overused = GaugeMetricFamily(
+        "volcano_queue_overused", "If one queue is overused", labels=["queue_name"]
+    )
+    for q in queues:
+        name, values = q["name"], figures[q["name"]]
+        deserved, allocated = values["deserved"], values["allocated"]
+        ratios = [allocated.get(d, 0.0) / v for d, v in deserved.items() if v > 0]
+        share.add_metric([name], max(ratios, default=0.0))
+        weight.add_metric([name], q["weight"])
+        is_over = bool(deserved) and all(
+            deserved.get(d, 0.0) <= allocated.get(d, 0.0) for d in ("cpu", "memory")
+        )
+        overused.add_metric([name], 1.0 if is_over else 0.0)
+    yield from (share, weight, overused)
+
+
+def _controller_families() -> Iterator[Metric]:
+    counts: dict[str, dict[str, int]] = defaultdict(dict)
+    for queue, phase, n in PodGroup.objects.values_list("queue", "phase").annotate(n=Count("pk")):
+        counts[queue][phase] = n
+    names = set(Queue.objects.values_list("name", flat=True)) | set(counts)
+    for phase in ("Inqueue", "Pending", "Running", "Unknown", "Completed"):
+        family = GaugeMetricFamily(
+            f"volcano_queue_pod_group_{phase.lower()}_count",
+            f"The number of {phase} PodGroup in this queue", labels=["queue_name"],
+        )  # fmt: skip
+        for name in sorted(names):
+            family.add_metric([name], counts[name].get(phase, 0))
+        yield family
+    completed = CounterMetricFamily(
+        "volcano_job_completed_phase_count", "Number of job completed phase",
+        labels=["job_name", "queue_name"],
+    )  # fmt: skip
+    failed = CounterMetricFamily(
+        "volcano_job_failed_phase_count", "Number of job failed phase",
+        labels=["job_name", "queue_name"],
+    )  # fmt: skip
+    retries = CounterMetricFamily(
+        "volcano_job_retry_counts", "Number of retry counts for one job", labels=["job_id"]
+    )
+    latency = HistogramMetricFamily(
+        "volcano_controller_job_to_pod_creation_latency_milliseconds",
+        "Latency from job creation to its first pod's creation in milliseconds", labels=[],
+    )  # fmt: skip
+    buckets = exp_range(50, 60000, 30)
+    observed = [0] * len(buckets)
+    total, n = 0.0, 0
+    rows = Job.objects.annotate(first_pod=Min("pods__created_at")).values_list(
+        "name", "queue", "phase", "retry_count", "created_at", "first_pod"
+    )
+    for name, queue, phase, retry_count, created, first_pod in rows:
+        if phase == "Completed":
+            completed.add_metric([name, queue], 1)
+        elif phase == "Failed":
+            failed.add_metric([name, queue], 1)
+        if retry_count:
+            retries.add_metric([name], retry_count)
+        if first_pod is not None and created is not None:
+            ms = max((first_pod - created).total_seconds() * 1000, 0.0)
+            total, n = total + ms, n + 1
+            for i, bound in enumerate(buckets):
+                if ms <= bound:
+                    observed[i] += 1
+    latency.add_metric([], [(repr(b), c) for b, c in zip(buckets, observed, strict=True)]
+                       + [("+Inf", n)], total)  # fmt: skip
+    yield from (completed, failed, retries, latency)
+
+
+def cluster_families() -> Iterator[Metric]:
+    """Yield the queue and controller metric families computed from the rows."""
+    yield from _queue_families()
+    yield from _controller_families()

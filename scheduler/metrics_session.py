@@ -1,0 +1,135 @@
+"""What one session adds to the metrics state (Volcano's producers, one function).
+
+Volcano's counterparts, by metric: ``scheduler.go`` (e2e latency), ``framework.go`` (open session,
+plugin latency), each action (action latency, job and task latency), ``preempt``/``reclaim``
+(victims, attempts, eviction transactions), ``gang`` (unschedulable tasks and jobs), ``drf`` (job
+share). Called by the worker after a session's decisions were written, with what was accepted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime
+
+import numpy as np
+
+from scheduler.cache import ApplyResult, Snapshot
+from scheduler.engine.api.types import ALLOCATED_STATUSES, TaskStatus
+from scheduler.engine.framework.decisions import Decisions
+from scheduler.metrics import MetricsState
+
+__all__ = ["observe_session"]
+
+
+def _ms_since(now: datetime, then: datetime | None) -> float | None:
+    return None if then is None else max((now - then).total_seconds() * 1000, 0.0)
+
+
+def observe_session(
+    state: MetricsState,
+    *,
+    snapshot: Snapshot,
+    decisions: Decisions,
+    applied: ApplyResult,
+    e2e_ms: float,
+    open_ms: float,
+    now: datetime,
+) -> None:
+    """Add one session's figures to ``state``."""
+    cluster = snapshot.cluster
+    # 1. Latencies of the session, its actions and its plugins.
+    state.observe("volcano_e2e_scheduling_latency_milliseconds", (), [e2e_ms])
+    state.observe("volcano_open_session_duration_milliseconds", (), [open_ms])
+    for key, seconds in decisions.timings.items():
+        parts = key.split(".")
+        if parts[0] == "action" and len(parts) == 2:
+            state.observe("volcano_action_scheduling_latency_milliseconds", (parts[1],),
+                          [seconds * 1000])  # fmt: skip
+        elif parts[0] == "plugin" and len(parts) == 3:
+            hook = "OnSessionOpen" if parts[2] == "open" else "OnSessionClose"
+            state.observe("volcano_plugin_scheduling_latency_milliseconds", (parts[1], hook),
+                          [seconds * 1000])  # fmt: skip
+    state.observe("volcano_scheduling_stage_duration_milliseconds", ("Bind",),
+                  [applied.seconds * 1000])  # fmt: skip
+    # 2. Tasks bound and jobs that became ready in this session.
+    skipped = set(applied.skipped_binds)
+    bound_per_job: Counter[str] = Counter()
+    task_ms: list[float] = []
+    for task_uid in decisions.binds:
+        if task_uid in skipped:
+            continue
+        row = snapshot.pods.get(task_uid)
+        if row is None:
+            continue
+        bound_per_job[row.job] += 1
+        task = cluster.jobs[row.job].tasks.get(task_uid) if row.job in cluster.jobs else None
+        ms = _ms_since(now, task.creation_timestamp if task else None)
+        if ms is not None:
+            task_ms.append(ms)
+    state.observe("volcano_task_scheduling_latency_milliseconds", ("Bound",), task_ms)
+    state.inc("volcano_schedule_attempts_total", ("scheduled",), float(len(task_ms)))
+    for uid, bound in bound_per_job.items():
+        job = cluster.jobs.get(uid)
+        if job is None:
+            continue
+        ready = job.ready_task_num()
+        if ready - bound < job.min_available <= ready:
+            ms = _ms_since(now, job.creation_timestamp)
+            if ms is None:
+                continue
+            state.observe("volcano_e2e_job_scheduling_latency_milliseconds", (), [ms])
+            labels = (job.name, job.queue, job.namespace)
+            state.set_gauge("volcano_e2e_job_scheduling_duration", labels, ms)
+            if job.creation_timestamp is not None:
+                state.set_gauge("volcano_e2e_job_scheduling_start_time", labels,
+                                job.creation_timestamp.timestamp())  # fmt: skip
+            state.set_gauge("volcano_e2e_job_scheduling_last_time", labels, now.timestamp())
+    for name in ("duration", "start_time", "last_time"):
+        state.trim_gauge(f"volcano_e2e_job_scheduling_{name}")
+    # 3. Evictions by the action that chose them.
+    victims: Counter[str] = Counter()
+    preemptors: set[str] = set()
+    for eviction in decisions.evictions:
+        if eviction.task in applied.skipped_evictions:
+            continue
+        action = "reclaim" if "reclaim" in eviction.reason.lower() else "preempt"
+        victims[action] += 1
+        if action == "preempt" and eviction.preemptor:
+            preemptors.add(eviction.preemptor)
+    state.set_gauge("volcano_pod_preemption_victims", (), float(victims["preempt"]))
+    state.inc("volcano_total_preemption_attempts", (), float(len(preemptors)))
+    for action, n in victims.items():
+        if n:
+            state.inc("volcano_eviction_transactions_total", (action,))
+    # 4. Unschedulable tasks and jobs (gauges: this session's view only).
+    unschedulable_tasks: dict[tuple[str, ...], float] = {}
+    for uid in decisions.unschedulable:
+        job = cluster.jobs.get(uid)
+        if job is not None:
+            unschedulable_tasks[(job.name,)] = float(job.count(TaskStatus.PENDING))
+    state.replace_gauge("volcano_unschedule_task_count", unschedulable_tasks)
+    state.set_gauge("volcano_unschedule_job_count", (), float(len(decisions.unschedulable)))
+    state.inc("volcano_schedule_attempts_total", ("unschedulable",),
+              sum(unschedulable_tasks.values()))  # fmt: skip
+    # 5. DRF dominant share of every job holding resources.
+    state.replace_gauge("volcano_job_share", _job_shares(snapshot))
+
+
+def _job_shares(snapshot: Snapshot) -> dict[tuple[str, ...], float]:
+    cluster = snapshot.cluster
+    total = cluster.arrays.allocatable.sum(axis=0).astype(np.float64)
+    columns = [i for i, name in enumerate(cluster.resource_index.names) if name != "pods"]
+    if not columns:
+        return {}
+    total = total[columns]
+    shares: dict[tuple[str, ...], float] = {}
+    for job in cluster.jobs.values():
+        vectors = [
+            t.resreq_vec for t in job.tasks_in(*ALLOCATED_STATUSES) if t.resreq_vec is not None
+        ]
+        if not vectors:
+            continue
+        used = np.sum(vectors, axis=0)[columns].astype(np.float64)
+        ratio = np.divide(used, total, out=np.zeros_like(used), where=total > 0)
+        shares[(job.namespace, job.name)] = float(ratio.max(initial=0.0))
+    return shares

@@ -1,0 +1,222 @@
+"""The scheduler worker: ``run_once`` is one scheduling cycle; ``EmbeddedWorker`` repeats it.
+
+Volcano's counterpart: ``pkg/scheduler/scheduler.go`` (``runOnce`` every ``schedulePeriod``) plus
+the controller-manager's sync loop, which here runs first in the same cycle. One cycle, in order:
+
+1. The job controller reconciles (Jobs → PodGroups and Pods, phases, policies, Commands).
+2. The cache reads one consistent snapshot.
+3. The engine runs the active configuration's actions and plugins on it.
+4. The cache writes the decisions in one transaction, refusing stale rows.
+5. The session is recorded (``SessionRecord``, with a retention limit) and its metrics stored.
+
+Two ways to run it, one code path: ``EmbeddedWorker`` is a thread in the server process (``make
+run``) that also plays the simulated kubelet (``runtime.tick``) each period; in the distributed
+mode Celery beat sends ``scheduler.tasks.schedule`` every period and whichever worker holds the
+lease runs the cycle (``run_leader_cycle``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import close_old_connections, connection
+from django.utils import timezone
+
+from scheduler import runtime
+from scheduler.cache import ApplyResult, apply_decisions, read_snapshot
+from scheduler.engine import load_conf, run_session
+from scheduler.engine.api.types import TaskStatus
+from scheduler.engine.conf import SchedulerConf
+from scheduler.engine.framework.decisions import Decisions
+from scheduler.leader import Lease, make_lease
+from scheduler.metrics import load_state, save_state
+from scheduler.metrics_session import observe_session
+from scheduler.models import SchedulerConfiguration, SessionRecord
+
+__all__ = [
+    "EmbeddedWorker",
+    "SessionSummary",
+    "reconcile_jobs",
+    "run_leader_cycle",
+    "run_once",
+    "schedule_period",
+]
+
+logger = logging.getLogger(__name__)
+_conf_cache: dict[tuple[int, str], SchedulerConf] = {}
+
+
+def _number(name: str, default: float) -> float:
+    value = getattr(settings, name, None) or os.environ.get(name)
+    return default if value is None or value == "" else float(value)
+
+
+def schedule_period() -> float:
+    """Return seconds between sessions (``VOLCANO_SCHEDULE_PERIOD``, default 1, Volcano's)."""
+    return max(_number("VOLCANO_SCHEDULE_PERIOD", 1.0), 0.05)
+
+
+@dataclass(slots=True)
+class SessionSummary:
+    """What one cycle did (``record`` is None when recording was off)."""
+
+    record: SessionRecord | None
+    decisions: Decisions | None
+    applied: ApplyResult | None
+    error: str = ""
+
+
+def reconcile_jobs(now: datetime) -> None:
+    """Run the job controller's reconcile, if the controller is installed."""
+    try:
+        from jobs.controller import reconcile_all
+    except ImportError:  # the controller is optional for the engine's own tests
+        return
+    reconcile_all(now=now)
+
+
+def _active_conf() -> tuple[SchedulerConfiguration | None, SchedulerConf]:
+    row = SchedulerConfiguration.objects.filter(is_active=True).first()
+    if row is None:
+        return None, load_conf(None)
+    key = (row.pk, row.text)
+    if key not in _conf_cache:
+        _conf_cache.clear()
+        _conf_cache[key] = load_conf(row.text)
+    return row, _conf_cache[key]
+
+
+def _trim_records() -> None:
+    keep = int(_number("VOLCANO_SESSION_RETENTION", 2000))
+    cutoff = SessionRecord.objects.order_by("-started_at", "-pk").values_list("pk", flat=True)[
+        keep : keep + 1
+    ]
+    last = list(cutoff)
+    if last:
+        SessionRecord.objects.filter(pk__lte=last[0]).delete()
+
+
+def run_once(
+    *,
+    now: datetime | None = None,
+    reconcile: bool = True,
+    still_leader: Callable[[], bool] | None = None,
+    record: bool = True,
+) -> SessionSummary:
+    """Run one scheduling cycle (steps 1-5 of the module docstring) and return what it did."""
+    now = now or timezone.now()
+    started = time.perf_counter()
+    uid = f"session-{uuid.uuid4().hex[:12]}"
+    configuration: SchedulerConfiguration | None = None
+    try:
+        if reconcile:
+            reconcile_jobs(now)  # 1.
+        configuration, conf = _active_conf()
+        snapshot = read_snapshot(now=now)  # 2.
+        decisions = run_session(snapshot.cluster, conf, uid=uid)  # 3.
+        if still_leader is not None and not still_leader():
+            raise RuntimeError("lost the scheduler lease before writing: decisions discarded")
+        applied = apply_decisions(snapshot, decisions, now=now, session_uid=uid)  # 4.
+    except Exception as exc:  # recorded, and the next period tries again
+        logger.exception("session %s failed", uid)
+        error = f"{type(exc).__name__}: {exc}"
+        rec = None
+        if record:
+            rec = SessionRecord.objects.create(
+                started_at=now, configuration=configuration,
+                e2e_ms=(time.perf_counter() - started) * 1000, error=error[:5000],
+            )  # fmt: skip
+        state = load_state()
+        state.inc("volcano_schedule_attempts_total", ("error",))
+        save_state(state)
+        return SessionSummary(rec, None, None, error)
+    e2e_ms = (time.perf_counter() - started) * 1000
+    timings = decisions.timings
+    opens = sum(v for k, v in timings.items() if k.startswith("plugin.") and k.endswith(".open"))
+    open_ms = snapshot.read_seconds * 1000 + opens * 1000
+    rec = None
+    if record:  # 5.
+        plugin_ms: dict[str, dict[str, float]] = {}
+        for key, seconds in timings.items():
+            parts = key.split(".")
+            if parts[0] == "plugin" and len(parts) == 3:
+                hook = "OnSessionOpen" if parts[2] == "open" else "OnSessionClose"
+                plugin_ms.setdefault(parts[1], {})[hook] = seconds * 1000
+        cluster = snapshot.cluster
+        rec = SessionRecord.objects.create(
+            started_at=now, configuration=configuration, e2e_ms=e2e_ms, open_ms=open_ms,
+            apply_ms=applied.seconds * 1000,
+            action_ms={k.split(".", 1)[1]: v * 1000 for k, v in timings.items()
+                       if k.startswith("action.")},
+            plugin_ms=plugin_ms, node_count=len(cluster.nodes), job_count=len(cluster.jobs),
+            pending_task_count=sum(j.count(TaskStatus.PENDING) for j in cluster.jobs.values()),
+            binds=applied.bound, evictions=applied.evicted, pipelined=len(decisions.pipelined),
+            unschedulable=len(decisions.unschedulable),
+        )  # fmt: skip
+        _trim_records()
+    state = load_state()
+    observe_session(state, snapshot=snapshot, decisions=decisions, applied=applied,
+                    e2e_ms=e2e_ms, open_ms=open_ms, now=now)  # fmt: skip
+    save_state(state)
+    logger.info(
+        "session %s: %d bound (%d refused as stale), %d evicted, %d unschedulable in %.0f ms "
+        "(read %.0f, write %.0f)", uid, applied.bound, len(applied.skipped_binds),
+        applied.evicted, len(decisions.unschedulable), e2e_ms, snapshot.read_seconds * 1000,
+        applied.seconds * 1000,
+    )  # fmt: skip
+    return SessionSummary(rec, decisions, applied)
+
+
+def run_leader_cycle(lease: Lease, *, tick_runtime: bool = False) -> SessionSummary | None:
+    """Run one cycle if ``lease`` is ours (taking it if free); None when another holds it."""
+    if not lease.acquire():
+        return None
+    if tick_runtime:
+        runtime.tick()
+    return run_once(still_leader=lease.acquire)
+
+
+class EmbeddedWorker(threading.Thread):
+    """The scheduler loop inside the server process: kubelet tick + cycle every period."""
+
+    def __init__(self, *, period: float | None = None, lease: Lease | None = None) -> None:
+        super().__init__(name="volcano-scheduler", daemon=True)
+        self.period = period or schedule_period()
+        self.lease = lease or make_lease(ttl=max(5 * self.period, 3.0))
+        self.stopping = threading.Event()
+        self.cycles = 0
+
+    def run(self) -> None:
+        """Loop until ``stop()``; a failing cycle is logged and the loop goes on."""
+        logger.info("embedded scheduler started (period %.2fs, %s)", self.period, self.lease.holder)
+        try:
+            while not self.stopping.is_set():
+                began = time.monotonic()
+                close_old_connections()
+                try:
+                    run_leader_cycle(self.lease, tick_runtime=True)
+                    self.cycles += 1
+                except Exception:
+                    logger.exception("scheduler cycle failed")
+                self.stopping.wait(max(self.period - (time.monotonic() - began), 0.0))
+        finally:
+            try:
+                self.lease.release()
+            except Exception:
+                logger.exception("could not release the scheduler lease")
+            connection.close()
+            logger.info("embedded scheduler stopped")
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Ask the loop to finish its cycle and wait for it."""
+        self.stopping.set()
+        if self.is_alive():
+            self.join(timeout)
