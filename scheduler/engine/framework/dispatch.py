@@ -2,7 +2,7 @@
 
 Volcano's counterpart: the loops of ``pkg/scheduler/framework/session_plugins.go``, written once
 each. Every combinator takes ``tiers``: a list (one entry per tier, in conf order) of the enabled
-plugins' functions for one hook, in plugin order. ``session_plugins.py`` builds that list once
+plugins' functions for one hook, in plugin order. ``registrars.py`` builds that list once
 per hook and calls these with the hook's arguments.
 """
 

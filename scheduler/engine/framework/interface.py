@@ -10,7 +10,7 @@ the module in its explicit sorted list. For every session the conf enables it in
 builds a fresh instance with its validated ``Arguments`` and calls ``on_session_open(ssn)``, where
 the plugin registers the functions it answers with (``ssn.add_job_order_fn(self.name, fn)``,
 ``ssn.add_predicate_fn(...)``, ``ssn.add_batch_node_order_fn(...)``, ``ssn.add_event_handler(...)``
-...; the full list and the signatures are in ``framework/session_plugins.py``). The conf's enable
+...; the full list and the signatures are in ``framework/registrars.py``). The conf's enable
 flags decide, per hook, whether the session consults the function; the plugin does not check them.
 
 How a plugin declares its arguments

@@ -10,7 +10,7 @@ Lifecycle (``run_session`` does all of it):
      writes PodGroup phases and conditions into ``ssn.decisions``.
 
 How a plugin registers: in ``on_session_open`` it calls the ``ssn.add_*_fn(self.name, fn)``
-registrars listed (with signatures and combining rules) in ``framework/session_plugins.py`` and
+registrars listed (with signatures and combining rules) in ``framework/registrars.py`` and
 ``ssn.add_event_handler(EventHandler(...))``. How a plugin declares its arguments: the
 ``arguments_schema`` class attribute, see ``framework/interface.py`` and ``framework/arguments.py``.
 

@@ -1,0 +1,309 @@
+"""The session's registrars (``add_*_fn``): what a plugin can register, and under which flag.
+
+Volcano's counterpart: ``pkg/scheduler/framework/session_plugins.go``. A plugin registers in
+``on_session_open`` under its own name; a dispatcher asks ``_fns_by_tier(hook)`` for the enabled
+functions (tier by tier, conf order, filtered by the hook's enable flag) and hands them to one
+combinator of ``dispatch.py``.
+
+Signatures (``T`` task, ``J`` job, ``Q`` queue, ``N`` node, ``rows`` an int array of node rows):
+
+==========================  =========================================  ======================
+registrar                   function                                   combined by
+==========================  =========================================  ======================
+add_job_order_fn            (J, J) -> int (negative: left first)       first_nonzero
+add_queue_order_fn          (Q, Q) -> int                              first_nonzero
+add_task_order_fn           (T, T) -> int                              first_nonzero
+add_victim_queue_order_fn   (Q, Q, preemptor Q) -> int                 first_nonzero
+add_preemptable_fn          (T, [T]) -> [T] | None (None abstains)     intersect_by_tier
+add_reclaimable_fn          (T, [T]) -> [T] | None                     intersect_by_tier
+add_victim_tasks_fn         ([T]) -> [T]                               union, first tier
+add_overused_fn             (Q) -> bool                                any
+add_allocatable_fn          (Q, T) -> bool                             all
+add_preemptive_fn           (Q, T) -> bool                             all
+add_job_enqueueable_fn      (J) -> PERMIT | ABSTAIN | REJECT           vote
+add_job_enqueued_fn         (J) -> None                                each called
+add_job_ready_fn            (J) -> bool                                all
+add_job_pipelined_fn        (J) -> PERMIT | ABSTAIN | REJECT           vote
+add_job_valid_fn            (J) -> ValidateResult | None               first failure
+add_job_starving_fn         (J) -> bool                                first tier decides
+add_pre_predicate_fn        (T) -> PredicateStatus | None              first failure
+add_predicate_fn            (T, N) -> PredicateStatus | None           first failure
+add_batch_predicate_fn      (T, rows) -> bool array (True: fits)       AND
+add_node_order_fn           (T, N) -> float                            sum
+add_batch_node_order_fn     (T, rows) -> float array                   sum
+add_best_node_fn            (T, {score: [N]}) -> N | None              first answer
+add_simulate_allocatable_fn (state, Q, T) -> bool                     all
+add_simulate_predicate_fn   (state, T, N) -> PredicateStatus | None    first failure
+add_simulate_add_task_fn    (state, T, T added, N) -> None             each called
+add_simulate_remove_task_fn (state, T, T removed, N) -> None           each called
+add_event_handler           EventHandler(allocate_func, deallocate_func)
+==========================  =========================================  ======================
+
+The simulate hooks serve topology-aware preemption: ``state`` is a dict the action creates per
+preemptor (Volcano's CycleState) in which plugins keep what they simulate.
+
+The batch forms are the speed path: allocate caches one mask and one score vector per task
+template and recomputes only rows whose node changed (``NodeArrays.changes``). A plugin whose
+answer for a node can change when *another* node changes (inter-pod affinity, topology spread)
+calls ``ssn.touch_nodes(rows)`` (or ``touch_nodes(None)`` for all) from its event handler.
+
+What a batch function can read: ``ssn.arrays`` (``NodeArrays``: ``allocatable``, ``used``,
+``idle``, ``releasing``, ``pipelined``, ``future_idle``, each ``(nodes, resources)`` int64
+milli-units), ``ssn.resource_index`` (``position[name]`` = column; cpu, memory, pods are columns
+0, 1, 2), ``task.resreq_vec`` (the request as a row) and ``ssn.node_list[row]`` (the ``NodeInfo``
+of a row; rows are nodes sorted by name). Static per-node facts (labels, taints) are best turned
+into arrays once in ``on_session_open``.
+
+Predicates: a plugin may register both forms; they must agree. The batch form builds masks, the
+per-node form answers single-node questions and gives the reason a node refused a task. With only
+one form registered, the session derives the other (slowly, for a per-node-only plugin).
+
+Scores: as in Volcano, NodeOrder and BatchNodeOrder are *different* scores that are summed (nodeorder
+scores image locality per node and the rest in batch). Every score should have a batch form for speed;
+a per-node-only score is evaluated node by node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.engine.api.types import PredicateStatus, ValidateResult
+from scheduler.engine.framework.interface import EventHandler
+
+if TYPE_CHECKING:
+    from scheduler.engine.api.job_info import JobInfo
+    from scheduler.engine.api.node_info import NodeInfo
+    from scheduler.engine.api.queue_info import QueueInfo
+    from scheduler.engine.api.task_info import TaskInfo
+    from scheduler.engine.conf import SchedulerConf
+
+__all__ = ["HOOK_FLAGS", "SessionRegistrars"]
+
+BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+# hook -> the conf flag(s) that enable it (None: always on; a tuple: on if any is on).
+HOOK_FLAGS: dict[str, str | tuple[str, ...] | None] = {
+    "job_order": "enableJobOrder",
+    "queue_order": "enableQueueOrder",
+    "task_order": "enableTaskOrder",
+    "victim_queue_order": None,
+    "preemptable": "enablePreemptable",
+    "reclaimable": "enableReclaimable",
+    "victim_tasks": "enabledVictim",
+    "overused": "enabledOverused",
+    "allocatable": "enabledAllocatable",
+    "preemptive": "enablePreemptive",
+    "job_enqueueable": "enableJobEnqueued",
+    "job_enqueued": "enableJobEnqueued",
+    "job_ready": "enableJobReady",
+    "job_pipelined": "enableJobPipelined",
+    "job_valid": None,
+    "job_starving": "enableJobStarving",
+    "pre_predicate": "enablePredicate",
+    "predicate": "enablePredicate",
+    "batch_predicate": "enablePredicate",
+    "node_order": "enableNodeOrder",
+    "batch_node_order": "enableNodeOrder",
+    "best_node": "enableBestNode",
+    "simulate_allocatable": "enabledAllocatable",
+    "simulate_predicate": "enablePredicate",
+    "simulate_add_task": ("enablePreemptable", "enabledAllocatable"),
+    "simulate_remove_task": ("enablePreemptable", "enabledAllocatable"),
+}
+
+
+class SessionRegistrars:
+    """Hook storage and the ``add_*_fn`` registrars; base of ``SessionPlugins``."""
+
+    conf: SchedulerConf
+    node_list: list[NodeInfo]
+
+    def _init_hooks(self) -> None:
+        self._hooks: dict[str, dict[str, Callable[..., Any]]] = {h: {} for h in HOOK_FLAGS}
+        self._by_tier: dict[str, list[list[Callable[..., Any]]]] = {}
+        self._one_form: dict[tuple[str, str], list[tuple[str, Callable[..., Any]]]] = {}
+        self._flat_fns: dict[str, list[Callable[..., Any]]] = {}
+        self.event_handlers: list[EventHandler] = []
+
+    def _register(self, hook: str, plugin: str, fn: Callable[..., Any]) -> None:
+        self._hooks[hook][plugin] = fn
+        self._by_tier.pop(hook, None)
+        self._one_form.clear()
+        self._flat_fns.clear()
+
+    def _fns_by_tier(self, hook: str) -> list[list[Callable[..., Any]]]:
+        """Return the enabled functions of ``hook``, one list per tier, in conf order."""
+        cached = self._by_tier.get(hook)
+        if cached is not None:
+            return cached
+        flags = HOOK_FLAGS[hook]
+        fns = self._hooks[hook]
+        tiers: list[list[Callable[..., Any]]] = []
+        for tier in self.conf.tiers:
+            chosen = []
+            for option in tier.plugins:
+                fn = fns.get(option.name)
+                if fn is None:
+                    continue
+                if flags is None:
+                    on = True
+                elif isinstance(flags, tuple):
+                    on = any(option.enabled(f) for f in flags)
+                else:
+                    on = option.enabled(flags)
+                if on:
+                    chosen.append(fn)
+            tiers.append(chosen)
+        self._by_tier[hook] = tiers
+        return tiers
+
+    def has_fns(self, hook: str) -> bool:
+        """Return True when some enabled plugin answers ``hook``."""
+        return any(self._fns_by_tier(hook))
+
+    # --- registrars --------------------------------------------------------------------------
+    def add_job_order_fn(self, plugin: str, fn: Callable[[JobInfo, JobInfo], int]) -> None:
+        """Register a job comparison."""
+        self._register("job_order", plugin, fn)
+
+    def add_queue_order_fn(self, plugin: str, fn: Callable[[QueueInfo, QueueInfo], int]) -> None:
+        """Register a queue comparison."""
+        self._register("queue_order", plugin, fn)
+
+    def add_task_order_fn(self, plugin: str, fn: Callable[[TaskInfo, TaskInfo], int]) -> None:
+        """Register a task comparison."""
+        self._register("task_order", plugin, fn)
+
+    def add_victim_queue_order_fn(
+        self, plugin: str, fn: Callable[[QueueInfo, QueueInfo, QueueInfo], int]
+    ) -> None:
+        """Register a comparison of victims' queues for a preemptor's queue."""
+        self._register("victim_queue_order", plugin, fn)
+
+    def add_preemptable_fn(
+        self, plugin: str, fn: Callable[[TaskInfo, list[TaskInfo]], list[TaskInfo] | None]
+    ) -> None:
+        """Register a victim filter for preempt."""
+        self._register("preemptable", plugin, fn)
+
+    def add_reclaimable_fn(
+        self, plugin: str, fn: Callable[[TaskInfo, list[TaskInfo]], list[TaskInfo] | None]
+    ) -> None:
+        """Register a victim filter for reclaim."""
+        self._register("reclaimable", plugin, fn)
+
+    def add_victim_tasks_fn(
+        self, plugin: str, fn: Callable[[list[TaskInfo]], list[TaskInfo]]
+    ) -> None:
+        """Register a victim chooser (shuffle-style actions)."""
+        self._register("victim_tasks", plugin, fn)
+
+    def add_overused_fn(self, plugin: str, fn: Callable[[QueueInfo], bool]) -> None:
+        """Register a queue-overused test."""
+        self._register("overused", plugin, fn)
+
+    def add_allocatable_fn(self, plugin: str, fn: Callable[[QueueInfo, TaskInfo], bool]) -> None:
+        """Register a queue-quota test for one more task."""
+        self._register("allocatable", plugin, fn)
+
+    def add_preemptive_fn(self, plugin: str, fn: Callable[[QueueInfo, TaskInfo], bool]) -> None:
+        """Register a test that a queue may reclaim for a task."""
+        self._register("preemptive", plugin, fn)
+
+    def add_job_enqueueable_fn(self, plugin: str, fn: Callable[[JobInfo], int]) -> None:
+        """Register an enqueue vote."""
+        self._register("job_enqueueable", plugin, fn)
+
+    def add_job_enqueued_fn(self, plugin: str, fn: Callable[[JobInfo], None]) -> None:
+        """Register a callback run when a job is admitted to Inqueue."""
+        self._register("job_enqueued", plugin, fn)
+
+    def add_job_ready_fn(self, plugin: str, fn: Callable[[JobInfo], bool]) -> None:
+        """Register a job-ready test."""
+        self._register("job_ready", plugin, fn)
+
+    def add_job_pipelined_fn(self, plugin: str, fn: Callable[[JobInfo], int]) -> None:
+        """Register a job-pipelined vote."""
+        self._register("job_pipelined", plugin, fn)
+
+    def add_job_valid_fn(self, plugin: str, fn: Callable[[JobInfo], ValidateResult | None]) -> None:
+        """Register a job validity check."""
+        self._register("job_valid", plugin, fn)
+
+    def add_job_starving_fn(self, plugin: str, fn: Callable[[JobInfo], bool]) -> None:
+        """Register a job-starving test."""
+        self._register("job_starving", plugin, fn)
+
+    def add_pre_predicate_fn(
+        self, plugin: str, fn: Callable[[TaskInfo], PredicateStatus | None]
+    ) -> None:
+        """Register a per-task check run before node filtering."""
+        self._register("pre_predicate", plugin, fn)
+
+    def add_predicate_fn(
+        self, plugin: str, fn: Callable[[TaskInfo, NodeInfo], PredicateStatus | None]
+    ) -> None:
+        """Register a per-node filter (also used to explain why a node was refused)."""
+        self._register("predicate", plugin, fn)
+
+    def add_batch_predicate_fn(
+        self, plugin: str, fn: Callable[[TaskInfo, IntArray], BoolArray]
+    ) -> None:
+        """Register a vectorised filter: True where the node at that row may take the task."""
+        self._register("batch_predicate", plugin, fn)
+
+    def add_node_order_fn(self, plugin: str, fn: Callable[[TaskInfo, NodeInfo], float]) -> None:
+        """Register a per-node score."""
+        self._register("node_order", plugin, fn)
+
+    def add_batch_node_order_fn(
+        self, plugin: str, fn: Callable[[TaskInfo, IntArray], FloatArray]
+    ) -> None:
+        """Register a vectorised score over node rows."""
+        self._register("batch_node_order", plugin, fn)
+
+    def add_best_node_fn(
+        self, plugin: str, fn: Callable[[TaskInfo, dict[float, list[NodeInfo]]], NodeInfo | None]
+    ) -> None:
+        """Register a chooser that may override the highest score."""
+        self._register("best_node", plugin, fn)
+
+    def add_simulate_allocatable_fn(
+        self, plugin: str, fn: Callable[[dict[str, Any], QueueInfo, TaskInfo], bool]
+    ) -> None:
+        """Register a queue-quota test on a simulated state."""
+        self._register("simulate_allocatable", plugin, fn)
+
+    def add_simulate_predicate_fn(
+        self,
+        plugin: str,
+        fn: Callable[[dict[str, Any], TaskInfo, NodeInfo], PredicateStatus | None],
+    ) -> None:
+        """Register a node filter on a simulated state."""
+        self._register("simulate_predicate", plugin, fn)
+
+    def add_simulate_add_task_fn(
+        self,
+        plugin: str,
+        fn: Callable[[dict[str, Any], TaskInfo, TaskInfo, NodeInfo], None],
+    ) -> None:
+        """Register a callback adding a task to a simulated state."""
+        self._register("simulate_add_task", plugin, fn)
+
+    def add_simulate_remove_task_fn(
+        self,
+        plugin: str,
+        fn: Callable[[dict[str, Any], TaskInfo, TaskInfo, NodeInfo], None],
+    ) -> None:
+        """Register a callback removing a task from a simulated state."""
+        self._register("simulate_remove_task", plugin, fn)
+
+    def add_event_handler(self, handler: EventHandler) -> None:
+        """Register allocate/deallocate callbacks."""
+        self.event_handlers.append(handler)
