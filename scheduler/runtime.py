@@ -150,16 +150,7 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
             deletion_time__lte=now - config.real(config.start_delay), phase__in=ACTIVE
         ).update(phase="Failed", finish_time=now, task_status="", **bump)
         live = Pod.objects.filter(deletion_time__isnull=True, node__ready=True)
-        # 1. Acknowledge new binds; 2. start those acknowledged long enough ago.
-        result.acknowledged = live.filter(
-            phase="Pending", node__isnull=False, start_time__isnull=True
-        ).update(start_time=now, **bump)
-        result.started = live.filter(
-            phase="Pending",
-            node__isnull=False,
-            start_time__lte=now - config.real(config.start_delay),
-        ).update(phase="Running", task_status="", **bump)
-        # 3. Finish the running pods whose time is up.
+        # 3. Finish the pods whose time is up; before 2., so each pod is Running for a tick.
         ends: dict[int, list[int]] = {}
         running = live.filter(phase="Running", start_time__isnull=False)
         for pk, started, annotations, spec in running.values_list(
@@ -178,4 +169,13 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
                 result.succeeded += done
             else:
                 result.failed += done
+        # 2. Start pods acknowledged long enough ago; 1. acknowledge new binds.
+        result.started = live.filter(
+            phase="Pending",
+            node__isnull=False,
+            start_time__lte=now - config.real(config.start_delay),
+        ).update(phase="Running", task_status="", **bump)
+        result.acknowledged = live.filter(
+            phase="Pending", node__isnull=False, start_time__isnull=True
+        ).update(start_time=now, **bump)
     return result

@@ -1,0 +1,59 @@
+"""The embedded stack on an injected clock: controller, scheduler and simulated kubelet in turn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import yaml
+from django.utils import timezone
+
+from jobs.manifests import apply_manifests, load_manifest, read_manifests
+from scheduler.runtime import RuntimeSettings, tick
+from scheduler.worker import SessionSummary, run_once
+from tests.scheduler.factories import make_node
+
+MANIFESTS = Path(__file__).resolve().parents[2] / "scheduler" / "demo" / "manifests"
+# Sixty times faster than real time: `sleep 10m` takes ten simulated seconds.
+FAST = RuntimeSettings(start_delay=1.0, default_duration=20.0, speed=60.0)
+
+
+def apply_file(name: str) -> None:
+    """Apply one of the repository's copies of Volcano's example manifests."""
+    apply_manifests(read_manifests(MANIFESTS / name))
+
+
+def apply_text(text: str) -> None:
+    """Apply manifests given as YAML text (one or more documents), admission included."""
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    apply_manifests([(f"inline#{i}", load_manifest(d)) for i, d in enumerate(docs, start=1)])
+
+
+def nodes(count: int, *, cpu: int = 8, memory_gi: int = 32, gpu: int = 0) -> None:
+    """Create ``count`` Ready nodes of one shape."""
+    for i in range(count):
+        make_node(f"node-{i}", cpu=cpu, memory_gi=memory_gi, gpu=gpu)
+
+
+class Clock:
+    """The injected clock: every cycle moves it ``step`` seconds."""
+
+    def __init__(self, step: float = 1.0) -> None:
+        self.now: datetime = timezone.now()
+        self.step = timedelta(seconds=step)
+
+    def cycle(self, config: RuntimeSettings = FAST) -> SessionSummary:
+        """Advance the clock, play the kubelet, run one scheduling cycle."""
+        self.now += self.step
+        tick(now=self.now, config=config)
+        return run_once(now=self.now)
+
+    def run_until(self, done: Callable[[], bool], *, cycles: int = 60) -> int:
+        """Cycle until ``done()`` (at most ``cycles`` times); return how many cycles ran."""
+        for n in range(1, cycles + 1):
+            summary = self.cycle()
+            assert not summary.error, summary.error
+            if done():
+                return n
+        raise AssertionError(f"not done after {cycles} cycles")
