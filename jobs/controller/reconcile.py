@@ -188,6 +188,7 @@ def reconcile_all(now: dt.datetime | None = None) -> ReconcileReport:
             report.add(reconcile_job(pk, now))
         except Exception as exc:  # one bad job must not stop the others
             logger.exception("reconciling job #%s failed", pk)
+            report.jobs += 1
             report.errors[f"#{pk}"] = f"{type(exc).__name__}: {exc}"
     report.queue_transitions = reconcile_queues(now)
     report.duration_ms = (time.perf_counter() - started) * 1000
