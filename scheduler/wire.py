@@ -105,6 +105,13 @@ class Fields:
         """Return the field path of ``key`` inside this object."""
         return f"{self.path}.{key}" if self.path else key
 
+    def names(self) -> list[str]:
+        """Return the keys of this object, refusing any that is not a string (YAML allows them)."""
+        for key in self.data:
+            if not isinstance(key, str):
+                raise ManifestError(self.path or "manifest", f"keys must be strings, got {key!r}")
+        return list(self.data)
+
     def has(self, key: str) -> bool:
         """Return whether ``key`` is present and not null."""
         return self.data.get(key) is not None
@@ -217,18 +224,18 @@ class Fields:
         """Return the object of strings at ``key`` (labels, annotations, nodeSelector)."""
         fields = self.obj(key)
         result = {}
-        for name in fields.data:
-            result[str(name)] = fields.string(name)
+        for name in fields.names():
+            result[name] = fields.string(name)
         return result
 
     def resources(self, key: str) -> dict[str, int]:
         """Return the resource list at ``key`` as canonical milli-units."""
         fields = self.obj(key)
         result = {}
-        for name in fields.data:
+        for name in fields.names():
             fields.raw(name)
             try:
-                result[str(name)] = parse_quantity(fields.data[name], field=fields.at(name))
+                result[name] = parse_quantity(fields.data[name], field=fields.at(name))
             except QuantityError as exc:
                 raise ManifestError(exc.field, exc.message) from exc
         return result

@@ -44,7 +44,7 @@ def read_policies(fields: Fields, key: str) -> list[dict[str, Any]]:
 def read_plugins(fields: Fields) -> dict[str, list[str]]:
     """Return ``spec.plugins``: plugin name → list of string arguments."""
     plugins = fields.obj("plugins")
-    return {str(name): plugins.strings(str(name)) for name in plugins.data}
+    return {name: plugins.strings(name) for name in plugins.names()}
 
 
 def read_volumes(fields: Fields) -> list[dict[str, Any]]:

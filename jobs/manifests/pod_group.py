@@ -79,7 +79,7 @@ class PodGroupKind(Kind):
         group.min_member = spec.integer("minMember", 0, minimum=0)
         task_members = spec.obj("minTaskMember")
         group.min_task_member = {
-            str(name): task_members.integer(str(name), 0, minimum=0) for name in task_members.data
+            name: task_members.integer(name, 0, minimum=0) for name in task_members.names()
         }
         group.min_resources = spec.resources("minResources")
         group.queue = spec.string("queue", "default")

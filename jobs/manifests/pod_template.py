@@ -110,9 +110,9 @@ def read_pod_template(template: Fields) -> dict[str, Any]:
 
 def read_pod_spec(spec: Fields) -> dict[str, Any]:
     """Check a PodSpec (keys, containers, quantities) and return it as plain JSON."""
-    for key in spec.data:
+    for key in spec.names():
         if key in POD_SPEC_FIELDS:
-            spec.raw(str(key))
+            spec.raw(key)
     containers = list(spec.objects("containers"))
     if not containers:
         raise spec.error("containers", "required value: at least one container")
@@ -142,9 +142,9 @@ def read_pod_spec(spec: Fields) -> dict[str, Any]:
 
 def _read_container(container: Fields) -> None:
     """Check one container's keys, name, image, command, args and resources."""
-    for key in container.data:
+    for key in container.names():
         if key in CONTAINER_FIELDS:
-            container.raw(str(key))
+            container.raw(key)
     container.string("name", required=True)
     container.string("image")
     container.strings("command")

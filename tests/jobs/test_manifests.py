@@ -235,3 +235,9 @@ def test_conf_with_registered_plugins_round_trips_through_the_configmap() -> Non
     }
     assert dumped["data"] == {"volcano-scheduler.conf": text}
     assert dump_loaded(load_manifest(copy.deepcopy(dumped))) == dumped
+
+
+def test_non_string_label_key_is_refused() -> None:
+    with pytest.raises(ManifestError) as caught:
+        load_manifest({**QUEUE, "metadata": {"name": "q", "labels": {1: "a"}}})
+    assert caught.value.field == "metadata.labels"
