@@ -130,6 +130,7 @@ class SessionRegistrars:
         self._one_form: dict[tuple[str, str], list[tuple[str, Callable[..., Any]]]] = {}
         self._flat_fns: dict[str, list[Callable[..., Any]]] = {}
         self.event_handlers: list[EventHandler] = []
+        self._task_order_keys: dict[str, Callable[[TaskInfo], Any] | None] = {}
 
     def _register(self, hook: str, plugin: str, fn: Callable[..., Any]) -> None:
         self._hooks[hook][plugin] = fn
@@ -163,6 +164,21 @@ class SessionRegistrars:
         self._by_tier[hook] = tiers
         return tiers
 
+    def task_order_key(self) -> Callable[[TaskInfo], tuple[Any, ...]] | None:
+        """Return a sort key equal to the plugins' task order, or None if one has no key."""
+        enabled = {id(fn) for fns in self._fns_by_tier("task_order") for fn in fns}
+        keys: list[Callable[[TaskInfo], Any]] = []
+        for tier in self.conf.tiers:
+            for option in tier.plugins:
+                fn = self._hooks["task_order"].get(option.name)
+                if fn is None or id(fn) not in enabled:
+                    continue
+                key = self._task_order_keys.get(option.name)
+                if key is None:
+                    return None
+                keys.append(key)
+        return lambda task: tuple(k(task) for k in keys)
+
     def has_fns(self, hook: str) -> bool:
         """Return True when some enabled plugin answers ``hook``."""
         return any(self._fns_by_tier(hook))
@@ -176,9 +192,22 @@ class SessionRegistrars:
         """Register a queue comparison."""
         self._register("queue_order", plugin, fn)
 
-    def add_task_order_fn(self, plugin: str, fn: Callable[[TaskInfo, TaskInfo], int]) -> None:
-        """Register a task comparison."""
+    def add_task_order_fn(
+        self,
+        plugin: str,
+        fn: Callable[[TaskInfo, TaskInfo], int],
+        *,
+        key: Callable[[TaskInfo], Any] | None = None,
+    ) -> None:
+        """Register a task comparison, optionally with an equivalent sort key.
+
+        ``key(task)`` must order tasks exactly as ``fn`` does (``fn(a, b) < 0`` iff
+        ``key(a) < key(b)``, 0 iff equal). When every enabled task order has a key, a job's tasks
+        are sorted by key instead of by pairwise comparisons (a 100-pod job: 100 key calls
+        instead of ~700 comparisons).
+        """
         self._register("task_order", plugin, fn)
+        self._task_order_keys[plugin] = key
 
     def add_victim_queue_order_fn(
         self, plugin: str, fn: Callable[[QueueInfo, QueueInfo, QueueInfo], int]

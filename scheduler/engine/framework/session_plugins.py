@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from scheduler.engine.api.queue_info import QueueInfo
     from scheduler.engine.api.task_info import TaskInfo
 
-__all__ = ["HOOK_FLAGS", "SessionPlugins", "default_task_order"]
+__all__ = ["HOOK_FLAGS", "SessionPlugins", "default_task_order", "pod_index"]
 
 
 def _tie(left: Any, right: Any) -> int:
@@ -41,7 +41,8 @@ def _tie(left: Any, right: Any) -> int:
     return -1 if lu < ru else (1 if lu > ru else 0)
 
 
-def _pod_index(name: str) -> int | None:
+def pod_index(name: str) -> int | None:
+    """Return the trailing index of a pod named ``<job>-<task>-<n>``, or None."""
     parts = name.split("-")
     if len(parts) < 3:
         return None
@@ -53,7 +54,7 @@ def _pod_index(name: str) -> int | None:
 
 def default_task_order(left: TaskInfo, right: TaskInfo) -> int:
     """Return Volcano's default task comparison: pod index, then creation time, then uid."""
-    li, ri = _pod_index(left.name), _pod_index(right.name)
+    li, ri = pod_index(left.name), pod_index(right.name)
     if li is not None and ri is not None and li != ri:
         return -1 if li < ri else 1
     return _tie(left, right)

@@ -27,7 +27,7 @@ class PriorityPlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         """Register task and job order, preemptable and job starving."""
         self._ssn = ssn
-        ssn.add_task_order_fn(self.name, _task_order)
+        ssn.add_task_order_fn(self.name, _task_order, key=_task_order_key)
         ssn.add_job_order_fn(self.name, _job_order)
         ssn.add_preemptable_fn(self.name, self._preemptable)
         ssn.add_job_starving_fn(self.name, _starving)
@@ -52,6 +52,11 @@ class PriorityPlugin(Plugin):
 def _task_order(left: TaskInfo, right: TaskInfo) -> int:
     """Return the higher task priority first."""
     return _higher_first(left.priority, right.priority)
+
+
+def _task_order_key(task: TaskInfo) -> int:
+    """Return the sort key equal to ``_task_order``."""
+    return -task.priority
 
 
 def _job_order(left: JobInfo, right: JobInfo) -> int:

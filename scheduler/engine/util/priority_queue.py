@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from scheduler.engine.framework.session_plugins import pod_index
+
 if TYPE_CHECKING:
     from scheduler.engine.api.task_info import TaskInfo
     from scheduler.engine.framework.session import Session
@@ -51,6 +53,39 @@ class PriorityQueue(Generic[T]):
         return len(self._heap)
 
 
+def _default_task_key(tasks: list[TaskInfo]) -> Callable[[TaskInfo], Any] | None:
+    """Return a key equal to Volcano's default task order for ``tasks``, or None.
+
+    The default order (pod index when both names carry one, else creation time when both have
+    one, else uid) is only a key when the tasks are uniform: all or none with an index, all or
+    none with a creation time.
+    """
+    indices = [pod_index(t.name) for t in tasks]
+    with_index = sum(i is not None for i in indices)
+    with_time = sum(t.creation_timestamp is not None for t in tasks)
+    if with_index not in (0, len(tasks)) or with_time not in (0, len(tasks)):
+        return None
+    by_index = with_index == len(tasks)
+    by_time = with_time == len(tasks)
+
+    def key(task: TaskInfo) -> tuple[Any, ...]:
+        return (
+            pod_index(task.name) if by_index else 0,
+            task.creation_timestamp if by_time else 0,
+            task.uid,
+        )
+
+    return key
+
+
 def sort_tasks(ssn: Session, tasks: list[TaskInfo]) -> list[TaskInfo]:
-    """Return ``tasks`` in the session's task order (what popping a task queue would give)."""
+    """Return ``tasks`` in the session's task order (what popping a task queue would give).
+
+    Sorted by key when every enabled task order offers one and the default order is a key for
+    these tasks; otherwise by pairwise comparison. Both give the same order.
+    """
+    plugin_key = ssn.task_order_key()
+    default_key = _default_task_key(tasks) if plugin_key is not None else None
+    if plugin_key is not None and default_key is not None:
+        return sorted(tasks, key=lambda t: (plugin_key(t), default_key(t)))
     return sorted(tasks, key=cmp_to_key(ssn.task_order_cmp))
