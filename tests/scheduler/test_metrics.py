@@ -1,0 +1,115 @@
+"""/metrics: Volcano's series, names, labels and buckets, changing as sessions run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from prometheus_client.parser import text_string_to_metric_families
+
+from jobs.models import Pod, PodGroup
+from scheduler.metrics import exp_range
+from scheduler.worker import run_once
+from tests.scheduler.factories import make_gang, make_node, make_queue
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state() -> None:
+    cache.clear()
+
+
+def scrape() -> dict[str, list[Any]]:
+    response = Client().get("/metrics")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain")
+    families: dict[str, list[Any]] = {}
+    for family in text_string_to_metric_families(response.content.decode()):
+        families.setdefault(family.name, []).extend(family.samples)
+    return families
+
+
+def value(samples: list[Any], name: str, **labels: str) -> float:
+    for sample in samples:
+        if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+            return float(sample.value)
+    raise KeyError(f"{name} {labels}")
+
+
+def test_buckets_are_volcanos_exponential_ranges() -> None:
+    buckets = exp_range(1, 5000, 20)
+    assert len(buckets) == 20
+    assert buckets[0] == pytest.approx(1)
+    assert buckets[-1] == pytest.approx(5000)
+    assert buckets[1] / buckets[0] == pytest.approx(buckets[2] / buckets[1])
+
+
+def test_session_latencies_appear_and_count_each_session() -> None:
+    make_node("n1")
+    make_gang("g", replicas=2)
+    run_once(reconcile=False)
+    run_once(reconcile=False)
+
+    m = scrape()
+
+    e2e = m["volcano_e2e_scheduling_latency_milliseconds"]
+    assert value(e2e, "volcano_e2e_scheduling_latency_milliseconds_count") == 2
+    assert len([s for s in e2e if s.name.endswith("_bucket")]) == 21  # 20 bounds and +Inf
+    action = m["volcano_action_scheduling_latency_milliseconds"]
+    assert (
+        value(action, "volcano_action_scheduling_latency_milliseconds_count", action="allocate")
+        == 2
+    )
+    plugin = m["volcano_plugin_scheduling_latency_milliseconds"]
+    assert value(plugin, "volcano_plugin_scheduling_latency_milliseconds_count", plugin="gang",
+                 OnSession="OnSessionOpen") == 2  # fmt: skip
+    tasks = m["volcano_task_scheduling_latency_milliseconds"]
+    assert value(tasks, "volcano_task_scheduling_latency_milliseconds_count", stage="Bound") == 2
+    jobs = m["volcano_e2e_job_scheduling_latency_milliseconds"]
+    assert value(jobs, "volcano_e2e_job_scheduling_latency_milliseconds_count") == 1
+
+
+def test_unschedulable_jobs_and_tasks_are_gauges_of_the_last_session() -> None:
+    make_node("n1", cpu=2)
+    make_gang("big", replicas=4)
+    run_once(reconcile=False)
+
+    m = scrape()
+
+    assert value(m["volcano_unschedule_job_count"], "volcano_unschedule_job_count") == 1
+    assert (
+        value(m["volcano_unschedule_task_count"], "volcano_unschedule_task_count", job_id="big")
+        == 4
+    )
+    Pod.objects.all().delete()  # the job went away: no longer unschedulable
+    PodGroup.objects.all().delete()
+    run_once(reconcile=False)
+    assert value(scrape()["volcano_unschedule_job_count"], "volcano_unschedule_job_count") == 0
+
+
+def test_queue_series_follow_the_rows() -> None:
+    make_node("n1", cpu=8)
+    make_queue("q1", weight=3)
+    make_gang("g", replicas=2, queue="q1")
+    run_once(reconcile=False)
+
+    m = scrape()
+
+    allocated = m["volcano_queue_allocated_milli_cpu"]
+    assert value(allocated, "volcano_queue_allocated_milli_cpu", queue_name="q1") == 2000
+    assert value(m["volcano_queue_weight"], "volcano_queue_weight", queue_name="q1") == 3
+    deserved = value(m["volcano_queue_deserved_milli_cpu"], "volcano_queue_deserved_milli_cpu",
+                     queue_name="q1")  # fmt: skip
+    assert deserved == 2000  # all it asks for: nobody else wants the cluster
+    counts = m["volcano_queue_pod_group_inqueue_count"]
+    assert value(counts, "volcano_queue_pod_group_inqueue_count", queue_name="q1") == 1
+    assert value(m["volcano_job_share"], "volcano_job_share", job_ns="default", job_id="g") > 0
+
+
+def test_metrics_need_no_login_and_name_only_volcano_series() -> None:
+    names = set(scrape())
+    assert names
+    assert all(name.startswith("volcano_") for name in names)
