@@ -1,0 +1,111 @@
+"""The queue state machine: OpenQueue/CloseQueue Commands, Closing until PodGroups are gone."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from jobs.controller import reconcile_all
+from jobs.models import Command, CommandAction, Event, PodGroup, TargetKind
+from queues.controller import CLOSED_BY_PARENT, reconcile_queues
+from queues.models import Queue, QueueState
+from queues.services import queue_close, queue_open
+
+pytestmark = pytest.mark.django_db
+
+NOW = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
+
+
+def command(queue: str, action: str) -> Command:
+    return Command.objects.create(
+        name=f"{queue}-{action.lower()}",
+        action=action,
+        target_kind=TargetKind.QUEUE,
+        target_name=queue,
+    )
+
+
+def state(name: str) -> str:
+    return Queue.objects.get(name=name).state
+
+
+def test_close_command_on_an_empty_queue_closes_it_and_is_taken_once() -> None:
+    Queue.objects.create(name="batch")
+    taken = command("batch", CommandAction.CLOSE_QUEUE)
+    assert reconcile_queues(NOW) == {"batch": ["Open->Closed"]}
+    taken.refresh_from_db()
+    assert (taken.processed, taken.processed_at) == (True, NOW)
+    assert reconcile_queues(NOW) == {}
+    assert Event.objects.filter(
+        involved_kind="Queue", involved_name="batch", reason="Closed"
+    ).exists()
+
+
+def test_close_command_with_pod_groups_goes_closing_then_closed_when_they_are_gone() -> None:
+    Queue.objects.create(name="batch")
+    PodGroup.objects.create(name="pg", queue="batch", phase="Completed")
+    command("batch", CommandAction.CLOSE_QUEUE)
+    reconcile_queues(NOW)
+    assert state("batch") == QueueState.CLOSING
+    reconcile_queues(NOW)
+    assert state("batch") == QueueState.CLOSING  # any PodGroup keeps it closing
+    PodGroup.objects.all().delete()
+    assert reconcile_queues(NOW) == {"batch": ["Closing->Closed"]}
+
+
+def test_open_command_reopens_a_closed_or_closing_queue() -> None:
+    Queue.objects.create(name="a", state=QueueState.CLOSED)
+    Queue.objects.create(name="b", state=QueueState.CLOSING)
+    PodGroup.objects.create(name="pg", queue="b")
+    command("a", CommandAction.OPEN_QUEUE)
+    command("b", CommandAction.OPEN_QUEUE)
+    reconcile_queues(NOW)
+    assert (state("a"), state("b")) == (QueueState.OPEN, QueueState.OPEN)
+
+
+def test_closing_a_parent_closes_its_children_and_opening_it_reopens_them() -> None:
+    Queue.objects.create(name="org")
+    Queue.objects.create(name="kid", parent="org")
+    Queue.objects.create(name="own", parent="org", state=QueueState.CLOSED)
+    command("org", CommandAction.CLOSE_QUEUE)
+    reconcile_queues(NOW)
+    assert (state("org"), state("kid")) == (QueueState.CLOSED, QueueState.CLOSED)
+    assert Queue.objects.get(name="kid").annotations[CLOSED_BY_PARENT] == "org"
+    Command.objects.all().delete()
+    command("org", CommandAction.OPEN_QUEUE)
+    reconcile_queues(NOW)
+    assert (state("org"), state("kid"), state("own")) == ("Open", "Open", "Closed")
+    assert CLOSED_BY_PARENT not in Queue.objects.get(name="kid").annotations
+
+
+def test_a_queue_cannot_open_under_a_closed_parent() -> None:
+    Queue.objects.create(name="org", state=QueueState.CLOSED)
+    Queue.objects.create(name="kid", parent="org", state=QueueState.CLOSED)
+    command("kid", CommandAction.OPEN_QUEUE)
+    reconcile_queues(NOW)
+    assert state("kid") == QueueState.CLOSED
+    assert Event.objects.filter(reason="OpenQueueFailed", involved_name="kid").exists()
+
+
+def test_command_for_a_missing_queue_is_dropped_with_a_warning() -> None:
+    taken = command("ghost", CommandAction.CLOSE_QUEUE)
+    reconcile_queues(NOW)
+    taken.refresh_from_db()
+    assert taken.processed
+    assert Event.objects.filter(reason="InvalidCommand", type="Warning").exists()
+
+
+def test_closing_queue_ends_closed_once_its_jobs_finish_through_the_controller() -> None:
+    from tests.jobs.controller_kit import set_pods, start, submit, tick
+
+    job = submit()
+    start(job)
+    queue_close(queue=Queue.objects.get(name="default"))
+    assert state("default") == QueueState.CLOSING
+    set_pods(job, "Succeeded", exit_code=0)
+    tick(job)  # Completed
+    report = reconcile_all(NOW)  # the finished job's PodGroup goes, then the queue closes
+    assert report.queue_transitions == {"default": ["Closing->Closed"]}
+    queue_open(queue=Queue.objects.get(name="default"))
+    assert state("default") == QueueState.OPEN
