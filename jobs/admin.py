@@ -23,6 +23,7 @@ from jobs.models import (
 )
 from jobs.services import command_issue
 from scheduler.forms import ResourceListField, format_resource_list
+from scheduler.services import pod_evict, pod_fail
 
 JOB_STATUS_FIELDS = (
     "phase",
@@ -157,10 +158,22 @@ class PodAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "gpu_milli",
         *META_FIELDS,
     )
+    actions = ("fail_pods", "evict_pods")
 
     @admin.display(description="requests")
     def requests_display(self, pod: Pod) -> str:
         return format_resource_list(pod.requests)
+
+    # Fault injection (scheduler/faults.py), as the simulated kubelet and the scheduler do it.
+    @admin.action(description="Fail (exit code 1)")
+    def fail_pods(self, request: HttpRequest, queryset: QuerySet[Pod]) -> None:
+        done = sum(pod_fail(pod=pod) for pod in queryset)
+        self.message_user(request, f"{done} pod(s) failed.")
+
+    @admin.action(description="Evict")
+    def evict_pods(self, request: HttpRequest, queryset: QuerySet[Pod]) -> None:
+        done = sum(pod_evict(pod=pod) for pod in queryset)
+        self.message_user(request, f"{done} pod(s) evicted.")
 
 
 @admin.register(PriorityClass)
