@@ -8,6 +8,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from scheduler.models import ObjectMeta
 from scheduler.wire import format_time
 from volcano_site.kube.models import Generation
 from volcano_site.kube.resources import Resource
@@ -33,7 +34,7 @@ def render(
     """Return the object with kind, apiVersion and full metadata (an unsaved one gets a uid)."""
     manifest = resource.manifest.dump(instance, children)
     meta = manifest["metadata"]
-    if hasattr(instance, "uid"):
+    if isinstance(instance, ObjectMeta):  # Events carry no uid or version of their own
         if instance.uid is None:  # a dry-run create: show what the stored object would carry
             meta["uid"] = str(uuid.uuid4())
             meta.setdefault("resourceVersion", "")

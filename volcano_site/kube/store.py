@@ -19,6 +19,7 @@ from django.db.models import F
 
 from scheduler.engine.errors import ManifestError
 from scheduler.manifest_kinds import Loaded
+from scheduler.models import ObjectMeta
 from volcano_site.kube.admission import admit, admit_delete
 from volcano_site.kube.bodies import JSON_PATCH, apply_json_patch, apply_merge_patch
 from volcano_site.kube.models import Generation
@@ -105,7 +106,8 @@ def object_create(
         _validate(resource, instance, name)
         if dry_run:
             return render(resource, instance, children=loaded.children, generation=1)
-        instance.uid = None
+        if isinstance(instance, ObjectMeta):
+            instance.uid = None  # a new object gets a new uid, whatever the body said
         try:
             with transaction.atomic():
                 instance.save()
@@ -152,7 +154,8 @@ def object_replace(
                 f" URL ({existing.name})",
             )
         version = meta.get("resourceVersion")
-        if version not in (None, "") and str(version) != str(existing.resource_version):
+        stored = getattr(existing, "resource_version", None)
+        if version not in (None, "") and str(version) != str(stored):
             raise KubeError(
                 409,
                 f'Operation cannot be fulfilled on {resource.qualified} "{existing.name}": the'
@@ -188,7 +191,8 @@ def object_replace(
         setattr(existing, name, getattr(loaded.instance, name))
     children = stored_children if subresource == "status" else loaded.children or stored_children
     after = render(resource, existing, children=children, generation=1)
-    generation = generations([existing]).get(existing.uid, 1)
+    uid = getattr(existing, "uid", None)
+    generation = generations([existing]).get(uid, 1) if uid is not None else 1
     if after == current:
         return render(resource, existing, children=children, generation=generation)
     _validate(resource, existing, existing.name)
@@ -201,8 +205,8 @@ def object_replace(
         existing.save()
         if subresource != "status" and loaded.children:
             loaded.kind.save_children(existing, loaded.children)
-        if spec_changed:
-            _bump_generation(existing.uid)
+        if spec_changed and uid is not None:
+            _bump_generation(uid)
     return render(resource, existing, children=children, generation=generation)
 
 

@@ -1,0 +1,139 @@
+"""``?watch=1``: the change stream as kubectl reads it, from a list's resourceVersion on."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from django.test import Client
+
+from jobs.models import Job
+from tests.api.conftest import JOBS, example
+from volcano_site.kube.models import ChangeEvent
+
+URL = JOBS.format(ns="default")
+
+
+def _events(response: Any) -> Iterator[dict[str, Any]]:
+    """Yield each newline-delimited JSON event of a streaming watch response."""
+    buffer = b""
+    for chunk in response.streaming_content:
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield json.loads(line)
+
+
+def _create_job(client: Client, name: str = "job-1", labels: dict[str, str] | None = None) -> None:
+    manifest = example("jobs/nginx-sleep.yaml")
+    manifest["metadata"]["name"] = name
+    manifest["metadata"]["labels"] = labels or {}
+    manifest["spec"]["queue"] = "default"
+    response = client.post(URL, json.dumps(manifest), content_type="application/json")
+    assert response.status_code == 201, response.content
+
+
+def test_watch_from_a_list_sees_a_create_then_a_status_change(operator: Client) -> None:
+    version = operator.get(URL).json()["metadata"]["resourceVersion"]
+    _create_job(operator)
+
+    response = operator.get(f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=5")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    events = _events(response)
+    added = next(events)
+    assert added["type"] == "ADDED"
+    assert added["object"]["metadata"]["name"] == "job-1"
+
+    operator.patch(
+        f"{URL}/job-1/status",
+        json.dumps({"status": {"state": {"phase": "Running"}}}),
+        content_type="application/merge-patch+json",
+    )
+    modified = next(events)
+
+    assert modified["type"] == "MODIFIED"
+    assert modified["object"]["status"]["state"]["phase"] == "Running"
+    assert int(modified["object"]["metadata"]["resourceVersion"]) > int(
+        added["object"]["metadata"]["resourceVersion"]
+    )
+
+
+def test_watch_without_a_version_starts_with_every_object(operator: Client) -> None:
+    _create_job(operator, "job-a")
+    _create_job(operator, "job-b")
+
+    events = _events(operator.get(f"{URL}?watch=true&timeoutSeconds=1"))
+
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
+        ("ADDED", "job-a"),
+        ("ADDED", "job-b"),
+    ]
+
+
+def test_watch_sends_a_deleted_object_in_its_last_state(operator: Client) -> None:
+    _create_job(operator)
+    version = operator.get(URL).json()["metadata"]["resourceVersion"]
+    events = _events(operator.get(f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=5"))
+
+    operator.delete(f"{URL}/job-1")
+    deleted = next(events)
+
+    assert deleted["type"] == "DELETED"
+    assert deleted["object"]["metadata"]["name"] == "job-1"
+    assert deleted["object"]["spec"]["tasks"][0]["name"] == "nginx"
+
+
+def test_watch_applies_the_selectors(operator: Client) -> None:
+    version = operator.get(URL).json()["metadata"]["resourceVersion"]
+    _create_job(operator, "job-a", {"team": "a"})
+    _create_job(operator, "job-b", {"team": "b"})
+
+    events = _events(
+        operator.get(
+            f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=1&labelSelector=team=b"
+        )
+    )
+
+    assert [e["object"]["metadata"]["name"] for e in events] == ["job-b"]
+
+
+def test_watch_of_another_namespace_hears_nothing(operator: Client) -> None:
+    version = operator.get(URL).json()["metadata"]["resourceVersion"]
+    _create_job(operator)
+
+    events = _events(
+        operator.get(
+            f"{JOBS.format(ns='other')}?watch=1&resourceVersion={version}&timeoutSeconds=1"
+        )
+    )
+
+    assert list(events) == []
+
+
+def test_watch_from_a_version_no_longer_kept_is_410_expired(operator: Client) -> None:
+    for name in ("job-a", "job-b", "job-c"):
+        _create_job(operator, name)
+    newest = ChangeEvent.objects.order_by("-id").first()
+    assert newest is not None
+    ChangeEvent.objects.exclude(pk=newest.pk).delete()  # pruned: job-b's change is gone
+    since = newest.id - 2
+
+    events = list(
+        _events(operator.get(f"{URL}?watch=1&resourceVersion={since}&timeoutSeconds=1"))
+    )
+
+    assert len(events) == 1
+    assert events[0]["type"] == "ERROR"
+    assert events[0]["object"]["code"] == 410
+
+
+def test_each_write_records_one_change_with_the_objects_version(operator: Client) -> None:
+    _create_job(operator)
+    job = Job.objects.get(name="job-1")
+
+    change = ChangeEvent.objects.filter(kind="jobs.job", name="job-1").get()
+
+    assert change.type == "ADDED"
+    assert job.resource_version == change.id
