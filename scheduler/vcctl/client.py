@@ -82,7 +82,11 @@ def resolve_connection(
     scheme = urllib.parse.urlsplit(url).scheme
     if scheme not in {"http", "https"}:
         raise ConnectionFailedError(f"unsupported server URL {url!r}: use http:// or https://")
-    return Connection(server=url.rstrip("/"), token=(token or env.get("VOLCANO_TOKEN") or ""))
+    secret = (token or env.get("VOLCANO_TOKEN") or "").strip()
+    if any(char.isspace() or not char.isprintable() for char in secret):
+        # It would not fit in an HTTP header; usually a pasted line with more than the token.
+        raise ConnectionFailedError("invalid token: it contains spaces or control characters")
+    return Connection(server=url.rstrip("/"), token=secret)
 
 
 def _default_opener(request: urllib.request.Request, timeout: float) -> Response:

@@ -87,8 +87,9 @@ def _describe_task(out: _Lines, task: Object) -> None:
             out.add(6, f"Container Port:\t{port.get('containerPort', '')}")
             out.add(6, f"Name:          \t{port.get('name', '')}")
         resources = container.get("resources") or {}
+        out.add(5, "Resources:")
         for section in ("limits", "requests"):
-            out.add(5 + 1, f"{section.capitalize()}:")
+            out.add(6, f"{section.capitalize()}:")
             values = resources.get(section) or {}
             out.add(7, f"Cpu:   \t{values.get('cpu', '0')}")
             out.add(7, f"Memory:\t{values.get('memory', '0')}")

@@ -124,3 +124,6 @@ def test_connection_comes_from_flags_then_environment_then_localhost():
     assert resolve_connection(None, None, environ={}).server == "http://127.0.0.1:8000"
     with pytest.raises(ConnectionFailedError, match="use http:// or https://"):
         resolve_connection("ftp://x", None, environ={})
+    assert resolve_connection(None, " vct_abc\n", environ={}).token == "vct_abc"
+    with pytest.raises(ConnectionFailedError, match="invalid token: it contains spaces"):
+        resolve_connection(None, "objects imported\n\nvct_abc", environ={})

@@ -133,7 +133,8 @@ def test_job_view_describes_spec_status_and_events():
     assert "Annotations:\t<none>\n" in text
     assert "  Scheduler Name:    \tvolcano\n" in text
     assert "          Image:\tnginx:1.14\n" in text
-    assert "              Cpu:   \t1\n" in text
+    assert "          Resources:\n            Limits:\n" in text
+    assert "            Requests:\n              Cpu:   \t1\n              Memory:\t1Gi\n" in text
     assert "  Running:      \t4\n" in text
     assert "Succeeded" not in text  # vcctl prints only non-zero counts
     assert "    Phase:\tRunning\n" in text
