@@ -185,3 +185,38 @@ def test_unreachable_server_is_reported_plainly(live_server: Any) -> None:
         call_command("vcctl", "job", "list", "--server", "http://127.0.0.1:9", stderr=err)
     assert caught.value.code == 1
     assert err.getvalue().startswith("cannot connect to the server at http://127.0.0.1:9: ")
+
+
+def test_job_view_lists_the_jobs_events_only(vcctl: Runner) -> None:
+    from django.utils import timezone
+
+    from jobs.models import Event
+
+    assert vcctl("job", "run", "-N", "seen").code == 0
+    now = timezone.now()
+    for name, reason in (("seen", "PodGroupPending"), ("other", "Unrelated")):
+        Event.objects.create(
+            namespace="default",
+            name=f"{name}.1",
+            involved_kind="Job",
+            involved_namespace="default",
+            involved_name=name,
+            type="Warning",
+            reason=reason,
+            message="queue is full",
+            source="vc-scheduler",
+            first_timestamp=now,
+            last_timestamp=now,
+        )
+    events = vcctl("job", "view", "-N", "seen").out.split("Events:\n", 1)[1].splitlines()
+    assert [cell.strip() for cell in events[0].split("\t")] == [
+        "Type",
+        "Reason",
+        "Age",
+        "From",
+        "Message",
+    ]
+    assert len(events) == 3
+    cells = [cell.strip() for cell in events[2].split("\t")]
+    assert cells[:2] == ["Warning", "PodGroupPending"]
+    assert cells[3:] == ["vc-scheduler", "queue is full"]

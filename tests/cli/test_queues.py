@@ -103,3 +103,26 @@ def test_only_operators_may_change_queues(vcctl: Runner, django_user_model: Any)
     assert refused.err.startswith("Error from server (Forbidden): ")
     assert Queue.objects.get(name="default").weight == 1
     assert vcctl("queue", "list", token=submitter).code == 0
+
+
+def test_queue_list_reads_every_page_of_a_long_list(
+    vcctl: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scheduler.vcctl import client
+
+    for index in range(5):
+        assert vcctl("queue", "create", "-n", f"q{index}").code == 0
+    monkeypatch.setattr(client, "PAGE_SIZE", 2)  # default + 5 queues = three pages
+    urls: list[str] = []
+    real_opener = client._default_opener
+
+    def counting_opener(request: Any, timeout: float) -> Any:
+        urls.append(request.full_url)
+        return real_opener(request, timeout)
+
+    monkeypatch.setattr(client, "_default_opener", counting_opener)
+    names = [line.split()[0] for line in vcctl("queue", "list").out.splitlines()[1:]]
+    assert names == ["default", "q0", "q1", "q2", "q3", "q4"]
+    assert len(urls) == 3
+    assert all("limit=2" in url for url in urls)
+    assert "continue=" in urls[2]
