@@ -126,3 +126,16 @@ def test_queue_list_reads_every_page_of_a_long_list(
     assert len(urls) == 3
     assert all("limit=2" in url for url in urls)
     assert "continue=" in urls[2]
+
+
+def test_queue_create_with_state_closed_creates_it_closed(vcctl: Runner) -> None:
+    assert vcctl("queue", "create", "-n", "frozen", "-S", "Closed").code == 0
+    assert vcctl("queue", "get", "-n", "frozen").out.splitlines()[1].split()[:3] == [
+        "frozen",
+        "1",
+        "Closed",
+    ]
+    refused = vcctl("queue", "create", "-n", "odd", "-S", "Sleepy")
+    assert refused.code == 1
+    assert refused.err.startswith("Error from server (Invalid): ")
+    assert "state" in refused.err
