@@ -21,6 +21,7 @@ from scheduler.engine.api.resource import CPU, MEMORY, PODS
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.framework import ArgSpec, Session, register_plugin
 from scheduler.engine.framework.interface import Plugin
+from scheduler.engine.plugins.predicates.row_cache import RowCache
 
 __all__ = ["BinpackPlugin", "binpack_weights"]
 
@@ -82,6 +83,7 @@ class BinpackPlugin(Plugin):
                 self._column_weights[col] = weight
         # Resources nobody in the snapshot mentions have no column: they cannot be requested.
         self._plans: dict[int, tuple[IntArray, FloatArray, float]] = {}
+        self._cache = RowCache(ssn.arrays, self._vector, self._one)
         ssn.add_batch_node_order_fn(self.name, self.score)
 
     def _plan(self, req: IntArray) -> tuple[IntArray, FloatArray, float]:
@@ -99,19 +101,37 @@ class BinpackPlugin(Plugin):
         """Return the binpack score of each node row for ``task`` (0 where it would overflow)."""
         req = task.resreq_vec
         assert req is not None
-        cols, weights, weight_sum = self._plan(req)
-        if weight_sum == 0:
-            return np.zeros(len(rows), dtype=np.float64)
+        scores = self._cache.scores(req)
         if len(rows) == 1:
-            return np.array([self._score_row(int(rows[0]), req, cols, weights, weight_sum)])
-        alloc = self._arrays.allocatable[rows][:, cols]
-        after = self._arrays.used[rows][:, cols] + req[cols]
+            return np.array([scores[int(rows[0])]], dtype=np.float64)
+        result: FloatArray = scores[rows]
+        return result
+
+    def _vector(self, req: IntArray, rows: IntArray | None) -> FloatArray:
+        """Return the scores of ``rows`` (every row when None) for request ``req``."""
+        cols, weights, weight_sum = self._plan(req)
+        size = self._arrays.allocatable.shape[0] if rows is None else len(rows)
+        if weight_sum == 0:
+            return np.zeros(size, dtype=np.float64)
+        if rows is None:
+            alloc = self._arrays.allocatable[:, cols]
+            after = self._arrays.used[:, cols] + req[cols]
+        else:
+            alloc = self._arrays.allocatable[rows][:, cols]
+            after = self._arrays.used[rows][:, cols] + req[cols]
         overflow = ((after > alloc) & (alloc > 0)).any(axis=1)
         share = np.where(alloc > 0, after / np.where(alloc > 0, alloc, 1), 0.0)
         total = (share * weights).sum(axis=1)
         scores: FloatArray = total / weight_sum * 100.0 * self._weight
         scores[overflow] = 0.0
         return scores
+
+    def _one(self, req: IntArray, row: int) -> float:
+        """Return the score of one row for request ``req`` (the scalar form of ``_vector``)."""
+        cols, weights, weight_sum = self._plan(req)
+        if weight_sum == 0:
+            return 0.0
+        return self._score_row(row, req, cols, weights, weight_sum)
 
     def _score_row(
         self, row: int, req: IntArray, cols: IntArray, weights: FloatArray, weight_sum: float

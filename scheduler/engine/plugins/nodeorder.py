@@ -31,11 +31,12 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.engine.api.resource import CPU, MEMORY
+from scheduler.engine.api.resource import CPU, MEMORY, Vector
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.framework import ArgSpec, EventHandler, Plugin, Session, register_plugin
 from scheduler.engine.plugins.predicates.inter_pod import SpreadConstraint
 from scheduler.engine.plugins.predicates.pod_index import Matcher, PodIndex
+from scheduler.engine.plugins.predicates.row_cache import RowCache
 from scheduler.engine.plugins.predicates.selectors import (
     NodeConstraintKeys,
     WeightedTerm,
@@ -94,6 +95,7 @@ class NodeOrderPlugin(Plugin):
         )
         self._cols_list: list[int] = self._cols.tolist()
         self._balanced_list: list[int] = self._balanced_cols.tolist()
+        self._resources = RowCache(ssn.arrays, self._resource_vector, self._resource_row)
         self._static: dict[str, FloatArray] = {}
         self._eligible: dict[str, BoolArray] = {}
         self._keys = NodeConstraintKeys()
@@ -127,45 +129,48 @@ class NodeOrderPlugin(Plugin):
         return False
 
     # --- resource scores -----------------------------------------------------------------------
-    # Each scorer has a vector form (many rows: a template's first evaluation) and a scalar form
-    # (one row: the node where a pod just landed), computed in the same order so they agree.
+    # The weighted least/most/balanced sum depends only on the request and the node accounting,
+    # so it is cached per request (``RowCache``). It has a vector form (every row, or the rows
+    # changed since) and a scalar form (the node a pod just took), computed in the same order on
+    # the same values so the two agree exactly.
     def _requested(
-        self, task: TaskInfo, rows: IntArray, cols: IntArray
+        self, req: Vector, rows: IntArray | None, cols: IntArray
     ) -> tuple[IntArray, IntArray]:
         arrays = self.ssn.arrays
-        req = task.resreq_vec
-        assert req is not None
-        alloc = arrays.allocatable[rows][:, cols]
-        requested = arrays.used[rows][:, cols] + req[cols]
-        return alloc, requested
+        if rows is None:
+            return arrays.allocatable[:, cols], arrays.used[:, cols] + req[cols]
+        return arrays.allocatable[rows][:, cols], arrays.used[rows][:, cols] + req[cols]
 
-    def _least(self, task: TaskInfo, rows: IntArray) -> FloatArray:
-        alloc, requested = self._requested(task, rows, self._cols)
-        safe = np.where(alloc > 0, alloc, 1)
-        per = np.where((alloc > 0) & (requested <= alloc), (alloc - requested) * 100 // safe, 0)
-        return np.asarray(per.sum(axis=1) // len(self._cols), dtype=np.float64)
+    def _resource_vector(self, req: Vector, rows: IntArray | None) -> FloatArray:
+        w = self.w
+        size = len(self.nodes) if rows is None else len(rows)
+        total = np.zeros(size, dtype=np.float64)
+        if w["leastrequested"] or w["mostrequested"]:
+            alloc, requested = self._requested(req, rows, self._cols)
+            has = alloc > 0
+            safe = np.where(has, alloc, 1)
+            n = len(self._cols_list)
+            if w["leastrequested"]:
+                fits = has & (requested <= alloc)
+                least = np.where(fits, (alloc - requested) * 100 // safe, 0).sum(axis=1) // n
+                total += w["leastrequested"] * least.astype(np.float64)
+            if w["mostrequested"]:
+                used = np.minimum(requested, alloc)
+                most = np.where(has, used * 100 // safe, 0).sum(axis=1) // n
+                total += w["mostrequested"] * most.astype(np.float64)
+        if w["balancedresource"]:
+            alloc, requested = self._requested(req, rows, self._balanced_cols)
+            has = alloc > 0
+            fraction = np.minimum(np.where(has, requested / np.where(has, alloc, 1), 0.0), 1.0)
+            count = np.maximum(has.sum(axis=1), 1)
+            mean = fraction.sum(axis=1) / count
+            var = np.where(has, (fraction - mean[:, None]) ** 2, 0.0).sum(axis=1) / count
+            total += w["balancedresource"] * np.floor((1.0 - np.sqrt(var)) * MAX_SCORE)
+        return total
 
-    def _most(self, task: TaskInfo, rows: IntArray) -> FloatArray:
-        alloc, requested = self._requested(task, rows, self._cols)
-        safe = np.where(alloc > 0, alloc, 1)
-        per = np.where(alloc > 0, np.minimum(requested, alloc) * 100 // safe, 0)
-        return np.asarray(per.sum(axis=1) // len(self._cols), dtype=np.float64)
-
-    def _balanced(self, task: TaskInfo, rows: IntArray) -> FloatArray:
-        alloc, requested = self._requested(task, rows, self._balanced_cols)
-        has = alloc > 0
-        fraction = np.minimum(np.where(has, requested / np.where(has, alloc, 1), 0.0), 1.0)
-        count = has.sum(axis=1)
-        safe_count = np.maximum(count, 1)
-        mean = fraction.sum(axis=1) / safe_count
-        var = (np.where(has, (fraction - mean[:, None]) ** 2, 0.0)).sum(axis=1) / safe_count
-        return np.asarray(np.floor((1.0 - np.sqrt(var)) * MAX_SCORE), dtype=np.float64)
-
-    def _resource_row(self, task: TaskInfo, row: int) -> float:
+    def _resource_row(self, req: Vector, row: int) -> float:
         """Return the weighted least/most/balanced score of one row (the scalar form)."""
         arrays, w = self.ssn.arrays, self.w
-        req = task.resreq_vec
-        assert req is not None
         alloc_row, used_row, req_row = (
             arrays.allocatable[row].tolist(),
             arrays.used[row].tolist(),
@@ -180,7 +185,10 @@ class NodeOrderPlugin(Plugin):
                     least += (alloc - requested) * 100 // alloc if requested <= alloc else 0
                     most += min(requested, alloc) * 100 // alloc
             n = len(self._cols_list)
-            total += w["leastrequested"] * float(least // n) + w["mostrequested"] * float(most // n)
+            if w["leastrequested"]:
+                total += w["leastrequested"] * float(least // n)
+            if w["mostrequested"]:
+                total += w["mostrequested"] * float(most // n)
         if w["balancedresource"]:
             fractions = [
                 min((used_row[c] + req_row[c]) / alloc_row[c], 1.0)
@@ -307,22 +315,16 @@ class NodeOrderPlugin(Plugin):
     # --- the batch score ------------------------------------------------------------------------
     def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
         """Return the weighted sum of every enabled scorer for each node row."""
-        w = self.w
-        if len(rows) == 1 and self.index is None:
+        req = task.resreq_vec
+        assert req is not None
+        static, resource = self._static_scores(task), self._resources.scores(req)
+        if len(rows) == 1 and self.index is None:  # the node a pod just took
             row = int(rows[0])
-            one = float(self._static_scores(task)[row]) + self._resource_row(task, row)
-            return np.array([one], dtype=np.float64)
-        total = self._static_scores(task)[rows]
-        resource = np.zeros(len(rows), dtype=np.float64)
-        if w["leastrequested"]:
-            resource += w["leastrequested"] * self._least(task, rows)
-        if w["mostrequested"]:
-            resource += w["mostrequested"] * self._most(task, rows)
-        if w["balancedresource"]:
-            resource += w["balancedresource"] * self._balanced(task, rows)
-        total = total + resource
+            return np.array([float(static[row]) + float(resource[row])], dtype=np.float64)
+        total = static[rows] + resource[rows]
         index = self.index
         if index is not None:
+            w = self.w
             eligible = self._eligible_rows(task)
             if w["podaffinity"]:
                 total = total + w["podaffinity"] * self._pod_affinity(index, task, eligible)[rows]

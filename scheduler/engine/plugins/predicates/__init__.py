@@ -75,6 +75,11 @@ _ENABLES = (
 )
 
 
+def _every_row(rows: IntArray, n: int) -> bool:
+    """Return True when ``rows`` is exactly 0, 1, ..., n - 1."""
+    return len(rows) == n and n > 0 and bool((np.diff(rows) == 1).all()) and int(rows[0]) == 0
+
+
 def taint_status(taint: Taint) -> PredicateStatus:
     """Return kube-scheduler's refusal for an untolerated taint."""
     return PredicateStatus(
@@ -144,8 +149,14 @@ class PredicatesPlugin(Plugin):
 
     # --- per-template node facts -----------------------------------------------------------------
     def _pod_count(self, rows: IntArray) -> IntArray:
+        """Return how many pods each row holds (Releasing ones left out, pipelined ones in)."""
         arrays, col = self.ssn.arrays, self._pods_col
-        held = arrays.used[rows, col] - arrays.releasing[rows, col] + arrays.pipelined[rows, col]
+        if _every_row(rows, len(self.nodes)):  # column views, no gathering
+            held = arrays.used[:, col] - arrays.releasing[:, col] + arrays.pipelined[:, col]
+        else:
+            held = (
+                arrays.used[rows, col] - arrays.releasing[rows, col] + arrays.pipelined[rows, col]
+            )
         result: IntArray = held // 1000
         return result
 
