@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.task_info import TaskTemplate
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
@@ -24,7 +25,9 @@ TIER1 = ("priority", "gang", "conformance")
 zone_b = {"key": "zone", "operator": "In", "values": ["b"]}
 
 
-def running_job(name: str, n: int, *, queue: str = "default", node: str = "n1", **kwargs: object):
+def running_job(
+    name: str, n: int, *, queue: str = "default", node: str = "n1", **kwargs: object
+) -> JobInfo:
     pods = [build_pod(f"{name}-task-{i}", status=TaskStatus.RUNNING, node=node) for i in range(n)]
     return build_pod_group(name, pods, queue=queue, phase=PodGroupPhase.RUNNING, **kwargs)  # type: ignore[arg-type]
 

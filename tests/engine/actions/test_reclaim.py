@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.types import PodGroupPhase, QueueState, TaskStatus
 from scheduler.engine.conf import load_conf
@@ -30,7 +31,7 @@ def q(name: str, **kwargs: object) -> QueueInfo:
 
 def running_job(
     name: str, n: int, *, queue: str, node: str = "n1", status: TaskStatus = TaskStatus.RUNNING
-):
+) -> JobInfo:
     pods = [
         build_pod(f"{name}-task-{i}", status=status, node=node, namespace="ns2") for i in range(n)
     ]

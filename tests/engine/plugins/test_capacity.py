@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import load_conf
 from scheduler.engine.errors import ConfError
-from scheduler.engine.framework import open_session, run_session
+from scheduler.engine.framework import Session, open_session, run_session
+from scheduler.engine.plugins.capacity import CapacityPlugin
+from scheduler.engine.plugins.capacity_tree import CapacityTree
 from tests.engine.builders import (
     T0,
     build_cluster,
@@ -41,7 +44,13 @@ def q(name: str, **kwargs: object) -> QueueInfo:
     return QueueInfo(name=name, creation_timestamp=T0, **kwargs)  # type: ignore[arg-type]
 
 
-def running_job(name: str, n: int, *, queue: str, node: str = "n1", **pod: str):
+def tree(ssn: Session) -> CapacityTree:
+    plugin = ssn.plugins["capacity"]
+    assert isinstance(plugin, CapacityPlugin)
+    return plugin.tree
+
+
+def running_job(name: str, n: int, *, queue: str, node: str = "n1", **pod: str) -> JobInfo:
     pods = [
         build_pod(f"{name}-task-{i}", status=TaskStatus.RUNNING, node=node, **pod)  # type: ignore[arg-type]
         for i in range(n)
@@ -65,7 +74,7 @@ def test_deserved_is_clamped_to_real_capability_and_raised_to_guarantee():
     cluster = build_cluster([build_node("n1", cpu="8", memory="64Gi")], jobs, queues)
     ssn = open_session(cluster, conf("allocate", FLAT))
     cpu = ssn.resource_index.position["cpu"]
-    attrs = ssn.plugins["capacity"].tree.attrs
+    attrs = tree(ssn).attrs
     assert attrs["q1"].deserved[cpu] == 3000
     assert attrs["q2"].deserved[cpu] == 2000
     assert attrs["q1"].real_capability[cpu] == 3000  # min(8 - 2, 3)
@@ -76,7 +85,7 @@ def test_share_is_one_without_deserved_and_such_queues_go_last_on_ties():
     queues = [q("plain"), q("sized", deserved=res(cpu="1"))]
     cluster = build_cluster([build_node("n1", cpu="8", memory="64Gi")], jobs, queues)
     ssn = open_session(cluster, conf("allocate", FLAT))
-    attrs = ssn.plugins["capacity"].tree.attrs
+    attrs = tree(ssn).attrs
     assert attrs["plain"].share == 1.0
     assert attrs["sized"].share == 0.0
     assert ssn.queue_order_fn(ssn.queues["sized"], ssn.queues["plain"])
@@ -150,11 +159,11 @@ def test_tree_child_inherits_capability_and_siblings_share_it():
     ],
     ids=["missing parent", "cycle"],
 )
-def test_broken_tree_stops_the_session(queues: list[QueueInfo]):
+def test_broken_tree_stops_the_session(queues: list[QueueInfo]) -> None:
     job = gang("j", 1, queue="a")
     cluster = build_cluster([build_node("n1")], [job], queues)
     ssn = open_session(cluster, load_conf(tree_conf()))
-    assert not ssn.plugins["capacity"].tree.ready
+    assert not tree(ssn).ready
     assert not ssn.allocatable(ssn.queues["a"], next(iter(job.tasks.values())))
     assert not ssn.job_enqueueable(job)
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import load_conf
 from scheduler.engine.errors import ConfError
-from scheduler.engine.framework import open_session, run_session
+from scheduler.engine.framework import Session, open_session, run_session
+from scheduler.engine.plugins.drf import DrfPlugin, JobAttr
 from tests.engine.builders import (
     T0,
     build_cluster,
@@ -29,7 +31,15 @@ tiers:
 """
 
 
-def running_job(name: str, n: int, *, node: str = "n1", queue: str = "default", **pod: str):
+def drf_jobs(ssn: Session) -> dict[str, JobAttr]:
+    plugin = ssn.plugins["drf"]
+    assert isinstance(plugin, DrfPlugin)
+    return plugin.jobs
+
+
+def running_job(
+    name: str, n: int, *, node: str = "n1", queue: str = "default", **pod: str
+) -> JobInfo:
     pods = [
         build_pod(f"{name}-task-{i}", status=TaskStatus.RUNNING, node=node, **pod)  # type: ignore[arg-type]
         for i in range(n)
@@ -49,7 +59,7 @@ def test_share_is_the_largest_fraction_of_any_resource():
     memhog = running_job("memhog", 1, cpu="1", memory="6Gi")
     cluster = build_cluster([build_node("n1", cpu="10", memory="10Gi")], [memhog])
     ssn = open_session(cluster, conf("allocate", ("drf",)))
-    assert ssn.plugins["drf"].jobs[memhog.uid].share == pytest.approx(0.6)
+    assert drf_jobs(ssn)[memhog.uid].share == pytest.approx(0.6)
 
 
 def test_job_with_smaller_share_goes_first_even_when_younger():
@@ -66,7 +76,7 @@ def test_share_follows_allocate_and_discard():
     job = gang("j", 2)
     cluster = build_cluster([build_node("n1", cpu="4", memory="64Gi")], [job])
     ssn = open_session(cluster, conf("allocate", ("drf",)))
-    attr = ssn.plugins["drf"].jobs[job.uid]
+    attr = drf_jobs(ssn)[job.uid]
     stmt = ssn.statement()
     stmt.allocate(next(iter(job.tasks.values())), ssn.nodes["n1"])
     assert attr.share == pytest.approx(0.25)

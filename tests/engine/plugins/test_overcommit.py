@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import load_conf
 from scheduler.engine.errors import ConfError
 from scheduler.engine.framework import open_session, run_session
+from scheduler.engine.plugins.overcommit import OvercommitPlugin
 from tests.engine.builders import build_cluster, build_node, build_pod, build_pod_group, gang, res
 
 
@@ -16,7 +18,7 @@ def overcommit_conf(factor: object = None) -> str:
     return f'actions: "enqueue"\ntiers:\n- plugins:\n  - name: overcommit{arguments}\n'
 
 
-def pending(name: str, cpu: str, minutes: int = 0):
+def pending(name: str, cpu: str, minutes: int = 0) -> JobInfo:
     return gang(name, 1, phase=PodGroupPhase.PENDING, min_resources=res(cpu=cpu), minutes=minutes)
 
 
@@ -25,7 +27,7 @@ def pending(name: str, cpu: str, minutes: int = 0):
     [(None, ["ns/a"]), (2.0, ["ns/a", "ns/b"]), (0.5, ["ns/a"]), (1.0, ["ns/a"])],
     ids=["default 1.2", "2.0", "below 1 means 1.2", "exactly 1"],
 )
-def test_factor_decides_how_far_admission_runs_ahead(factor: object, admitted: list[str]):
+def test_factor_decides_how_far_admission_runs_ahead(factor: object, admitted: list[str]) -> None:
     cluster = build_cluster([build_node("n1", cpu="4")], [pending("a", "2"), pending("b", "3", 1)])
     decisions = run_session(cluster, load_conf(overcommit_conf(factor)))
     assert decisions.enqueued == admitted
@@ -48,6 +50,7 @@ def test_used_resources_and_inqueue_jobs_reduce_the_room():
     cluster = build_cluster([build_node("n1", cpu="4")], [running, admitted, pending("new", "1")])
     ssn = open_session(cluster, load_conf(overcommit_conf()))
     plugin = ssn.plugins["overcommit"]
+    assert isinstance(plugin, OvercommitPlugin)
     cpu = ssn.resource_index.position["cpu"]
     assert plugin.idle[cpu] == pytest.approx(4800 - 2000)
     assert plugin.inqueue[cpu] == 2000

@@ -8,8 +8,8 @@ import pytest
 
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.types import PodGroupPhase, QueueState, TaskStatus
-from scheduler.engine.framework import open_session, run_session
-from scheduler.engine.plugins.proportion import ProportionPlugin
+from scheduler.engine.framework import Session, open_session, run_session
+from scheduler.engine.plugins.proportion import ProportionPlugin, QueueAttr
 from tests.engine.builders import (
     T0,
     build_cluster,
@@ -28,10 +28,14 @@ def q(name: str, **kwargs: object) -> QueueInfo:
     return QueueInfo(name=name, creation_timestamp=T0, **kwargs)  # type: ignore[arg-type]
 
 
-def deserved_cpu(ssn, queue: str) -> float:
+def attrs(ssn: Session) -> dict[str, QueueAttr]:
     plugin = ssn.plugins["proportion"]
     assert isinstance(plugin, ProportionPlugin)
-    return float(plugin.attrs[queue].deserved[ssn.resource_index.position["cpu"]])
+    return plugin.attrs
+
+
+def deserved_cpu(ssn: Session, queue: str) -> float:
+    return float(attrs(ssn)[queue].deserved[ssn.resource_index.position["cpu"]])
 
 
 @dataclass
@@ -101,7 +105,7 @@ def test_queues_with_no_jobs_take_no_part():
         [q("a"), q("idle", weight=100)],
     )
     ssn = open_session(cluster, conf("allocate", PROPORTION))
-    assert set(ssn.plugins["proportion"].attrs) == {"a"}
+    assert set(attrs(ssn)) == {"a"}
     assert deserved_cpu(ssn, "a") == 8000
 
 
@@ -120,7 +124,7 @@ def test_allocated_share_and_overused_follow_allocation_events():
     job = gang("a-job", 4, min_member=1, queue="a")
     cluster = build_cluster([build_node("n1", cpu="8", memory="64Gi")], [job], [q("a"), q("b")])
     ssn = open_session(cluster, conf("allocate", PROPORTION))
-    attr = ssn.plugins["proportion"].attrs["a"]
+    attr = attrs(ssn)["a"]
     queue = ssn.queues["a"]
     assert attr.share == 0
     assert not ssn.overused(queue)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
+from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.types import PodGroupPhase
 from scheduler.engine.conf import load_conf
 from scheduler.engine.framework import open_session, run_session
-from scheduler.engine.plugins.sla import parse_duration
+from scheduler.engine.plugins.sla import SlaPlugin, parse_duration
 from tests.engine.builders import T0, build_cluster, build_node, gang, res
 
 
@@ -35,11 +37,11 @@ def sla_conf(waiting: str | None = None, *, second_tier: str = "") -> str:
         ("", None),
     ],
 )
-def test_go_durations(text: str, expected: timedelta | None):
+def test_go_durations(text: str, expected: timedelta | None) -> None:
     assert parse_duration(text) == expected
 
 
-def annotated(name: str, minutes: int, waiting: str | None, **kwargs: object):
+def annotated(name: str, minutes: int, waiting: str | None, **kwargs: Any) -> JobInfo:
     job = gang(name, 1, minutes=minutes, **kwargs)
     if waiting is not None:
         job.annotations["sla-waiting-time"] = waiting
@@ -68,6 +70,7 @@ def test_invalid_or_non_positive_annotations_are_ignored():
     cluster = build_cluster([build_node("n1")], [bad, negative], now=T0 + timedelta(hours=1))
     ssn = open_session(cluster, load_conf(sla_conf()))
     plugin = ssn.plugins["sla"]
+    assert isinstance(plugin, SlaPlugin)
     assert plugin.waiting_time(bad) is None
     assert plugin.waiting_time(negative) is None
 
