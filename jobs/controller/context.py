@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jobs.controller.events import record_event
-from jobs.models import EventType, Job, JobPhase, Pod, PodGroup, PodPhase, TaskSpec
+from jobs.models import EventType, Job, JobPhase, Pod, PodGroup, PodPhase, PriorityClass, TaskSpec
 
-__all__ = ["FINISHED_PHASES", "JobContext", "StatusCounts"]
+__all__ = ["FINISHED_PHASES", "JobContext", "StatusCounts", "priority_classes"]
 
 FINISHED_PHASES = frozenset({JobPhase.COMPLETED, JobPhase.FAILED, JobPhase.TERMINATED})
 JOB_VERSION = "volcano.sh/job-version"
@@ -40,6 +40,13 @@ STATUS_FIELD_NAMES = (
     "task_status_count",
     "controlled_resources",
 )
+
+
+def priority_classes() -> tuple[dict[str, int], int]:
+    """Return every PriorityClass's value by name, and the global default's value (or 0)."""
+    rows = list(PriorityClass.objects.values_list("name", "value", "global_default"))
+    default = next((value for _, value, is_default in rows if is_default), 0)
+    return {name: value for name, value, _ in rows}, default
 
 
 @dataclass
@@ -86,9 +93,14 @@ class JobContext:
     created: int = 0
     deleted: int = 0
     stored_status: dict[str, Any] = field(default_factory=dict)
+    # PriorityClass name → value, and the global default's value (read once per pass).
+    classes: dict[str, int] | None = None
+    default_priority: int = 0
 
     def __post_init__(self) -> None:
         self.stored_status = self.status_of(self.job)
+        if self.classes is None:
+            self.classes, self.default_priority = priority_classes()
 
     @staticmethod
     def status_of(job: Job) -> dict[str, Any]:

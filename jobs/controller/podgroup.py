@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from jobs.controller.context import JobContext
 from jobs.manifests.pod_template import pod_requests
-from jobs.models import PodGroup, PodGroupPhase, PriorityClass, TaskSpec
+from jobs.models import PodGroup, PodGroupPhase, TaskSpec
 
 __all__ = ["ensure_pod_group", "min_resources"]
 
@@ -26,7 +26,9 @@ def _task_priority(task: TaskSpec, classes: dict[str, int]) -> int:
     return classes.get(name, 0)
 
 
-def min_resources(min_available: int, tasks: list[TaskSpec]) -> dict[str, int]:
+def min_resources(
+    min_available: int, tasks: list[TaskSpec], classes: dict[str, int]
+) -> dict[str, int]:
     """Return the resources of the pods that make the gang (milli-units per resource).
 
     Tasks go highest PriorityClass first. When the job's minAvailable is below
@@ -34,7 +36,6 @@ def min_resources(min_available: int, tasks: list[TaskSpec]) -> dict[str, int]:
     count; otherwise every task's own minimum first, then more replicas of the
     highest-priority tasks until minAvailable pods are counted.
     """
-    classes = dict(PriorityClass.objects.values_list("name", "value"))
     ordered = sorted(tasks, key=lambda task: -_task_priority(task, classes))
     per_pod = {task.name: pod_requests(task.template.get("spec") or {}) for task in ordered}
     counts: dict[str, int] = {}
@@ -69,7 +70,7 @@ def ensure_pod_group(ctx: JobContext, *, create: bool) -> None:
     wanted = {
         "min_member": job.min_available,
         "min_task_member": {task.name: _min(task) for task in ctx.tasks},
-        "min_resources": min_resources(job.min_available, ctx.tasks),
+        "min_resources": min_resources(job.min_available, ctx.tasks, ctx.classes or {}),
         "priority_class_name": job.priority_class_name,
     }
     group = ctx.pod_group

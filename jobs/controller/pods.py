@@ -16,7 +16,7 @@ import copy
 from jobs.controller.context import JOB_VERSION, JobContext
 from jobs.controller.plugins import SSH_FILES, SSH_PREFIX, apply_plugins, generate_key_pair
 from jobs.manifests.pod_template import pod_requests
-from jobs.models import Pod, PodPhase, PriorityClass, TaskSpec
+from jobs.models import Pod, PodPhase, TaskSpec
 
 __all__ = ["pod_name", "render_pod"]
 
@@ -35,15 +35,12 @@ def pod_name(job_name: str, task_name: str, index: int) -> str:
     return f"{job_name}-{task_name}-{index}"
 
 
-def _priority(class_name: str) -> tuple[int, bool]:
+def _priority(ctx: JobContext, class_name: str) -> tuple[int, bool]:
     """Return the priority for ``class_name`` (else the global default, else 0) and if found."""
+    classes = ctx.classes or {}
     if class_name:
-        value = (
-            PriorityClass.objects.filter(name=class_name).values_list("value", flat=True).first()
-        )
-        return (value, True) if value is not None else (0, False)
-    default = PriorityClass.objects.filter(global_default=True).values_list("value", flat=True)
-    return (default.first() or 0), True
+        return (classes[class_name], True) if class_name in classes else (0, False)
+    return ctx.default_priority, True
 
 
 def _ssh_keys(ctx: JobContext) -> dict[str, str] | None:
@@ -67,7 +64,7 @@ def render_pod(ctx: JobContext, task: TaskSpec, index: int) -> tuple[Pod, bool]:
     scheduler_name = spec.get("schedulerName") or job.scheduler_name
     if job.priority_class_name:
         spec.setdefault("priorityClassName", job.priority_class_name)
-    priority, class_found = _priority(spec.get("priorityClassName") or "")
+    priority, class_found = _priority(ctx, spec.get("priorityClassName") or "")
     for key in _COLUMNS:
         spec.pop(key, None)
     labels = dict(metadata.get("labels") or {})

@@ -16,6 +16,13 @@ our equivalent across processes):
 One transition per pass and job: a phase the pass entered is acted upon by the
 next pass, so transient phases are visible for at least one period. A pass over
 a settled world writes nothing.
+
+``reconcile_all`` skips a job whose rows are exactly as they were after its last
+pass that changed nothing (a fingerprint of the job, its tasks, pods and
+PodGroup, read with four aggregate queries), unless it has a Command waiting or
+depends on the clock (a TTL or a policy timeout). A level-triggered pass over
+unchanged rows is a no-op, so the skip only saves time; the memo lives in the
+process, so a new worker process starts with a full pass.
 """
 
 from __future__ import annotations
@@ -26,15 +33,16 @@ import time
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
-from jobs.controller.context import JobContext
+from jobs.controller.context import FINISHED_PHASES, JobContext, priority_classes
 from jobs.controller.events import record_event
 from jobs.controller.policies import SYNC_JOB, resolve_action
 from jobs.controller.requests import Request, observe_pods, take_commands
 from jobs.controller.states import execute
 from jobs.controller.ttl import ttl_expired
-from jobs.models import Command, EventType, Job, Pod, PodGroup, TargetKind
+from jobs.models import Command, EventType, Job, Pod, PodGroup, TargetKind, TaskSpec
 
 __all__ = ["JobResult", "ReconcileReport", "reconcile_all", "reconcile_job"]
 
@@ -52,6 +60,7 @@ class JobResult:
     pods_deleted: int = 0
     commands: int = 0
     deleted_by_ttl: bool = False
+    timed: bool = False  # depends on the clock (TTL or a policy timeout): never skipped
 
 
 @dataclass
@@ -60,6 +69,7 @@ class ReconcileReport:
 
     now: dt.datetime
     jobs: int = 0
+    skipped: int = 0
     changed_jobs: list[str] = field(default_factory=list)
     transitions: dict[str, list[str]] = field(default_factory=dict)
     pods_created: int = 0
@@ -91,8 +101,13 @@ class ReconcileReport:
         self.commands += result.commands
 
 
-def reconcile_job(job: Job | int, now: dt.datetime) -> JobResult:
-    """Reconcile one job (a row or its primary key) at time ``now``; see the module doc."""
+def reconcile_job(
+    job: Job | int, now: dt.datetime, *, classes: tuple[dict[str, int], int] | None = None
+) -> JobResult:
+    """Reconcile one job (a row or its primary key) at time ``now``; see the module doc.
+
+    ``classes``: PriorityClass values and the default's, when the caller read them already.
+    """
     pk = job if isinstance(job, int) else job.pk
     with transaction.atomic():
         row = Job.objects.select_for_update().filter(pk=pk).first()
@@ -110,7 +125,7 @@ def reconcile_job(job: Job | int, now: dt.datetime) -> JobResult:
             Job.objects.filter(pk=row.pk, uid=row.uid).delete()
             result.changed = result.deleted_by_ttl = True
             return result
-        ctx = _load(row, now)
+        ctx = _load(row, now, classes)
         requests = take_commands(row, now)
         result.commands = len(requests)
         requests += observe_pods(ctx)
@@ -139,14 +154,89 @@ def reconcile_job(job: Job | int, now: dt.datetime) -> JobResult:
         result.changed = ctx.changed or bool(result.commands)
         result.transitions = ctx.transitions
         result.pods_created, result.pods_deleted = ctx.created, ctx.deleted
+        result.timed = _timed(ctx)
         return result
 
 
-def _load(job: Job, now: dt.datetime) -> JobContext:
+def _timed(ctx: JobContext) -> bool:
+    job = ctx.job
+    if job.ttl_seconds_after_finished is not None and job.phase in FINISHED_PHASES:
+        return True
+    policies = [*job.policies, *(p for task in ctx.tasks for p in task.policies)]
+    return any(policy.get("timeout") for policy in policies)
+
+
+def _load(job: Job, now: dt.datetime, classes: tuple[dict[str, int], int] | None) -> JobContext:
     tasks = list(job.tasks.order_by("index"))
     pods = {pod.name: pod for pod in Pod.objects.filter(job=job)}
     group = PodGroup.objects.filter(namespace=job.namespace, name=f"{job.name}-{job.uid}").first()
-    return JobContext(job=job, tasks=tasks, pods=pods, pod_group=group, now=now)
+    by_name, default = classes if classes is not None else priority_classes()
+    return JobContext(
+        job=job,
+        tasks=tasks,
+        pods=pods,
+        pod_group=group,
+        now=now,
+        classes=by_name,
+        default_priority=default,
+    )
+
+
+# job pk → the fingerprint of its rows after a pass that changed nothing
+_settled: dict[int, tuple[object, ...]] = {}
+
+
+def _fingerprints() -> dict[int, tuple[object, ...]]:
+    """Return a fingerprint of every job's rows: anything the controller reads changes it."""
+    prints: dict[int, list[object]] = {
+        pk: [uid, version]
+        for pk, uid, version in Job.objects.values_list("pk", "uid", "resource_version")
+    }
+    tasks = (
+        TaskSpec.objects.values("job_id")
+        .annotate(n=Count("pk"), r=Sum("replicas"), m=Sum("min_available"), top=Max("pk"))
+        .order_by("job_id")
+    )
+    for row in tasks:
+        prints.setdefault(row["job_id"], []).append(
+            ("tasks", row["n"], row["r"], row["m"], row["top"])
+        )
+    pods = (
+        Pod.objects.filter(job__isnull=False)
+        .values("job_id", "phase")
+        .annotate(n=Count("pk"), v=Sum("resource_version"), top=Max("pk"), d=Count("deletion_time"))
+        .order_by("job_id", "phase")
+    )
+    for row in pods:
+        prints.setdefault(row["job_id"], []).append(
+            (row["phase"], row["n"], row["v"], row["top"], row["d"])
+        )
+    for job_id, group_pk, phase, version in (
+        PodGroup.objects.filter(job__isnull=False)
+        .values_list("job_id", "pk", "phase", "resource_version")
+        .order_by("job_id", "pk")
+    ):
+        prints.setdefault(job_id, []).append(("group", group_pk, phase, version))
+    return {pk: tuple(parts) for pk, parts in prints.items()}
+
+
+def _with_commands() -> set[int]:
+    """Return the pks of jobs that have an unprocessed Command."""
+    targets = set(
+        Command.objects.filter(target_kind=TargetKind.JOB, processed=False).values_list(
+            "namespace", "target_name"
+        )
+    )
+    if not targets:
+        return set()
+    names = {name for _, name in targets}
+    return {
+        pk
+        for pk, namespace, name in Job.objects.filter(name__in=names).values_list(
+            "pk", "namespace", "name"
+        )
+        if (namespace, name) in targets
+    }
 
 
 def _orphan_commands(now: dt.datetime) -> int:
@@ -172,10 +262,11 @@ def _orphan_commands(now: dt.datetime) -> int:
     return count
 
 
-def reconcile_all(now: dt.datetime | None = None) -> ReconcileReport:
+def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> ReconcileReport:
     """Reconcile every job, then every queue, at ``now`` (default: the current time).
 
-    A job whose pass raises is logged and reported in ``errors``; the others go on.
+    Settled jobs are skipped unless ``full``. A job whose pass raises is logged and
+    reported in ``errors``; the others go on.
     """
     from queues.controller import reconcile_queues
 
@@ -183,13 +274,26 @@ def reconcile_all(now: dt.datetime | None = None) -> ReconcileReport:
     started = time.perf_counter()
     report = ReconcileReport(now=now)
     report.commands += _orphan_commands(now)
-    for pk in Job.objects.order_by("pk").values_list("pk", flat=True):
+    prints = _fingerprints()
+    waiting = _with_commands()
+    classes = priority_classes()
+    for pk in sorted(prints):
+        if not full and pk not in waiting and _settled.get(pk) == prints[pk]:
+            report.skipped += 1
+            continue
+        _settled.pop(pk, None)
         try:
-            report.add(reconcile_job(pk, now))
+            result = reconcile_job(pk, now, classes=classes)
         except Exception as exc:  # one bad job must not stop the others
             logger.exception("reconciling job #%s failed", pk)
             report.jobs += 1
             report.errors[f"#{pk}"] = f"{type(exc).__name__}: {exc}"
+            continue
+        report.add(result)
+        if not result.changed and not result.timed:
+            _settled[pk] = prints[pk]
+    for pk in set(_settled) - set(prints):
+        del _settled[pk]
     report.queue_transitions = reconcile_queues(now)
     report.duration_ms = (time.perf_counter() - started) * 1000
     if report.changed:
