@@ -44,6 +44,12 @@ def token_client(user: Any) -> Client:
     return Client(headers={"authorization": f"Bearer {token}"})
 
 
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    """Hash test passwords cheaply: the role tables log in dozens of users."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def make_user(db: None, django_user_model: Any) -> Callable[..., Any]:
     """Return a factory of users holding ``role`` and granted ``namespaces``."""

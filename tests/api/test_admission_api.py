@@ -55,7 +55,11 @@ JOB_CASES = [
     Case("unknown-queue", _set("spec.queue", "nowhere"), ["spec.queue"]),
     Case("replicas-not-a-number", _set("spec.tasks.0.replicas", "two"), ["spec.tasks[0].replicas"]),
     Case("unknown-field", _set("spec.minAvaliable", 1), ["spec.minAvaliable"]),
-    Case("bad-policy-event", _set("spec.policies", [{"event": "Nope", "action": "RestartJob"}]), ["spec.policies[0].event"]),
+    Case(
+        "bad-policy-event",
+        _set("spec.policies", [{"event": "Nope", "action": "RestartJob"}]),
+        ["spec.policies[0].event"],
+    ),
     Case("bad-name", _set("metadata.name", "Job_1"), ["metadata.name"]),
 ]
 

@@ -23,7 +23,9 @@ URL = JOBS.format(ns="default")
 @pytest.fixture
 def queue_test(operator: Client) -> None:
     """Create the ``test`` queue nginx-sleep.yaml submits to (from Volcano's example)."""
-    response = operator.post(QUEUES, example_text("queues/test.yaml"), content_type="application/yaml")
+    response = operator.post(
+        QUEUES, example_text("queues/test.yaml"), content_type="application/yaml"
+    )
     assert response.status_code == 201, response.content
 
 
@@ -122,7 +124,9 @@ def test_merge_patch_changes_min_available_and_bumps_generation(
 ) -> None:
     response = operator.patch(
         f"{URL}/job-1",
-        json.dumps({"spec": {"tasks": [{**job["spec"]["tasks"][0], "replicas": 3}], "minAvailable": 2}}),
+        json.dumps(
+            {"spec": {"tasks": [{**job["spec"]["tasks"][0], "replicas": 3}], "minAvailable": 2}}
+        ),
         content_type="application/merge-patch+json",
     )
 
@@ -167,14 +171,18 @@ def test_patch_of_a_field_volcano_keeps_fixed_is_422_naming_it(
     assert Job.objects.get(name="job-1").scheduler_name == "volcano"
 
 
-def test_replace_with_a_stale_resource_version_is_409(operator: Client, job: dict[str, Any]) -> None:
+def test_replace_with_a_stale_resource_version_is_409(
+    operator: Client, job: dict[str, Any]
+) -> None:
     stale = dict(job)
     fresh = operator.patch(
-        f"{URL}/job-1", json.dumps({"spec": {"minAvailable": 1, "priorityClassName": ""}}),
+        f"{URL}/job-1",
+        json.dumps({"spec": {"minAvailable": 1, "priorityClassName": ""}}),
         content_type="application/merge-patch+json",
     )
     operator.patch(
-        f"{URL}/job-1", json.dumps({"metadata": {"labels": {"team": "a"}}}),
+        f"{URL}/job-1",
+        json.dumps({"metadata": {"labels": {"team": "a"}}}),
         content_type="application/merge-patch+json",
     )
     assert fresh.status_code == 200
@@ -200,7 +208,9 @@ def test_replace_with_the_current_resource_version_succeeds(
 def test_status_subresource_changes_only_the_status(operator: Client, job: dict[str, Any]) -> None:
     response = operator.patch(
         f"{URL}/job-1/status",
-        json.dumps({"status": {"state": {"phase": "Running"}, "running": 1}, "spec": {"minAvailable": 9}}),
+        json.dumps(
+            {"status": {"state": {"phase": "Running"}, "running": 1}, "spec": {"minAvailable": 9}}
+        ),
         content_type="application/merge-patch+json",
     )
 

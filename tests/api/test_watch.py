@@ -120,9 +120,7 @@ def test_watch_from_a_version_no_longer_kept_is_410_expired(operator: Client) ->
     ChangeEvent.objects.exclude(pk=newest.pk).delete()  # pruned: job-b's change is gone
     since = newest.id - 2
 
-    events = list(
-        _events(operator.get(f"{URL}?watch=1&resourceVersion={since}&timeoutSeconds=1"))
-    )
+    events = list(_events(operator.get(f"{URL}?watch=1&resourceVersion={since}&timeoutSeconds=1")))
 
     assert len(events) == 1
     assert events[0]["type"] == "ERROR"
