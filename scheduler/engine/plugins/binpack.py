@@ -137,12 +137,13 @@ class BinpackPlugin(Plugin):
         self, row: int, req: IntArray, cols: IntArray, weights: FloatArray, weight_sum: float
     ) -> float:
         """Return the score of one row: the same arithmetic as ``score``, on Python scalars."""
-        alloc_row = self._arrays.allocatable[row]
-        used_row = self._arrays.used[row]
+        alloc_row = self._arrays.allocatable[row].tolist()
+        used_row = self._arrays.used[row].tolist()
+        req_row = req.tolist()
         total = 0.0
         for col, weight in zip(cols.tolist(), weights.tolist(), strict=True):
-            alloc = int(alloc_row[col])
-            after = int(used_row[col]) + int(req[col])
+            alloc = alloc_row[col]
+            after = used_row[col] + req_row[col]
             if alloc <= 0:
                 total += 0.0 * weight
                 continue

@@ -75,11 +75,6 @@ _ENABLES = (
 )
 
 
-def _every_row(rows: IntArray, n: int) -> bool:
-    """Return True when ``rows`` is exactly 0, 1, ..., n - 1."""
-    return len(rows) == n and n > 0 and bool((np.diff(rows) == 1).all()) and int(rows[0]) == 0
-
-
 def taint_status(taint: Taint) -> PredicateStatus:
     """Return kube-scheduler's refusal for an untolerated taint."""
     return PredicateStatus(
@@ -117,6 +112,8 @@ class PredicatesPlugin(Plugin):
         self._eligible: dict[str, BoolArray] = {}
         self._keys = NodeConstraintKeys()
         self._taint_groups = taint_groups(self.nodes)
+        self._room_mask = np.zeros(len(self.nodes), dtype=np.bool_)
+        self._room_epoch, self._room_read = -1, 0
         self._constraints: dict[str, inter_pod.PodConstraints] = {}
         self.index: PodIndex | None = None
         if self._needs_index(ssn):
@@ -151,14 +148,27 @@ class PredicatesPlugin(Plugin):
     def _pod_count(self, rows: IntArray) -> IntArray:
         """Return how many pods each row holds (Releasing ones left out, pipelined ones in)."""
         arrays, col = self.ssn.arrays, self._pods_col
-        if _every_row(rows, len(self.nodes)):  # column views, no gathering
-            held = arrays.used[:, col] - arrays.releasing[:, col] + arrays.pipelined[:, col]
-        else:
-            held = (
-                arrays.used[rows, col] - arrays.releasing[rows, col] + arrays.pipelined[rows, col]
-            )
+        held = arrays.used[rows, col] - arrays.releasing[rows, col] + arrays.pipelined[rows, col]
         result: IntArray = held // 1000
         return result
+
+    def _room(self) -> BoolArray:
+        """Return, for every row, True while the node holds fewer pods than it allows.
+
+        Kept current from ``NodeArrays.changes`` like node selection's own cache, so a new
+        template costs a gather, not a recount.
+        """
+        arrays = self.ssn.arrays
+        log = arrays.changes
+        if self._room_epoch != arrays.epoch or len(log) - self._room_read > len(self.nodes) // 4:
+            every = np.arange(len(self.nodes), dtype=np.int64)
+            self._room_mask = self._pod_count(every) < self._max_pods
+            self._room_epoch, self._room_read = arrays.epoch, len(log)
+        elif self._room_read < len(log):
+            rows = np.array(log[self._room_read :], dtype=np.int64)
+            self._room_read = len(log)
+            self._room_mask[rows] = self._pod_count(rows) < self._max_pods[rows]
+        return self._room_mask
 
     def eligible(self, task: TaskInfo) -> BoolArray:
         """Return the node rows the pod's nodeSelector and required node affinity admit."""
@@ -216,8 +226,7 @@ class PredicatesPlugin(Plugin):
             ) // 1000
             ok = held < int(self._max_pods[row]) and bool(self._static_mask(task)[row])
             return np.array([ok], dtype=np.bool_)
-        mask: BoolArray = self._pod_count(rows) < self._max_pods[rows]
-        mask &= self._static_mask(task)[rows]
+        mask: BoolArray = self._room()[rows] & self._static_mask(task)[rows]
         if self.index is not None:
             for check in self._dynamic_checks(task, rows):
                 mask &= check[1]

@@ -260,6 +260,10 @@ class NodeConstraintKeys:
         found = self._by_id.get(id(template))
         if found is not None and found[0] is template:
             return found[1]
+        if not template.node_selector and not template.tolerations and not template.affinity:
+            text = ""  # the common case: no node-side constraint at all
+            self._by_id[id(template)] = (template, text)
+            return text
         text = json.dumps(
             [
                 template.node_selector,
