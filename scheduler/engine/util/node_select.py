@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from operator import ge
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -106,12 +107,8 @@ class NodeSelector:
         row = int(rows[0])
         arrays, req = self.arrays, entry.req_list
         # Plain-int comparison of a handful of columns beats numpy's per-call overhead.
-        fit_idle = all(
-            have >= want for have, want in zip(arrays.idle[row].tolist(), req, strict=True)
-        )
-        fit_future = all(
-            have >= want for have, want in zip(arrays.future_idle[row].tolist(), req, strict=True)
-        )
+        fit_idle = all(map(ge, arrays.idle[row].tolist(), req))
+        fit_future = all(map(ge, arrays.future_idle[row].tolist(), req))
         passes = bool(self.ssn.predicate_mask(task, rows)[0])
         score = float(self.ssn.node_scores(task, rows)[0])
         entry.fit_idle[row] = fit_idle
