@@ -45,8 +45,11 @@ def test_example_job_posted_as_yaml_is_created_and_read_back(
     assert created["kind"] == "Job"
     assert created["apiVersion"] == "batch.volcano.sh/v1alpha1"
     meta = created["metadata"]
-    assert meta["name"] == name and meta["namespace"] == "default"
-    assert meta["uid"] and meta["resourceVersion"] and meta["creationTimestamp"]
+    assert meta["name"] == name
+    assert meta["namespace"] == "default"
+    assert meta["uid"]
+    assert meta["resourceVersion"]
+    assert meta["creationTimestamp"]
     assert meta["generation"] == 1
     assert len(created["spec"]["tasks"]) == len(example(path)["spec"]["tasks"])
     got = operator.get(f"{URL}/{name}")
@@ -71,7 +74,8 @@ def test_duplicate_name_is_409_already_exists(operator: Client, queue_test: None
 
     assert response.status_code == 409
     body = response.json()
-    assert body["kind"] == "Status" and body["reason"] == "AlreadyExists"
+    assert body["kind"] == "Status"
+    assert body["reason"] == "AlreadyExists"
     assert Job.objects.count() == 1
 
 

@@ -1,4 +1,4 @@
-"""Who may do what: role × endpoint × verb, and refused calls write nothing."""
+"""Who may do what: role by endpoint by verb, and refused calls write nothing."""
 
 from __future__ import annotations
 
