@@ -235,3 +235,39 @@ def test_reconcile_all_reports_transitions_and_survives_a_broken_job() -> None:
     assert list(report.errors) == [f"#{Job.objects.get(name='bad').pk}"]
     good.refresh_from_db()
     assert good.phase == "Pending"
+
+
+def test_reconcile_all_skips_settled_jobs_until_something_changes() -> None:
+    from jobs.services import command_issue
+
+    job = submit()
+    start(job)
+    reconcile_all(NOW)  # settles: nothing changes, the job is remembered
+    assert reconcile_all(NOW).skipped == 1
+    set_pods(job, PodPhase.SUCCEEDED, "job-worker-0", exit_code=0)  # the kubelet's write
+    report = reconcile_all(NOW)
+    assert (report.skipped, report.jobs) == (0, 1)
+    reconcile_all(NOW)
+    command_issue(job=job, action="AbortJob")  # a waiting command wakes it too
+    reconcile_all(NOW)
+    job.refresh_from_db()
+    assert job.phase == "Aborting"
+
+
+def test_full_pass_reconciles_settled_jobs_too() -> None:
+    submit()
+    reconcile_all(NOW)
+    reconcile_all(NOW)
+    assert reconcile_all(NOW, full=True).skipped == 0
+
+
+def test_reconcile_command_prints_the_pass() -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    submit()
+    out = StringIO()
+    call_command("reconcile", stdout=out)
+    assert "1 jobs, 1 changed" in out.getvalue()
+    assert "default/job: New->Pending" in out.getvalue()
