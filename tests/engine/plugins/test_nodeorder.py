@@ -223,3 +223,23 @@ def test_one_row_refresh_agrees_with_the_full_vector():
     full = ssn.node_scores(task, np.arange(5, dtype=np.int64)).tolist()
     singles = [float(ssn.node_scores(task, np.array([r], dtype=np.int64))[0]) for r in range(5)]
     assert full == singles
+
+
+def test_cached_scores_follow_pods_placed_during_the_session():
+    nodes = [build_node(f"n{i}", cpu="8", memory="16Gi") for i in range(4)]
+    task = pod("p-0", cpu="1")
+    movers = [pod(f"m-{i}", cpu="2", memory="3Gi") for i in range(3)]
+    text = nodeorder_conf(leastrequested=1, balancedresource=1)
+    ssn = session(nodes, task, movers, text)
+    rows = np.arange(4, dtype=np.int64)
+    ssn.node_scores(task, rows)  # fills the cache before anything moves
+    stmt = ssn.statement()
+    for mover, node in zip(movers, ("n1", "n1", "n3"), strict=True):
+        stmt.allocate(mover, ssn.nodes[node])
+    after = ssn.node_scores(task, rows).tolist()
+    placed = [running(f"m-{i}", n, cpu="2", memory="3Gi") for i, n in enumerate(("n1", "n1", "n3"))]
+    fresh = scores(
+        [build_node(f"n{i}", cpu="8", memory="16Gi") for i in range(4)], pod("p-0"), placed, text
+    )
+    assert after == fresh
+    assert after[0] > after[3] > after[1]
