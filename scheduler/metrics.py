@@ -16,7 +16,7 @@ every process can read them:
   job phase counters, retries) are read from the database at scrape time, so they are right
   whichever process wrote the rows.
 
-A custom collector turns both into metric families for a fresh registry on every scrape.
+Both are rendered on every scrape by ``metrics_text`` (exact Volcano names, see there).
 """
 
 from __future__ import annotations
@@ -29,14 +29,8 @@ from typing import Any
 
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-from prometheus_client.core import (
-    CounterMetricFamily,
-    GaugeMetricFamily,
-    HistogramMetricFamily,
-    Metric,
-)
-from prometheus_client.registry import Collector
+
+from scheduler.metrics_text import CONTENT_TYPE, Family, render
 
 __all__ = ["HISTOGRAMS", "MetricsState", "exp_range", "load_state", "metrics_view", "save_state"]
 
@@ -129,32 +123,25 @@ class MetricsState:
             self.data["g"][name] = dict(list(series.items())[-keep:])
 
     # --- exposition -----------------------------------------------------------------------
-    def families(self) -> Iterator[Metric]:
-        """Yield the metric families (histograms cumulative, as Prometheus wants)."""
+    def families(self) -> Iterator[Family]:
+        """Yield the metric families (histogram buckets cumulative, as Prometheus wants)."""
         for name, (help_text, label_names, buckets) in HISTOGRAMS.items():
-            family = HistogramMetricFamily(name, help_text, labels=list(label_names))
+            family = Family(name, "histogram", help_text)
             for key, entry in self.data["h"].get(name, {}).items():
                 running, pairs = 0, []
                 for bound, n in zip(buckets, entry["b"], strict=True):
                     running += n
-                    pairs.append((_le(bound), running))
-                pairs.append(("+Inf", entry["count"]))
-                family.add_metric(json.loads(key), pairs, entry["sum"])
+                    pairs.append((bound, running))
+                labels = dict(zip(label_names, json.loads(key), strict=True))
+                family.add_histogram(labels, pairs, entry["count"], entry["sum"])
             yield family
-        for name, (help_text, label_names) in COUNTERS.items():
-            counter = CounterMetricFamily(name, help_text, labels=list(label_names))
-            for key, value in self.data["c"].get(name, {}).items():
-                counter.add_metric(json.loads(key), value)
-            yield counter
-        for name, (help_text, label_names) in GAUGES.items():
-            gauge = GaugeMetricFamily(name, help_text, labels=list(label_names))
-            for key, value in self.data["g"].get(name, {}).items():
-                gauge.add_metric(json.loads(key), value)
-            yield gauge
-
-
-def _le(bound: float) -> str:
-    return repr(float(bound))
+        for kind, table in (("counter", COUNTERS), ("gauge", GAUGES)):
+            store = self.data["c" if kind == "counter" else "g"]
+            for name, (help_text, label_names) in table.items():
+                family = Family(name, kind, help_text)
+                for key, value in store.get(name, {}).items():
+                    family.add(dict(zip(label_names, json.loads(key), strict=True)), value)
+                yield family
 
 
 def load_state() -> MetricsState:
@@ -167,18 +154,9 @@ def save_state(state: MetricsState) -> None:
     cache.set(STATE_KEY, state.data, timeout=None)
 
 
-class VolcanoCollector(Collector):
-    """Session figures from the shared state plus cluster figures from the database."""
-
-    def collect(self) -> Iterator[Metric]:
-        from scheduler.metrics_cluster import cluster_families
-
-        yield from load_state().families()
-        yield from cluster_families()
-
-
 def metrics_view(request: HttpRequest) -> HttpResponse:
     """Serve every ``volcano_*`` series in the Prometheus text format (no login: scrapers)."""
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(VolcanoCollector())
-    return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+    from scheduler.metrics_cluster import cluster_families
+
+    families = [*load_state().families(), *cluster_families()]
+    return HttpResponse(render(families), content_type=CONTENT_TYPE)

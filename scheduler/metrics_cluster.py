@@ -15,16 +15,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.db.models import Count, Min, Sum
-from prometheus_client.core import (
-    CounterMetricFamily,
-    GaugeMetricFamily,
-    HistogramMetricFamily,
-    Metric,
-)
 
 from jobs.models import Job, Pod, PodGroup
 from queues.models import Queue
 from scheduler.metrics import exp_range
+from scheduler.metrics_text import Family
 from scheduler.models import Node
 
 __all__ = ["cluster_families", "water_fill"]
@@ -118,76 +113,59 @@ def _queue_figures() -> tuple[list[dict[str, Any]], dict[str, dict[str, dict[str
     return queues, figures
 
 
-def _queue_families() -> Iterator[Metric]:
+def _queue_families() -> Iterator[Family]:
     queues, figures = _queue_figures()
     for figure in _QUEUE_RESOURCES:
-        cpu = GaugeMetricFamily(
-            f"volcano_queue_{figure}_milli_cpu", f"{_HELP[figure]} CPU count for one queue",
-            labels=["queue_name"],
-        )  # fmt: skip
-        memory = GaugeMetricFamily(
-            f"volcano_queue_{figure}_memory_bytes", f"{_HELP[figure]} memory for one queue",
-            labels=["queue_name"],
-        )  # fmt: skip
-        scalar = GaugeMetricFamily(
-            f"volcano_queue_{figure}_scalar_resources",
-            f"{_HELP[figure]} scalar resources for one queue", labels=["queue_name", "resource"],
-        )  # fmt: skip
+        label = _HELP[figure]
+        cpu = Family(
+            f"volcano_queue_{figure}_milli_cpu", "gauge", f"{label} CPU count for one queue"
+        )
+        memory = Family(
+            f"volcano_queue_{figure}_memory_bytes", "gauge", f"{label} memory for one queue"
+        )
+        scalar = Family(f"volcano_queue_{figure}_scalar_resources", "gauge",
+                        f"{label} scalar resources for one queue")  # fmt: skip
         for name, values in figures.items():
-            cpu.add_metric([name], values[figure].get("cpu", 0.0))
-            memory.add_metric([name], values[figure].get("memory", 0.0) / 1000)
+            cpu.add({"queue_name": name}, values[figure].get("cpu", 0.0))
+            memory.add({"queue_name": name}, values[figure].get("memory", 0.0) / 1000)
             for dim, value in sorted(values[figure].items()):
                 if dim not in ("cpu", "memory", "pods"):
-                    scalar.add_metric([name, dim], value / 1000)
+                    scalar.add({"queue_name": name, "resource": dim}, value / 1000)
         yield from (cpu, memory, scalar)
-    share = GaugeMetricFamily("volcano_queue_share", "Share for one queue", labels=["queue_name"])
-    weight = GaugeMetricFamily(
-        "volcano_queue_weight", "Weight for one queue", labels=["queue_name"]
-    )
-    overused = GaugeMetricFamily(
-        "volcano_queue_overused", "If one queue is overused", labels=["queue_name"]
-    )
+    share = Family("volcano_queue_share", "gauge", "Share for one queue")
+    weight = Family("volcano_queue_weight", "gauge", "Weight for one queue")
+    overused = Family("volcano_queue_overused", "gauge", "If one queue is overused")
     for q in queues:
         name, values = q["name"], figures[q["name"]]
         deserved, allocated = values["deserved"], values["allocated"]
         ratios = [allocated.get(d, 0.0) / v for d, v in deserved.items() if v > 0]
-        share.add_metric([name], max(ratios, default=0.0))
-        weight.add_metric([name], q["weight"])
+        share.add({"queue_name": name}, max(ratios, default=0.0))
+        weight.add({"queue_name": name}, q["weight"])
         is_over = bool(deserved) and all(
             deserved.get(d, 0.0) <= allocated.get(d, 0.0) for d in ("cpu", "memory")
         )
-        overused.add_metric([name], 1.0 if is_over else 0.0)
+        overused.add({"queue_name": name}, 1.0 if is_over else 0.0)
     yield from (share, weight, overused)
 
 
-def _controller_families() -> Iterator[Metric]:
+def _controller_families() -> Iterator[Family]:
     counts: dict[str, dict[str, int]] = defaultdict(dict)
     for queue, phase, n in PodGroup.objects.values_list("queue", "phase").annotate(n=Count("pk")):
         counts[queue][phase] = n
     names = set(Queue.objects.values_list("name", flat=True)) | set(counts)
     for phase in ("Inqueue", "Pending", "Running", "Unknown", "Completed"):
-        family = GaugeMetricFamily(
-            f"volcano_queue_pod_group_{phase.lower()}_count",
-            f"The number of {phase} PodGroup in this queue", labels=["queue_name"],
-        )  # fmt: skip
+        family = Family(f"volcano_queue_pod_group_{phase.lower()}_count", "gauge",
+                        f"The number of {phase} PodGroup in this queue")  # fmt: skip
         for name in sorted(names):
-            family.add_metric([name], counts[name].get(phase, 0))
+            family.add({"queue_name": name}, counts[name].get(phase, 0))
         yield family
-    completed = CounterMetricFamily(
-        "volcano_job_completed_phase_count", "Number of job completed phase",
-        labels=["job_name", "queue_name"],
-    )  # fmt: skip
-    failed = CounterMetricFamily(
-        "volcano_job_failed_phase_count", "Number of job failed phase",
-        labels=["job_name", "queue_name"],
-    )  # fmt: skip
-    retries = CounterMetricFamily(
-        "volcano_job_retry_counts", "Number of retry counts for one job", labels=["job_id"]
+    completed = Family(
+        "volcano_job_completed_phase_count", "counter", "Number of job completed phase"
     )
-    latency = HistogramMetricFamily(
-        "volcano_controller_job_to_pod_creation_latency_milliseconds",
-        "Latency from job creation to its first pod's creation in milliseconds", labels=[],
-    )  # fmt: skip
+    failed = Family("volcano_job_failed_phase_count", "counter", "Number of job failed phase")
+    retries = Family("volcano_job_retry_counts", "counter", "Number of retry counts for one job")
+    latency = Family("volcano_controller_job_to_pod_creation_latency_milliseconds", "histogram",
+                     "Latency from job creation to its first pod's creation in milliseconds")  # fmt: skip
     buckets = exp_range(50, 60000, 30)
     observed = [0] * len(buckets)
     total, n = 0.0, 0
@@ -196,23 +174,22 @@ def _controller_families() -> Iterator[Metric]:
     )
     for name, queue, phase, retry_count, created, first_pod in rows:
         if phase == "Completed":
-            completed.add_metric([name, queue], 1)
+            completed.add({"job_name": name, "queue_name": queue}, 1)
         elif phase == "Failed":
-            failed.add_metric([name, queue], 1)
+            failed.add({"job_name": name, "queue_name": queue}, 1)
         if retry_count:
-            retries.add_metric([name], retry_count)
+            retries.add({"job_id": name}, retry_count)
         if first_pod is not None and created is not None:
             ms = max((first_pod - created).total_seconds() * 1000, 0.0)
             total, n = total + ms, n + 1
             for i, bound in enumerate(buckets):
                 if ms <= bound:
                     observed[i] += 1
-    latency.add_metric([], [(repr(b), c) for b, c in zip(buckets, observed, strict=True)]
-                       + [("+Inf", n)], total)  # fmt: skip
+    latency.add_histogram({}, list(zip(buckets, observed, strict=True)), n, total)
     yield from (completed, failed, retries, latency)
 
 
-def cluster_families() -> Iterator[Metric]:
+def cluster_families() -> Iterator[Family]:
     """Yield the queue and controller metric families computed from the rows."""
     yield from _queue_families()
     yield from _controller_families()

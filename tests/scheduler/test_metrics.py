@@ -113,3 +113,16 @@ def test_metrics_need_no_login_and_name_only_volcano_series() -> None:
     names = set(scrape())
     assert names
     assert all(name.startswith("volcano_") for name in names)
+
+
+def test_counters_keep_volcanos_exact_names_for_its_dashboards() -> None:
+    make_node("n1")
+    make_gang("g", replicas=1)
+    run_once(reconcile=False)
+
+    text = Client().get("/metrics").content.decode()
+
+    assert "# TYPE volcano_total_preemption_attempts counter" in text
+    assert "\nvolcano_total_preemption_attempts 0.0\n" in text
+    assert "volcano_total_preemption_attempts_total" not in text
+    assert "# TYPE volcano_job_completed_phase_count counter" in text

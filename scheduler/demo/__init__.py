@@ -1,0 +1,167 @@
+"""The demo cluster and its steady stream of jobs (``make run DEMO=1``, ``manage.py demo_cluster``).
+
+About twenty simulated nodes of mixed shapes (small and large CPU nodes, tainted GPU nodes, a
+tainted infra pair, zone labels), three queues of weights 1, 2 and 4, and jobs that keep coming:
+Volcano's four example jobs (copies in ``manifests/``, renamed per submission) in turn with
+generated ones (CPU gangs, GPU jobs that tolerate the GPU taint, and now and then one that exits
+non-zero and is restarted by its policy). Every job goes through admission like any other
+submission. Finished jobs are removed after ``ttlSecondsAfterFinished`` so the demo can run all
+day.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django.db import close_old_connections, transaction
+
+from jobs.manifests import apply_manifests, read_manifests
+from jobs.models import Job, PriorityClass
+from jobs.services import job_submit
+from queues.models import Queue
+from scheduler.models import Node
+
+__all__ = ["DemoStream", "generated_job", "load_demo_cluster", "submit_next"]
+
+MANIFESTS = Path(__file__).resolve().parent / "manifests"
+EXAMPLE_JOBS = ("nginx-sleep.yaml", "mindspore-cpu.yaml", "tensorflow-dist-mnist.yaml",
+                "test-job-volumes.yaml")  # fmt: skip
+QUEUES = {"research": 1, "batch": 2, "production": 4}
+GI = 1024**3 * 1000
+FINISHED = ("Completed", "Failed", "Terminated", "Aborted")
+# (prefix, count, cpu, memory Gi, gpus, taint, extra labels)
+NODE_SHAPES: list[tuple[str, int, int, int, int, dict[str, str] | None, dict[str, str]]] = [
+    ("cpu-small", 8, 8, 32, 0, None, {"node.kubernetes.io/instance-type": "c-8"}),
+    ("cpu-large", 6, 32, 128, 0, None, {"node.kubernetes.io/instance-type": "c-32"}),
+    ("gpu", 4, 16, 64, 4, {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+     {"accelerator": "nvidia-a100"}),
+    ("infra", 2, 8, 16, 0, {"key": "dedicated", "value": "infra", "effect": "NoSchedule"},
+     {"node-role.kubernetes.io/infra": ""}),
+]  # fmt: skip
+
+
+def load_demo_cluster() -> list[str]:
+    """Create the nodes, queues and priority classes (idempotent); return what was created."""
+    created: list[str] = []
+    with transaction.atomic():
+        for prefix, count, cpu, memory, gpus, taint, labels in NODE_SHAPES:
+            for i in range(count):
+                alloc = {"cpu": cpu * 1000, "memory": memory * GI, "pods": 110_000}
+                if gpus:
+                    alloc["nvidia.com/gpu"] = gpus * 1000
+                node_labels = {**labels, "topology.kubernetes.io/zone": "zone-" + "ab"[i % 2],
+                               "kubernetes.io/hostname": f"{prefix}-{i}"}  # fmt: skip
+                _, made = Node.objects.get_or_create(
+                    name=f"{prefix}-{i}",
+                    defaults={"capacity": alloc, "allocatable": alloc, "labels": node_labels,
+                              "taints": [taint] if taint else []},
+                )  # fmt: skip
+                if made:
+                    created.append(f"node/{prefix}-{i}")
+        for name, weight in QUEUES.items():
+            _, made = Queue.objects.get_or_create(name=name, defaults={"weight": weight})
+            if made:
+                created.append(f"queue/{name}")
+        _, made = PriorityClass.objects.get_or_create(name="low-priority", defaults={"value": 10})
+        if made:
+            created.append("priorityclass/low-priority")
+    apply_manifests(read_manifests(MANIFESTS / "test.yaml"))
+    apply_manifests(read_manifests(MANIFESTS / "high-priority-class.yaml"))
+    return created
+
+
+def _example(n: int) -> dict[str, Any]:
+    name = EXAMPLE_JOBS[(n // 4) % len(EXAMPLE_JOBS)]
+    doc: dict[str, Any] = copy.deepcopy(yaml.safe_load((MANIFESTS / name).read_text()))
+    doc["metadata"]["name"] = f"{doc['metadata']['name']}-{n:05d}"
+    doc["spec"]["ttlSecondsAfterFinished"] = 120
+    return doc
+
+
+def generated_job(n: int, rng: random.Random) -> dict[str, Any]:
+    """Return the manifest of generated job number ``n`` (a CPU gang, a GPU job or a failing one)."""
+    kind = rng.choices(["small", "gang", "gpu", "flaky"], weights=[5, 3, 2, 1])[0]
+    replicas = {"small": rng.randint(1, 4), "gang": rng.randint(2, 6), "gpu": rng.randint(1, 2),
+                "flaky": 2}[kind]  # fmt: skip
+    cpu, memory = {"small": (1, 2), "gang": (4, 8), "gpu": (4, 16), "flaky": (1, 1)}[kind]
+    requests: dict[str, Any] = {"cpu": str(cpu), "memory": f"{memory}Gi"}
+    annotations = {"volcano.sh/sim-duration": f"{rng.randint(20, 120)}s"}
+    spec: dict[str, Any] = {"restartPolicy": "Never", "containers": [{
+        "name": "main", "image": "busybox", "command": ["sh", "-c", "train"],
+        "resources": {"requests": requests, "limits": dict(requests)},
+    }]}  # fmt: skip
+    if kind == "gpu":
+        requests["nvidia.com/gpu"] = "1"
+        spec["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "1"
+        spec["tolerations"] = [
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+        ]
+        spec["nodeSelector"] = {"accelerator": "nvidia-a100"}
+    if kind == "flaky":
+        annotations["volcano.sh/sim-exit-code"] = "1"
+    job: dict[str, Any] = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": f"{kind}-{n:05d}", "namespace": "default"},
+        "spec": {
+            "schedulerName": "volcano",
+            "queue": rng.choice(list(QUEUES)),
+            "minAvailable": replicas,
+            "maxRetry": 2,
+            "ttlSecondsAfterFinished": 120,
+            "priorityClassName": rng.choice(["", "", "low-priority", "high-priority"]),
+            "policies": [{"event": "PodEvicted", "action": "RestartJob"},
+                         {"event": "PodFailed", "action": "RestartJob"}],
+            "tasks": [{"name": "worker", "replicas": replicas,
+                       "template": {"metadata": {"annotations": annotations}, "spec": spec}}],
+        },
+    }  # fmt: skip
+    if not job["spec"]["priorityClassName"]:
+        del job["spec"]["priorityClassName"]
+    return job
+
+
+def submit_next(n: int, rng: random.Random) -> str:
+    """Submit demo job number ``n`` (every fourth one an example job); return its name."""
+    manifest = _example(n) if n % 4 == 0 else generated_job(n, rng)
+    job = job_submit(manifest=manifest)
+    return job.name
+
+
+class DemoStream(threading.Thread):
+    """Submit a job every ``interval`` seconds while fewer than ``cap`` jobs are unfinished."""
+
+    def __init__(self, *, interval: float = 3.0, cap: int = 30, seed: int = 7) -> None:
+        super().__init__(name="volcano-demo-stream", daemon=True)
+        self.interval, self.cap = interval, cap
+        self.rng = random.Random(seed)
+        self.stopping = threading.Event()
+        self.submitted = 0
+
+    def run(self) -> None:
+        """Loop until stopped; a refused or failed submission is skipped."""
+        n = Job.objects.count()
+        while not self.stopping.wait(self.interval):
+            close_old_connections()
+            try:
+                if Job.objects.exclude(phase__in=FINISHED).count() < self.cap:
+                    n += 1
+                    while Job.objects.filter(name__endswith=f"-{n:05d}").exists():
+                        n += 1
+                    submit_next(n, self.rng)
+                    self.submitted += 1
+            except Exception:  # a demo must keep going
+                import logging
+
+                logging.getLogger(__name__).exception("demo submission %d failed", n)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop submitting."""
+        self.stopping.set()
+        if self.is_alive():
+            self.join(timeout)
