@@ -96,7 +96,8 @@ def node_up(*, node: Node, now: datetime | None = None) -> None:
 
 def node_cordon(*, node: Node, unschedulable: bool = True) -> None:
     """Cordon (or uncordon) ``node``: no new pods are bound to it; running pods stay."""
-    Node.objects.filter(pk=node.pk).update(
-        unschedulable=unschedulable, resource_version=F("resource_version") + 1
-    )
+    # save(), not update(): an operator's cordon is audited and published on the change
+    # stream by the save signals (volcano_site.accounts.audit, volcano_site.kube.changes).
     node.refresh_from_db()
+    node.unschedulable = unschedulable
+    node.save(update_fields=["unschedulable"])
