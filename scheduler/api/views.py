@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -69,7 +70,8 @@ def render_configuration(configuration: SchedulerConfiguration) -> dict[str, Any
         "metadata": {
             "name": f"v{configuration.version}",
             "resourceVersion": str(configuration.version),
-            "creationTimestamp": format_time(configuration.created_at),
+            # A dry run's version has no row yet: it shows the time it would be stored.
+            "creationTimestamp": format_time(configuration.created_at or timezone.now()),
         },
         "spec": spec,
         "status": status,
