@@ -24,10 +24,14 @@ $(STAMP): pyproject.toml
 prepare: install
 	$(MANAGE) migrate --noinput
 	$(MANAGE) ensure_admin
-	@# The place for later steps: `make run DEMO=1` (a demo cluster) hooks in here.
+	@if [ -n "$(DEMO)" ]; then $(MANAGE) demo_cluster; fi
 
+# The server runs the embedded scheduler loop (controller, sessions, simulated kubelet).
+# DEMO=1: a demo cluster, a stream of jobs and a ten times faster simulated clock.
 run: prepare
 	@echo "Serving http://$(HOST):$(PORT)/ (admin at http://$(HOST):$(PORT)/admin/)"
+	VOLCANO_EMBEDDED_SCHEDULER=1 \
+	$(if $(DEMO),VOLCANO_DEMO_STREAM=1 VOLCANO_SIM_SPEED=$${VOLCANO_SIM_SPEED:-10}) \
 	$(BIN)/daphne -b $(HOST) -p $(PORT) volcano_site.asgi:application
 
 lint: install
