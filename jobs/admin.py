@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from jobs.admission.forms import AdmissionModelForm, TaskSpecAdmissionFormSet
 from jobs.models import (
     Command,
     CommandAction,
@@ -57,6 +57,7 @@ class TaskSpecInline(admin.TabularInline):  # type: ignore[type-arg]
     """A job's tasks, editable in place."""
 
     model = TaskSpec
+    formset = TaskSpecAdmissionFormSet  # admits the job with its tasks (jobs.admission)
     extra = 0
     fields = ("index", "name", "replicas", "min_available", "max_retry", "template")
 
@@ -113,7 +114,7 @@ class JobAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         self._issue(request, queryset, CommandAction.RESUME_JOB)
 
 
-class PodGroupForm(forms.ModelForm):  # type: ignore[type-arg]
+class PodGroupForm(AdmissionModelForm):
     """PodGroup form with minResources typed as quantities (admin supplies the Meta)."""
 
     min_resources = ResourceListField()

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from jobs.admission.forms import AdmissionModelForm
 from queues.models import PROTECTED_QUEUE_NAMES, Queue
 from queues.services import queue_close, queue_open
 from scheduler.forms import ResourceListField, format_resource_list
 
 
-class QueueForm(forms.ModelForm):  # type: ignore[type-arg]
+class QueueForm(AdmissionModelForm):
     """Queue form with the resource lists typed as quantities (admin supplies the Meta)."""
 
     capability = ResourceListField()
@@ -65,8 +65,8 @@ class QueueAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return format_resource_list(queue.capability) or "unlimited"
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        if obj is not None and obj.is_protected:
-            return False
+        if obj is not None and (obj.is_protected or Queue.objects.filter(parent=obj.name).exists()):
+            return False  # Volcano refuses to delete default, root and queues with children
         return super().has_delete_permission(request, obj)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
