@@ -57,3 +57,36 @@ class Clock:
             if done():
                 return n
         raise AssertionError(f"not done after {cycles} cycles")
+
+
+def job(name: str, *, queue: str = "default", replicas: int = 1, cpu: int = 1,
+        duration: str = "30s", min_available: int | None = None, priority_class: str = "",
+        policies: list[dict[str, str]] | None = None) -> dict[str, object]:  # fmt: skip
+    """Return a Volcano Job manifest of one task whose pods run for ``duration``."""
+    spec: dict[str, object] = {
+        "schedulerName": "volcano",
+        "queue": queue,
+        "minAvailable": replicas if min_available is None else min_available,
+        "policies": policies or [{"event": "PodEvicted", "action": "RestartJob"}],
+        "tasks": [{
+            "name": "work", "replicas": replicas,
+            "template": {
+                "metadata": {"annotations": {"volcano.sh/sim-duration": duration}},
+                "spec": {"restartPolicy": "Never", "containers": [{
+                    "name": "main", "image": "busybox",
+                    "resources": {"requests": {"cpu": str(cpu), "memory": "1Gi"}},
+                }]},
+            },
+        }],
+    }  # fmt: skip
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": name, "namespace": "default"}, "spec": spec}  # fmt: skip
+
+
+def submit(manifest: dict[str, object]) -> None:
+    """Submit a job manifest through admission, as every entry point does."""
+    from jobs.services import job_submit
+
+    job_submit(manifest=manifest)

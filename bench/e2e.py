@@ -1,0 +1,202 @@
+"""Through-Django benchmark: ``python bench/e2e.py --set L-basic --db sqlite|postgres``.
+
+For each case of a set (the engine benchmark's seeded generators, ``bench/workloads.py``) it
+writes the snapshot as rows (nodes, queues, priority classes, PodGroups, pods) into a scratch
+database, then times one live session split as Volcano's logs would: *read* (``read_snapshot``:
+rows → ClusterInfo), *engine* (``run_session``), *write* (``apply_decisions``: binds, PodGroup
+status, queue status in one transaction). It prints pods bound and bound per second of the whole
+session, and peak RSS.
+
+Databases: ``sqlite`` uses a file in a fresh temporary directory; ``postgres`` uses
+``--database-url`` (default ``postgres://postgres@127.0.0.1:5432/volcano_bench``, created when
+missing and emptied before each case). Nothing touches the developer's own database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+TARGETS = {
+    "S-gang": "session <= 200 ms",
+    "S-yk": ">= 5,000 pods/s",
+    "M-shape": "every session <= 1 s",
+    "M-mixed": "every session <= 1 s",
+    "L-basic": "session <= 10 s",
+    "L-mixed": "session <= 20 s",
+    "P-preempt": "all 1,000 placed, session <= 10 s",
+}
+DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/volcano_bench"
+
+
+def _setup(db: str, url: str) -> None:
+    os.environ.pop("REDIS_URL", None)
+    if db == "sqlite":
+        os.environ.pop("DATABASE_URL", None)
+        os.environ["VOLCANO_DATA_DIR"] = tempfile.mkdtemp(prefix="volcano-bench-")
+    else:
+        import psycopg
+
+        base, _, name = url.rpartition("/")
+        with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+            exists = conn.execute(
+                "SELECT 1 FROM pg_database WHERE datname = %s", (name,)
+            ).fetchone()
+            if not exists:
+                conn.execute(f'CREATE DATABASE "{name}"')
+        os.environ["DATABASE_URL"] = url
+        os.environ.setdefault("VOLCANO_DATA_DIR", tempfile.mkdtemp(prefix="volcano-bench-"))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_site.settings")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def _empty() -> None:
+    from jobs.models import Pod, PodGroup
+    from queues.models import Queue
+    from scheduler.models import Node
+
+    Pod.objects.all().delete()
+    PodGroup.objects.all().delete()
+    Node.objects.all().delete()
+    Queue.objects.exclude(name="default").delete()
+
+
+def _load(cluster: Any, conf_text: str) -> None:
+    """Write ``cluster`` (a ClusterInfo) as rows; the conf becomes the active configuration."""
+    from django.db import transaction
+
+    from jobs.models import Pod, PodGroup, PriorityClass
+    from queues.models import Queue
+    from scheduler.engine.api.types import TaskStatus
+    from scheduler.models import Node, SchedulerConfiguration
+
+    def milli(res: Any) -> dict[str, int]:
+        return {} if res is None else {k: v for k, v in res.items() if k != "pods"}
+
+    with transaction.atomic():
+        SchedulerConfiguration.objects.update(is_active=False)
+        top = SchedulerConfiguration.objects.order_by("-version").first()
+        SchedulerConfiguration.objects.create(
+            version=(top.version + 1) if top else 1, text=conf_text, is_active=True
+        )
+        for name, value in cluster.priority_classes.items():
+            PriorityClass.objects.get_or_create(name=name, defaults={"value": value})
+        for q in cluster.queues.values():
+            Queue.objects.update_or_create(
+                name=q.name,
+                defaults={"weight": q.weight, "capability": milli(q.capability),
+                          "deserved": milli(q.deserved), "reclaimable": q.reclaimable},
+            )  # fmt: skip
+        nodes = [
+            Node(name=n.name, allocatable=n.allocatable.as_dict(), capacity=n.allocatable.as_dict(),
+                 labels=n.labels, unschedulable=n.unschedulable,
+                 taints=[{"key": t.key, "value": t.value, "effect": t.effect} for t in n.taints])
+            for n in cluster.node_list
+        ]  # fmt: skip
+        Node.objects.bulk_create(nodes, batch_size=2000)
+        node_pk = dict(Node.objects.values_list("name", "pk"))
+        groups = [
+            PodGroup(namespace=j.namespace, name=j.name, queue=j.queue, min_member=j.min_available,
+                     min_task_member=j.task_min_available, phase=str(j.phase),
+                     priority_class_name=j.priority_class_name,
+                     min_resources=milli(j.min_resources))
+            for j in cluster.jobs.values()
+        ]  # fmt: skip
+        PodGroup.objects.bulk_create(groups, batch_size=2000)
+        group_pk = {
+            f"{ns}/{n}": pk for ns, n, pk in PodGroup.objects.values_list("namespace", "name", "pk")
+        }
+        pods: list[Pod] = []
+        for job in cluster.jobs.values():
+            for t in job.tasks.values():
+                req = milli(t.resreq)
+                tmpl = t.template
+                spec: dict[str, Any] = {"containers": [{"name": "main", "image": "busybox"}]}
+                if tmpl.node_selector:
+                    spec["nodeSelector"] = tmpl.node_selector
+                if tmpl.tolerations:
+                    spec["tolerations"] = [{"key": x.key, "operator": x.operator, "value": x.value,
+                                            "effect": x.effect} for x in tmpl.tolerations]  # fmt: skip
+                placed = bool(t.node_name) and t.status != TaskStatus.PENDING
+                pods.append(Pod(
+                    namespace=t.namespace, name=t.name, pod_group_id=group_pk[job.uid],
+                    task_name=t.role or "task", requests=req, cpu_milli=req.get("cpu", 0),
+                    memory_milli=req.get("memory", 0), gpu_milli=req.get("nvidia.com/gpu", 0),
+                    priority=t.priority, spec=spec, labels=dict(tmpl.labels),
+                    node_id=node_pk[t.node_name] if placed else None,
+                    phase="Running" if placed else "Pending",
+                ))  # fmt: skip
+        Pod.objects.bulk_create(pods, batch_size=2000)
+
+
+def run_case(case: Any) -> dict[str, float]:
+    """Load, then time one live session of ``case``; print and return its figures."""
+    from scheduler.cache import apply_decisions, read_snapshot
+    from scheduler.engine import load_conf, run_session
+    from scheduler.engine.api.types import TaskStatus
+
+    _empty()
+    began = time.perf_counter()
+    _load(case.build(), case.conf)
+    load_s = time.perf_counter() - began
+    conf = load_conf(case.conf)
+    t0 = time.perf_counter()
+    snapshot = read_snapshot()
+    t1 = time.perf_counter()
+    pending = sum(j.count(TaskStatus.PENDING) for j in snapshot.cluster.jobs.values())
+    decisions = run_session(snapshot.cluster, conf, uid="bench")
+    t2 = time.perf_counter()
+    applied = apply_decisions(snapshot, decisions, session_uid="bench")
+    t3 = time.perf_counter()
+    total = t3 - t0
+    actions = ", ".join(
+        f"{k.split('.', 1)[1]} {v * 1000:.0f}" for k, v in decisions.timings.items()
+        if k.startswith("action.")
+    )  # fmt: skip
+    print(
+        f"  {case.label}: {len(snapshot.cluster.nodes)} nodes, {len(snapshot.pods)} pods "
+        f"(loaded in {load_s:.1f} s)\n"
+        f"    session {total * 1000:.0f} ms = read {(t1 - t0) * 1000:.0f} + engine "
+        f"{(t2 - t1) * 1000:.0f} ({actions}) + write {(t3 - t2) * 1000:.0f} ms\n"
+        f"    bound {applied.bound} (refused {len(applied.skipped_binds)}), "
+        f"{applied.bound / total if total else 0:.0f} pods/s, unschedulable jobs "
+        f"{len(decisions.unschedulable)}, pending after {pending - applied.bound}, "
+        f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+    )
+    return {"session": total, "bound": applied.bound}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen set on the chosen database and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", required=True, choices=sorted(TARGETS))
+    parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_PG))
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    _setup(args.db, args.database_url)
+    from bench.workloads import SETS
+
+    workload = SETS[args.set](args.seed)
+    print(f"{workload.name} through Django on {args.db} (seed {workload.seed}): {workload.note}")
+    print(f"  target: {TARGETS[args.set]}")
+    for case in workload.cases:
+        run_case(case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
