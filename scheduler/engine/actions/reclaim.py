@@ -73,6 +73,8 @@ class ReclaimAction(Action):
                 ctx.touched(stmt)
                 stmt.commit()
             else:
+                if len(stmt):
+                    ctx.version += 1  # back to an earlier state: forget what was seen since
                 ctx.discard(stmt)
             if not jobs.empty():
                 queues.push(queue)
@@ -86,7 +88,10 @@ def reclaim_for_task(
         return False
     request = task.resreq_vec
     jobs, queues = ssn.jobs, ssn.queues
+    key = reclaimer_key(ssn, task)
     for row in ctx.candidate_rows(task, ctx.reclaim_bound(queue.name)).tolist():
+        if ctx.known_no_room(row, key):
+            continue
         node = ssn.node_list[row]
         candidates = []
         for t in node.tasks.values():
@@ -100,6 +105,7 @@ def reclaim_for_task(
             continue
         victims = ssn.reclaimable(task, candidates)
         if not ctx.covers(node, victims, request):
+            ctx.remember_no_room(row, key)
             continue
         on_node = ssn.statement()
         available = ssn.arrays.future_idle[row].copy()
@@ -113,6 +119,31 @@ def reclaim_for_task(
             on_node.pipeline(task, node)
             ctx.touched(on_node)
             stmt.merge(on_node)
+            ctx.version += 1
             return True
-        ctx.discard(on_node)
+        ctx.discard(on_node)  # the state is exactly as before this node
+        ctx.remember_no_room(row, key)
     return False
+
+
+def reclaimer_key(ssn: Session, task: TaskInfo) -> tuple[object, ...]:
+    """Return what the victim filters may read about a reclaimer, as a cache key.
+
+    Two pending pods with equal keys get the same victims on a node in the same session state:
+    the built-in filters read the reclaimer's queue, request, priorities and its job's gang
+    counters, never its name, labels or spec (a filter that did would need them added here). This is what lets the 1,000th identical pod skip the
+    nodes the 999th already found without room (Volcano asks again, in Go, at a cost we cannot
+    afford in Python).
+    """
+    job = ssn.jobs[task.job]
+    return (
+        job.queue,
+        task.resreq.key(),
+        task.priority,
+        task.preemptable,
+        job.priority,
+        job.min_available,
+        job.ready_task_num(),
+        job.waiting_task_num(),
+        len(job.tasks),
+    )

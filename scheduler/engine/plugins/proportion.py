@@ -11,7 +11,7 @@ gives up tasks) and the enqueue vote (minResources against realCapability).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -42,10 +42,26 @@ class QueueAttr:
     elastic: IntRow
     deserved: FloatRow
     share: float = 0.0
+    # Derived from deserved by set_deserved: the bound "≤ deserved" compares against (tolerance
+    # included) and 1/deserved where deserved counts, so per-event work is one multiply.
+    deserved_upper: FloatRow = field(default_factory=lambda: np.zeros(0))
+    inverse: FloatRow = field(default_factory=lambda: np.zeros(0))
+
+    def set_deserved(self, deserved: FloatRow) -> None:
+        """Set deserved and what is derived from it, then the share."""
+        self.deserved = deserved
+        self.deserved_upper = deserved + quota.slack(deserved)
+        counted = deserved >= 0.1
+        self.inverse = np.where(counted, 1.0 / np.where(counted, deserved, 1.0), 0.0)
+        self.update_share()
 
     def update_share(self) -> None:
         """Recompute the share: max of allocated / deserved over the deserved columns."""
-        self.share = quota.share(self.allocated, self.deserved, self.deserved >= 0.1)
+        self.share = float((self.allocated * self.inverse).max()) if len(self.inverse) else 0.0
+
+    def within_deserved(self, allocated: IntRow) -> bool:
+        """Return True when ``allocated`` ≤ deserved in every column."""
+        return bool((allocated <= self.deserved_upper).all())
 
 
 def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, QueueAttr]:
@@ -81,6 +97,7 @@ def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, Queu
                 elastic=np.zeros(width, dtype=np.int64),
                 deserved=np.zeros(width, dtype=np.float64),
             )
+            attr.set_deserved(attr.deserved)
             attrs[job.queue] = attr
         add_job(attr, job, index)
     return attrs
@@ -122,8 +139,7 @@ def water_fill(attrs: list[QueueAttr], total: IntRow) -> None:
             deserved = old + remaining * (attr.weight / weight_sum)
             deserved = np.minimum(deserved, attr.real_capability)
             deserved = np.minimum(deserved, attr.request)
-            attr.deserved = np.maximum(deserved, attr.guarantee)
-            attr.update_share()
+            attr.set_deserved(np.maximum(deserved, attr.guarantee))
             if quota.le_all(attr.request, attr.deserved) or np.array_equal(attr.deserved, old):
                 met.add(attr.name)
             delta = attr.deserved - old
@@ -200,25 +216,33 @@ class ProportionPlugin(Plugin):
             return True
         request = task.resreq_vec
         dims = quota.quota_dims(self._index, request)
-        return quota.fits_on(attr.allocated + request, attr.deserved, dims)
+        return bool(((attr.allocated + request <= attr.deserved_upper) | ~dims).all())
 
     def _reclaimable(self, reclaimer: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
         """Return candidates of queues above their deserved, until each queue is back within it."""
         running: dict[str, IntRow] = {}
+        over: dict[str, bool] = {}  # per queue: is the running allocation above deserved?
+        jobs, attrs = self._ssn.jobs, self.attrs
         victims = []
         for task in candidates:
-            job = self._ssn.jobs.get(task.job)
-            attr = None if job is None else self.attrs.get(job.queue)
+            job = jobs.get(task.job)
+            attr = None if job is None else attrs.get(job.queue)
             if attr is None or task.resreq_vec is None:
                 continue
-            allocated = running.get(attr.name)
-            if allocated is None:
-                allocated = running[attr.name] = attr.allocated.copy()
-            if np.any(allocated < task.resreq_vec):
+            name = attr.name
+            above = over.get(name)
+            if above is None:
+                above = over[name] = not attr.within_deserved(attr.allocated)
+            if not above:
                 continue
-            if not quota.le_all(allocated, attr.deserved):
-                allocated -= task.resreq_vec
-                victims.append(task)
+            allocated = running.get(name)
+            if allocated is None:
+                allocated = running[name] = attr.allocated.copy()
+            if (allocated < task.resreq_vec).any():
+                continue
+            allocated -= task.resreq_vec
+            victims.append(task)
+            over[name] = not attr.within_deserved(allocated)
         return victims
 
     def _enqueueable(self, job: JobInfo) -> int:

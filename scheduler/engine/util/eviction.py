@@ -62,7 +62,16 @@ def victim_order(ssn: Session, victims: list[TaskInfo], preemptor: TaskInfo) -> 
 class EvictionContext:
     """Per-action state: node selector, per-queue evictable rows, unresolvable-node cache."""
 
-    __slots__ = ("_dirty", "_unresolvable", "by_queue", "reclaimable_total", "selector", "ssn")
+    __slots__ = (
+        "_dirty",
+        "_no_room",
+        "_unresolvable",
+        "by_queue",
+        "reclaimable_total",
+        "selector",
+        "ssn",
+        "version",
+    )
 
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
@@ -72,6 +81,10 @@ class EvictionContext:
         self.reclaimable_total: Matrix = np.zeros(shape, dtype=np.int64)
         self._dirty: set[int] = set()
         self._unresolvable: dict[tuple[object, ...], BoolArray] = {}
+        # Bumped whenever the session state moves to a state not seen before (a kept placement,
+        # an undone job); nodes found without room are remembered per version.
+        self.version = 0
+        self._no_room: dict[tuple[int, tuple[object, ...]], int] = {}
         for node in ssn.node_list:
             self._fill(node)
 
@@ -129,6 +142,15 @@ class EvictionContext:
             return self.reclaimable_total
         return self.reclaimable_total - own
 
+    # --- nodes known to give nothing ------------------------------------------------------------
+    def known_no_room(self, row: int, key: tuple[object, ...]) -> bool:
+        """Return True when ``row`` gave no usable victims for ``key`` in the current state."""
+        return self._no_room.get((row, key)) == self.version
+
+    def remember_no_room(self, row: int, key: tuple[object, ...]) -> None:
+        """Note that ``row`` gives no usable victims for ``key`` in the current state."""
+        self._no_room[(row, key)] = self.version
+
     # --- node filter ---------------------------------------------------------------------------
     def candidate_rows(self, task: TaskInfo, bound: Matrix) -> npt.NDArray[np.int64]:
         """Return the rows (in name order) where evictions could make room for ``task``.
@@ -181,4 +203,3 @@ class EvictionContext:
             if victim.resreq_vec is not None:
                 room += victim.resreq_vec
         return bool(np.all(request <= room))
-

@@ -40,6 +40,8 @@ __all__ = [
     "quota_dims",
     "row",
     "share",
+    "slack",
+    "total",
 ]
 
 IntRow = npt.NDArray[np.int64]
@@ -84,7 +86,8 @@ def quota_dims(index: ResourceIndex, request: Row) -> npt.NDArray[np.bool_]:
     return dims
 
 
-def _slack(right: Row) -> Row | float:
+def slack(right: Row) -> Row | float:
+    """Return the tolerance of a "≤ right" test: none for exact rows, Volcano's for floats."""
     if right.dtype == np.int64:
         return 0.0
     return _TOLERANCE + _RELATIVE * np.abs(right)
@@ -92,19 +95,19 @@ def _slack(right: Row) -> Row | float:
 
 def le_all(left: Row, right: Row) -> bool:
     """Return True when ``left`` ≤ ``right`` in every column (Volcano's ``LessEqual``, Zero)."""
-    return bool(np.all(left <= right + _slack(right)))
+    return bool((left <= right + slack(right)).all())
 
 
 def fits_on(left: Row, right: Row, dims: npt.NDArray[np.bool_]) -> bool:
     """Return True when ``left`` ≤ ``right`` on the columns ``dims`` (``LessEqualWithDimension``)."""
-    ok = left <= right + _slack(right)
-    return bool(np.all(ok | ~dims))
+    ok = left <= right + slack(right)
+    return bool((ok | ~dims).all())
 
 
 def exceeds_on(left: Row, right: Row, dims: npt.NDArray[np.bool_]) -> bool:
     """Return True when ``left`` > ``right`` on at least one column of ``dims``."""
-    over = left > right + _slack(right)
-    return bool(np.any(over & dims))
+    over = left > right + slack(right)
+    return bool((over & dims).any())
 
 
 def share(allocated: Row, of: Row, dims: npt.NDArray[np.bool_]) -> float:
