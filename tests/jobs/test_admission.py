@@ -71,7 +71,10 @@ def second_task(**values: Any) -> Patch:
 
 
 def queue(name: str, **fields: Any) -> Patch:
-    return lambda doc: Queue.objects.create(name=name, **fields) and None
+    def patch(doc: dict[str, Any]) -> None:
+        Queue.objects.create(name=name, **fields)
+
+    return patch
 
 
 def both(*patches: Patch) -> Patch:
@@ -405,7 +408,7 @@ def test_malformed_manifest_is_an_admission_error_with_its_field() -> None:
     assert caught.value.causes[0].field == "spec.tasks[0].replicas"
 
 
-PODGROUP = {
+PODGROUP: dict[str, Any] = {
     "apiVersion": "scheduling.volcano.sh/v1beta1",
     "kind": "PodGroup",
     "metadata": {"name": "pg"},

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from jobs.controller import reconcile_all
-from jobs.models import Event, Job, Pod, PodGroup, PodPhase
+from jobs.models import CommandAction, Event, Job, Pod, PodGroup, PodPhase
 from tests.jobs.controller_kit import (
     NOW,
     admit,
@@ -248,7 +248,7 @@ def test_reconcile_all_skips_settled_jobs_until_something_changes() -> None:
     report = reconcile_all(NOW)
     assert (report.skipped, report.jobs) == (0, 1)
     reconcile_all(NOW)
-    command_issue(job=job, action="AbortJob")  # a waiting command wakes it too
+    command_issue(job=job, action=CommandAction.ABORT_JOB)  # a waiting command wakes it too
     reconcile_all(NOW)
     job.refresh_from_db()
     assert job.phase == "Aborting"

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from jobs.models import Command, Job, PodGroup, PodGroupPhase, PodPhase
+from jobs.models import Command, CommandAction, Job, PodGroup, PodGroupPhase, PodPhase
 from jobs.services import command_issue
 from tests.jobs.controller_kit import (
     NOW,
@@ -115,7 +115,7 @@ def test_pod_failed_with_abort_job_aborts_and_a_resume_command_restarts() -> Non
     tick(job)
     assert job.phase == "Aborted"
     assert not tick(job).changed  # Aborted waits
-    command_issue(job=job, action="ResumeJob")
+    command_issue(job=job, action=CommandAction.RESUME_JOB)
     tick(job)
     assert (job.phase, job.retry_count) == ("Restarting", 1)
     tick(job)
@@ -218,7 +218,7 @@ def test_pod_group_unknown_fires_a_job_unknown_policy_even_after_a_restart() -> 
 def test_abort_command_is_taken_exactly_once() -> None:
     job = submit()
     start(job)
-    command = command_issue(job=job, action="AbortJob")
+    command = command_issue(job=job, action=CommandAction.ABORT_JOB)
     result = tick(job)
     assert result.commands == 1
     assert job.phase == "Aborting"
@@ -233,7 +233,7 @@ def test_abort_command_is_taken_exactly_once() -> None:
 def test_command_for_an_earlier_job_of_the_same_name_is_dropped() -> None:
     job = submit()
     start(job)
-    command = command_issue(job=job, action="AbortJob")
+    command = command_issue(job=job, action=CommandAction.ABORT_JOB)
     Command.objects.filter(pk=command.pk).update(target_uid="00000000-0000-0000-0000-000000000001")
     tick(job)
     assert job.phase == "Running"
@@ -247,7 +247,7 @@ def test_terminate_command_during_restarting_is_carried_out() -> None:
     evict(job, "job-worker-0")
     tick(job)
     assert job.phase == "Restarting"
-    command_issue(job=job, action="TerminateJob")
+    command_issue(job=job, action=CommandAction.TERMINATE_JOB)
     tick(job)
     assert job.phase == "Terminating"
     tick(job)
@@ -257,7 +257,7 @@ def test_terminate_command_during_restarting_is_carried_out() -> None:
 def test_complete_command_on_a_pending_job_completes_it_without_pods() -> None:
     job = submit()
     tick(job)
-    command_issue(job=job, action="CompleteJob")
+    command_issue(job=job, action=CommandAction.COMPLETE_JOB)
     tick(job)
     assert job.phase == "Completing"
     assert not PodGroup.objects.filter(job=job).exists()
@@ -268,11 +268,11 @@ def test_complete_command_on_a_pending_job_completes_it_without_pods() -> None:
 def test_resume_counts_as_a_retry_until_max_retry_fails_the_job() -> None:
     job = submit(maxRetry=1)
     start(job)
-    command_issue(job=job, action="AbortJob")
+    command_issue(job=job, action=CommandAction.ABORT_JOB)
     tick(job)
     tick(job)
     assert job.phase == "Aborted"
-    command_issue(job=job, action="ResumeJob")
+    command_issue(job=job, action=CommandAction.RESUME_JOB)
     tick(job)
     assert (job.phase, job.retry_count) == ("Restarting", 1)
     tick(job)
@@ -282,7 +282,7 @@ def test_resume_counts_as_a_retry_until_max_retry_fails_the_job() -> None:
 def test_restart_command_kills_everything_and_bumps_the_version() -> None:
     job = submit()
     start(job)
-    command_issue(job=job, action="RestartJob")
+    command_issue(job=job, action=CommandAction.RESTART_JOB)
     tick(job)
     assert (job.phase, job.version, job.retry_count) == ("Restarting", 1, 1)
     assert pods(job) == {}
@@ -294,7 +294,7 @@ def test_actions_on_a_completed_job_change_nothing() -> None:
     set_pods(job, PodPhase.SUCCEEDED, exit_code=0)
     tick(job)
     tick(job)
-    command_issue(job=job, action="RestartJob")
+    command_issue(job=job, action=CommandAction.RESTART_JOB)
     tick(job)
     assert (job.phase, job.retry_count) == ("Completed", 0)
     assert Job.objects.get(pk=job.pk).phase == "Completed"
