@@ -1,4 +1,4 @@
-"""Go-style durations (``90s``, ``1m30s``, ``1.5h``): policy timeouts and simulated run times.
+"""Go-style durations (``90s``, ``1m30s``, ``1.5h``): lifecycle policy timeouts.
 
 Volcano's ``LifecyclePolicy.timeout`` is a ``metav1.Duration``, written the way Go's
 ``time.ParseDuration`` reads it; this is that grammar, returning seconds.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["format_duration", "parse_duration"]
+__all__ = ["parse_duration"]
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 _PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
@@ -31,15 +31,3 @@ def parse_duration(text: str) -> float:
     if not body:
         raise ValueError(f"invalid duration {text!r} (expected e.g. 90s, 5m, 1h30m)")
     return sign * total
-
-
-def format_duration(seconds: float) -> str:
-    """Return ``seconds`` as a short Go duration (``1m30s``)."""
-    whole = int(seconds)
-    if whole != seconds:
-        return f"{seconds}s"
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{hours}h" if hours else "", f"{minutes}m" if minutes else "", f"{secs}s"]
-    text = "".join(parts)
-    return text.removesuffix("0s") or "0s" if (hours or minutes) else text
