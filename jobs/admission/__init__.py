@@ -19,7 +19,8 @@ The stable API (what the REST API builds its 422 ``Status`` from)::
   (dict), a ``Loaded`` from ``jobs.manifests.load_manifest``, or a ``Job`` (with
   ``tasks``, else its stored tasks). Defaults are filled in place. A malformed
   manifest is an ``AdmissionError`` too (one ``FieldValueInvalid`` cause).
-- ``admit_pod_group(obj, *, old=None) -> Loaded``: the same for PodGroups.
+- ``admit_pod_group(obj, *, old=None) -> Loaded``: the same for PodGroups, and
+  ``admit_pod`` for bare Pods (Volcano's disruption budget annotations).
 - ``queues.admission.admit_queue(obj, *, old=None) -> Loaded`` and
   ``queues.admission.admit_queue_delete(queue)`` for queues.
 - ``validate_job`` / ``validate_job_update`` / ``validate_pod_group`` return a
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 from jobs.admission.causes import AdmissionError, Cause, Causes, CauseType
 from jobs.admission.job import admit_job, default_job, validate_job, validate_job_update
+from jobs.admission.pod import admit_pod, validate_pod
 from jobs.admission.pod_group import admit_pod_group, validate_pod_group
 
 __all__ = [
@@ -42,9 +44,11 @@ __all__ = [
     "CauseType",
     "Causes",
     "admit_job",
+    "admit_pod",
     "admit_pod_group",
     "default_job",
     "validate_job",
     "validate_job_update",
+    "validate_pod",
     "validate_pod_group",
 ]

@@ -104,6 +104,12 @@ class PodKind(Kind):
         if node_name:
             pod.node = Node.objects.filter(name=node_name).first()
 
+    def admit(self, loaded: Loaded, existing: Any | None) -> None:
+        """Refuse what Volcano's pod webhook refuses (``jobs.admission``)."""
+        from jobs.admission import admit_pod
+
+        admit_pod(loaded, old=existing)
+
     def write_metadata(self, instance: Any) -> Manifest:
         meta = super().write_metadata(instance)
         annotations = dict(instance.annotations)

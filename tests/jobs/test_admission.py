@@ -7,6 +7,7 @@ any row is saved, whichever entry point is used.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from io import StringIO
@@ -17,10 +18,12 @@ import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from jobs.admission import AdmissionError, CauseType, admit_job
-from jobs.models import Job, PodGroup, TaskSpec
+from jobs.admission import AdmissionError, CauseType, admit_job, admit_pod
+from jobs.manifests import apply_manifests, load_manifest
+from jobs.models import Job, Pod, PodGroup, TaskSpec
 from jobs.services import job_submit, job_update, pod_group_create
 from queues.models import Queue, QueueState
+from scheduler.engine.errors import ManifestError
 
 pytestmark = pytest.mark.django_db
 
@@ -439,3 +442,37 @@ def test_pod_group_admission(
         pod_group_create(manifest=doc)
     assert [(c.field, c.reason) for c in caught.value.causes] == [(field, reason)]
     assert not PodGroup.objects.exists()
+
+
+POD: dict[str, Any] = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "p"},
+    "spec": {"schedulerName": "volcano", "containers": [container()]},
+}
+JDB_MIN, JDB_MAX = "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"
+
+
+@pytest.mark.parametrize(
+    ("annotations", "field"),
+    [
+        ({JDB_MIN: "2"}, None),
+        ({JDB_MAX: "25%"}, None),
+        ({JDB_MIN: "0"}, f"metadata.annotations[{JDB_MIN}]"),
+        ({JDB_MAX: "100%"}, f"metadata.annotations[{JDB_MAX}]"),
+        ({JDB_MIN: "1", JDB_MAX: "1"}, f"metadata.annotations[{JDB_MAX}]"),
+    ],
+    ids=["min integer", "max percent", "min zero", "max 100%", "both"],
+)
+def test_pod_disruption_budget_annotations(annotations: dict[str, str], field: str | None) -> None:
+    doc = copy.deepcopy(POD)
+    doc["metadata"]["annotations"] = annotations
+    if field is None:
+        assert admit_pod(doc).instance.name == "p"
+        return
+    with pytest.raises(AdmissionError) as caught:
+        admit_pod(doc)
+    assert field in {cause.field for cause in caught.value.causes}
+    with pytest.raises(ManifestError, match=re.escape(f"pod.yaml: {field}")):
+        apply_manifests([("pod.yaml", load_manifest(doc))])
+    assert not Pod.objects.exists()
