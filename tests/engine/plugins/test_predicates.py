@@ -381,3 +381,17 @@ def test_batch_mask_matches_the_per_node_answers():
     singles = [ssn.predicate_fn(web, n) is None for n in ssn.node_list]
     assert mask.tolist() == singles
     assert singles == [False, False, True, True, False, False]
+
+
+def test_an_evicted_pod_frees_its_slot_for_a_preemptor():
+    node = build_node("n1", pods=2, cpu="8")
+    victim = running("old-1", "n1")
+    jobs = [build_pod_group("job", [pod("p-0")])]
+    jobs += [build_pod_group(f"o-{i}", [t]) for i, t in enumerate([running("old-0", "n1"), victim])]
+    ssn = open_session(build_cluster([node], jobs), conf("allocate", ("predicates",)))
+    task = ssn.jobs["ns/job"].tasks["ns/p-0"]
+    rows = np.array([0], dtype=np.int64)
+    assert ssn.predicate_fn(task, ssn.nodes["n1"]) is not None
+    ssn.statement().evict(victim, "preempted")
+    assert ssn.predicate_fn(task, ssn.nodes["n1"]) is None
+    assert ssn.predicate_mask(task, rows).tolist() == [True]
