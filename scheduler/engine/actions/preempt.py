@@ -8,8 +8,9 @@ victim order until the task fits, and the task is pipelined onto the freed room.
 evictions become real only if the job is then pipelined (gang); otherwise all are undone. Then
 within jobs: a starving job's pending task may evict lower-priority tasks of the same job.
 
-``enableTopologyAwarePreemption`` and its tuning arguments are accepted (Volcano's conf keys) but
-this engine always runs the normal mode described above.
+With ``enableTopologyAwarePreemption: true`` (a ``configurations`` argument of preempt) the node
+is chosen among several candidates by the harm its victims do instead (``preempt_topology.py``);
+``topologyAwarePreemptWorkerNum`` is accepted and ignored (one thread here).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from functools import cmp_to_key
 
 import numpy as np
 
+from scheduler.engine.actions.preempt_topology import CandidateWindow, preempt_on_best_candidate
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.task_info import TaskInfo
@@ -70,6 +72,9 @@ class PreemptAction(Action):
     def execute(self, ssn: Session) -> None:
         """Run preempt's steps on ``ssn``."""
         ctx = EvictionContext(ssn)
+        arguments = ssn.action_arguments(self.name)
+        if arguments.get_bool("enableTopologyAwarePreemption"):
+            ctx.window = CandidateWindow.of(arguments)
         # 1. Starving jobs per queue; queues in queue order.
         starving = preemptor_jobs(ssn)
         queues = sorted(
@@ -162,7 +167,7 @@ def preempt(
             and ssn.predicate_fn(task, ssn.node_list[row]) is None
         )
 
-    for row in ctx.by_score(task, rows):
+    def victims_on(row: int) -> list[TaskInfo]:
         node = ssn.node_list[row]
         candidates = [
             t
@@ -173,9 +178,18 @@ def preempt(
             and allowed(t)
         ]
         if not candidates:
-            continue
+            return []
         victims = ssn.preemptable(task, candidates)
-        if not ctx.covers(node, victims, request):
+        return victims if ctx.covers(node, victims, request) else []
+
+    if ctx.window is not None:
+        return preempt_on_best_candidate(
+            ssn, ctx, stmt, task, rows.tolist(), victims_on, fits, ctx.window, REASON
+        )
+    for row in ctx.by_score(task, rows):
+        node = ssn.node_list[row]
+        victims = victims_on(row)
+        if not victims:
             continue
         on_node = ssn.statement()
         for victim in victim_order(ssn, victims, task):

@@ -21,6 +21,7 @@ from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.util.node_select import NodeSelector
 
 if TYPE_CHECKING:
+    from scheduler.engine.actions.preempt_topology import CandidateWindow
     from scheduler.engine.api.node_info import NodeInfo
     from scheduler.engine.api.task_info import TaskInfo
     from scheduler.engine.framework.session import Session
@@ -71,6 +72,7 @@ class EvictionContext:
         "selector",
         "ssn",
         "version",
+        "window",
     )
 
     def __init__(self, ssn: Session) -> None:
@@ -84,6 +86,8 @@ class EvictionContext:
         # Bumped whenever the session state moves to a state not seen before (a kept placement,
         # an undone job); nodes found without room are remembered per version.
         self.version = 0
+        # preempt's topology-aware candidate window (a CandidateWindow), when that mode is on.
+        self.window: CandidateWindow | None = None
         self._no_room: dict[tuple[int, tuple[object, ...]], int] = {}
         for node in ssn.node_list:
             self._fill(node)

@@ -124,29 +124,77 @@ def test_a_pod_waiting_for_its_nominated_node_does_not_preempt():
     assert run_session(cluster, conf("preempt", TIER1)).evictions == []
 
 
-def test_topology_aware_arguments_are_accepted_and_run_the_normal_mode():
-    text = """\
-actions: "allocate, preempt"
+def topology_conf(*, minimum: int = 1, plugins: str = "priority, gang, conformance") -> str:
+    tier = "".join(f"  - name: {p.strip()}\n" for p in plugins.split(","))
+    return f"""\
+actions: "preempt"
 tiers:
 - plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-configurations:
+{tier}configurations:
 - name: preempt
   arguments:
     enableTopologyAwarePreemption: true
     topologyAwarePreemptWorkerNum: 4
-    minCandidateNodesPercentage: 20
-    minCandidateNodesAbsolute: 2
-    maxCandidateNodesAbsolute: 50
+    minCandidateNodesAbsolute: {minimum}
 """
-    parsed = load_conf(text)
-    assert parsed.configurations["preempt"].get_bool("enableTopologyAwarePreemption")
-    low = running_job("low", 2)
-    high = gang("high", 1, priority=1000, minutes=1)
-    decisions = run_session(build_cluster([build_node("n1", cpu="2")], [low, high]), parsed)
+
+
+def two_nodes_mid_and_low() -> list[JobInfo]:
+    mid = running_job("mid", 2, node="n1", priority=500)
+    low = running_job("low", 2, node="n2", priority=0)
+    for job in (mid, low):  # candidates are compared by their pods' priorities
+        for task in job.tasks.values():
+            task.priority = job.priority
+    return [mid, low, gang("high", 1, priority=1000, minutes=1)]
+
+
+def test_topology_aware_mode_picks_the_node_with_the_cheapest_victims():
+    nodes = [build_node("n1", cpu="2"), build_node("n2", cpu="2")]
+    decisions = run_session(
+        build_cluster(nodes, two_nodes_mid_and_low()), load_conf(topology_conf(minimum=2))
+    )
     assert [e.task for e in decisions.evictions] == ["ns/low-task-0"]
+    assert decisions.pipelined == {"ns/high-task-0": "n2"}
+    normal = run_session(
+        build_cluster(
+            [build_node("n1", cpu="2"), build_node("n2", cpu="2")], two_nodes_mid_and_low()
+        ),
+        conf("preempt", TIER1),
+    )
+    assert [e.task for e in normal.evictions] == ["ns/mid-task-0"]
+
+
+def test_topology_aware_window_of_one_node_takes_the_first_candidate():
+    nodes = [build_node("n1", cpu="2"), build_node("n2", cpu="2")]
+    decisions = run_session(
+        build_cluster(nodes, two_nodes_mid_and_low()), load_conf(topology_conf(minimum=1))
+    )
+    assert [e.task for e in decisions.evictions] == ["ns/mid-task-0"]
+
+
+def small_big_and_high() -> list[JobInfo]:
+    def holding(name: str, cpu: str, priority: int) -> JobInfo:
+        pod = build_pod(f"{name}-task-0", cpu=cpu, status=TaskStatus.RUNNING, node="n1")
+        return build_pod_group(name, [pod], phase=PodGroupPhase.RUNNING, priority=priority)
+
+    high = build_pod_group("high", [build_pod("high-task-0", cpu="2")], priority=1000, minutes=1)
+    return [holding("small", "1", 0), holding("big", "2", 10), high]
+
+
+def test_topology_aware_mode_gives_back_victims_that_were_not_needed():
+    text = topology_conf(plugins="priority, conformance")
+
+    def evicted(conf_text: str) -> list[str]:
+        cluster = build_cluster([build_node("n1", cpu="3")], small_big_and_high())
+        return [e.task for e in run_session(cluster, load_conf(conf_text)).evictions]
+
+    # Victim order takes the lower-priority job's small task first, then the big one; the small
+    # one turns out not to be needed and is given back. The normal mode evicts both.
+    assert evicted(text) == ["ns/big-task-0"]
+    normal = text.replace(
+        "enableTopologyAwarePreemption: true", "enableTopologyAwarePreemption: false"
+    )
+    assert evicted(normal) == ["ns/small-task-0", "ns/big-task-0"]
 
 
 def test_preempt_is_registered_with_volcano_argument_names():
