@@ -33,5 +33,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # Version, discovery and OpenAPI documents, as kubectl and client libraries read them.
+    path("", include("volcano_site.kube.urls")),
     re_path(r"^apis?(/.*)?$", not_found),
 ]

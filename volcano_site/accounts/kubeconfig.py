@@ -1,0 +1,46 @@
+"""A kubeconfig for one user: this server as the cluster, a fresh API token as the credential.
+
+kubectl and the ``kubernetes`` Python package read the same file, so with it
+``kubectl apply -f job.yaml`` and ``config.load_kube_config()`` reach this
+server as they would a Kubernetes API server running Volcano.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from volcano_site.accounts.services import token_create
+
+__all__ = ["kubeconfig_create", "kubeconfig_text"]
+
+CLUSTER = "volcano-console"
+
+
+def kubeconfig_text(*, server: str, username: str, token: str, namespace: str = "default") -> str:
+    """Return a kubeconfig (YAML) naming ``server`` and authenticating with ``token``."""
+    context = f"{username}@{CLUSTER}"
+    config: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": CLUSTER, "cluster": {"server": server.rstrip("/")}}],
+        "users": [{"name": username, "user": {"token": token}}],
+        "contexts": [
+            {
+                "name": context,
+                "context": {"cluster": CLUSTER, "user": username, "namespace": namespace},
+            }
+        ],
+        "current-context": context,
+        "preferences": {},
+    }
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def kubeconfig_create(*, user: Any, server: str, namespace: str = "default") -> str:
+    """Issue a token named ``kubeconfig`` for ``user`` and return a kubeconfig holding it."""
+    _, token = token_create(user=user, name="kubeconfig")
+    return kubeconfig_text(
+        server=server, username=user.get_username(), token=token, namespace=namespace
+    )

@@ -1,0 +1,43 @@
+"""``manage.py kubeconfig --user NAME [--server URL] [-o FILE]``: a kubeconfig with a new token."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from volcano_site.accounts.kubeconfig import kubeconfig_create
+
+
+class Command(BaseCommand):
+    """Write a kubeconfig for a user (a new API token is issued and named ``kubeconfig``)."""
+
+    help = "Print (or write with -o) a kubeconfig for USER pointing at this server."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--user", required=True, help="The user the token is issued to")
+        parser.add_argument(
+            "--server", default="http://127.0.0.1:8000", help="The server URL kubectl calls"
+        )
+        parser.add_argument("--namespace", default="default", help="The context's namespace")
+        parser.add_argument("-o", "--output", default="", help="Write to this file (mode 600)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        model = get_user_model()
+        user = model._default_manager.filter(**{model.USERNAME_FIELD: options["user"]}).first()
+        if user is None:
+            raise CommandError(f"no user named {options['user']!r}")
+        if not user.is_active:
+            raise CommandError(f"user {options['user']!r} is not active")
+        text = kubeconfig_create(
+            user=user, server=options["server"], namespace=options["namespace"]
+        )
+        if options["output"]:
+            path = Path(options["output"])
+            path.write_text(text)
+            path.chmod(0o600)
+            self.stderr.write(f"kubeconfig for {options['user']} written to {path}")
+        else:
+            self.stdout.write(text, ending="")

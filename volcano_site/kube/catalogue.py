@@ -1,0 +1,166 @@
+"""Every served resource as discovery, OpenAPI and Table output describe it.
+
+Kubernetes clients learn names from discovery: ``kubectl get vcjob`` works
+because the ``jobs`` resource of ``batch.volcano.sh/v1alpha1`` declares the
+short names ``vcjob`` and ``vj``. The names, printer columns and categories
+here are the ones Volcano's CRDs declare (``config/crd/volcano/bases``) and,
+for the core kinds, the ones kube-apiserver serves. Resources come from each
+app's ``api`` package, imported late so this module loads with no app ready.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from volcano_site.kube.resources import Resource
+
+__all__ = ["Column", "Entry", "catalogue", "group_versions"]
+
+READ_VERBS = ("get", "list", "watch")
+WRITE_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One printer column: ``jsonPath`` is a dotted path from the object's root."""
+
+    name: str
+    type: str
+    json_path: str
+    priority: int = 0
+    format: str = ""
+    description: str = ""
+
+
+AGE = Column("AGE", "date", ".metadata.creationTimestamp", description="Time since creation")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A served resource and what clients are told about it."""
+
+    resource: Resource
+    singular: str
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    columns: tuple[Column, ...] = (AGE,)
+    subresources: tuple[str, ...] = ()
+
+    @property
+    def group_version(self) -> str:
+        """Return ``group/version`` (``v1`` for the core group)."""
+        resource = self.resource
+        return f"{resource.group}/{resource.version}" if resource.group else resource.version
+
+    @property
+    def verbs(self) -> tuple[str, ...]:
+        """Return the verbs the views serve for this resource."""
+        return WRITE_VERBS if self.resource.writable else READ_VERBS
+
+
+@cache
+def catalogue() -> tuple[Entry, ...]:
+    """Return every served resource with its discovery names and printer columns."""
+    from jobs.api.resources import COMMANDS, EVENTS, JOBS, PODGROUPS, PODS, PRIORITY_CLASSES
+    from queues.api.views import QUEUES
+    from scheduler.api.views import NODES
+
+    return (
+        Entry(
+            JOBS,
+            "job",
+            ("vcjob", "vj"),
+            columns=(
+                Column("STATUS", "string", ".status.state.phase"),
+                Column("minAvailable", "integer", ".status.minAvailable"),
+                Column("RUNNINGS", "integer", ".status.running"),
+                AGE,
+                Column("QUEUE", "string", ".spec.queue", priority=1),
+            ),
+            subresources=("status",),
+        ),
+        Entry(
+            PODGROUPS,
+            "podgroup",
+            ("pg", "podgroup-v1beta1"),
+            columns=(
+                Column("STATUS", "string", ".status.phase"),
+                Column("minMember", "integer", ".spec.minMember"),
+                Column("RUNNINGS", "integer", ".status.running"),
+                AGE,
+                Column("QUEUE", "string", ".spec.queue", priority=1),
+            ),
+        ),
+        Entry(
+            QUEUES,
+            "queue",
+            ("q", "queue-v1beta1"),
+            columns=(Column("PARENT", "string", ".spec.parent", description="The parent queue"),),
+            subresources=("status",),
+        ),
+        Entry(COMMANDS, "command"),
+        Entry(
+            PODS,
+            "pod",
+            ("po",),
+            ("all",),
+            columns=(
+                Column("READY", "string", "@ready"),
+                Column("STATUS", "string", ".status.phase"),
+                Column("RESTARTS", "integer", "@restarts"),
+                AGE,
+                Column("NODE", "string", ".spec.nodeName", priority=1),
+            ),
+            subresources=("log",),
+        ),
+        Entry(
+            NODES,
+            "node",
+            ("no",),
+            columns=(
+                Column("STATUS", "string", "@node-status"),
+                Column("ROLES", "string", "@none"),
+                AGE,
+                Column("VERSION", "string", ".status.nodeInfo.kubeletVersion"),
+            ),
+        ),
+        Entry(
+            EVENTS,
+            "event",
+            ("ev",),
+            columns=(
+                Column("LAST SEEN", "string", "@last-seen"),
+                Column("TYPE", "string", ".type"),
+                Column("REASON", "string", ".reason"),
+                Column("OBJECT", "string", "@involved"),
+                Column("MESSAGE", "string", ".message"),
+            ),
+        ),
+        Entry(
+            PRIORITY_CLASSES,
+            "priorityclass",
+            ("pc",),
+            columns=(
+                Column("VALUE", "integer", ".value"),
+                Column("GLOBAL-DEFAULT", "boolean", ".globalDefault"),
+                AGE,
+            ),
+        ),
+    )
+
+
+def group_versions() -> dict[str, list[Entry]]:
+    """Return the entries by ``group/version``, in a stable order."""
+    grouped: dict[str, list[Entry]] = {}
+    for entry in catalogue():
+        grouped.setdefault(entry.group_version, []).append(entry)
+    return grouped
+
+
+def entry_for(resource: Resource) -> Entry | None:
+    """Return the catalogue entry of ``resource`` (matched by group and plural)."""
+    for entry in catalogue():
+        if (entry.resource.group, entry.resource.plural) == (resource.group, resource.plural):
+            return entry
+    return None

@@ -1,0 +1,274 @@
+"""OpenAPI schemas of the served kinds, as ``kubectl explain`` and client validation read them.
+
+The Volcano kinds follow the fields of Volcano's CRDs (descriptions in our own
+words); a pod template, a container and the core kinds keep unknown fields
+(``x-kubernetes-preserve-unknown-fields``) because the server, not the schema,
+judges them (admission names the wrong field). Schemas are plain dicts valid
+in both OpenAPI v2 and v3 (the ``$ref`` prefix is the only difference).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["OBJECT_META", "kind_schema"]
+
+Schema = dict[str, Any]
+
+
+def _s(description: str, **extra: Any) -> Schema:
+    return {"type": "string", "description": description, **extra}
+
+
+def _i(description: str, **extra: Any) -> Schema:
+    return {"type": "integer", "format": "int32", "description": description, **extra}
+
+
+def _obj(description: str, properties: dict[str, Schema], **extra: Any) -> Schema:
+    return {"type": "object", "description": description, "properties": properties, **extra}
+
+
+def _free(description: str) -> Schema:
+    return {
+        "type": "object",
+        "description": description,
+        "x-kubernetes-preserve-unknown-fields": True,
+    }
+
+
+def _array(description: str, items: Schema) -> Schema:
+    return {"type": "array", "description": description, "items": items}
+
+
+_QUANTITIES: Schema = {
+    "type": "object",
+    "description": "Resource name to quantity (cpu: 500m, memory: 1Gi, nvidia.com/gpu: 1).",
+    "additionalProperties": {"x-kubernetes-int-or-string": True},
+}
+_STRINGS: Schema = {"type": "object", "additionalProperties": {"type": "string"}}
+
+OBJECT_META: Schema = _obj(
+    "Standard object metadata: name, namespace, labels, annotations and server-set fields.",
+    {
+        "name": _s("Name, unique within a namespace (or the cluster for cluster-scoped kinds)."),
+        "generateName": _s("Prefix of a server-generated name, used when name is empty."),
+        "namespace": _s("Namespace of a namespaced object."),
+        "labels": {**_STRINGS, "description": "Labels to select and organise objects."},
+        "annotations": {**_STRINGS, "description": "Arbitrary non-identifying metadata."},
+        "uid": _s("Unique id set by the server."),
+        "resourceVersion": _s("Opaque version; a stale one on update is 409 Conflict."),
+        "generation": {"type": "integer", "format": "int64", "description": "Spec version."},
+        "creationTimestamp": _s("When the object was created (RFC 3339).", format="date-time"),
+        "deletionTimestamp": _s("When deletion was asked (RFC 3339).", format="date-time"),
+        "finalizers": _array("Finalizers (kept, not acted on).", {"type": "string"}),
+        "ownerReferences": _array("Owners of this object.", _free("An owner reference.")),
+        "managedFields": _array("Field managers (server-side apply).", _free("An entry.")),
+    },
+)
+
+_EVENTS = [
+    "*",
+    "PodPending",
+    "PodRunning",
+    "PodFailed",
+    "PodEvicted",
+    "Unknown",
+    "TaskCompleted",
+    "OutOfSync",
+    "CommandIssued",
+    "JobUpdated",
+    "TaskFailed",
+]
+_POLICY = _obj(
+    "What to do (action) when an event happens or a pod exits with exitCode.",
+    {
+        "action": _s("AbortJob, RestartJob, RestartTask, RestartPod, TerminateJob, CompleteJob."),
+        "event": _s("The event that triggers the action.", enum=_EVENTS),
+        "events": _array("Events that trigger the action.", _s("An event.", enum=_EVENTS)),
+        "exitCode": _i("A container exit code that triggers the action."),
+        "timeout": _s("How long to wait before acting (a Go duration such as 10m)."),
+    },
+)
+_TASK = _obj(
+    "A set of identical pods of the job (ps, worker, ...).",
+    {
+        "name": _s("Task name, unique within the job (a DNS-1123 label).", maxLength=63),
+        "replicas": _i("How many pods the task runs.", minimum=0),
+        "minAvailable": _i("Pods of this task that must be scheduled together.", minimum=0),
+        "maxRetry": _i("How often the task may restart before it fails.", minimum=0),
+        "template": _free("The pod template (metadata and spec) of every pod of the task."),
+        "policies": _array("Lifecycle policies of this task.", _POLICY),
+        "dependsOn": _obj(
+            "Tasks that must be ready before this one starts.",
+            {
+                "name": _array("Task names.", {"type": "string"}),
+                "iteration": _s("any or all."),
+            },
+        ),
+        "topologyPolicy": _s(
+            "NUMA topology policy: none, best-effort, restricted, single-numa-node."
+        ),
+    },
+)
+_JOB_SPEC = _obj(
+    "Specification of the desired behaviour of the Volcano job.",
+    {
+        "schedulerName": _s("Scheduler of the job's pods (volcano).", maxLength=63),
+        "minAvailable": _i("Pods that must be scheduled together (gang size).", minimum=0),
+        "minSuccess": _i("Pods that must succeed for the job to complete.", minimum=1),
+        "queue": _s("Queue the job is scheduled in.", default="default"),
+        "priorityClassName": _s("PriorityClass of the job."),
+        "maxRetry": _i("How often the job may restart before it fails.", minimum=0, default=3),
+        "ttlSecondsAfterFinished": _i("Seconds after the job finished before it is deleted."),
+        "tasks": _array("The tasks of the job.", _TASK),
+        "policies": _array("Lifecycle policies of the job.", _POLICY),
+        "plugins": {
+            "type": "object",
+            "description": "Job plugins (ssh, svc, env, ...) and their arguments.",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+        },
+        "volumes": _array("Volumes mounted into every pod.", _free("A volume.")),
+        "runningEstimate": _s("Expected running time (a Go duration)."),
+        "networkTopology": _free("Network topology constraints."),
+    },
+)
+_JOB_STATUS = _obj(
+    "Current state of the job, written by the controller.",
+    {
+        "state": _obj(
+            "The job's phase and why.",
+            {
+                "phase": _s("Pending, Running, Completed, Aborted, Failed, ..."),
+                "reason": _s("Why the job is in this phase."),
+                "message": _s("Details."),
+                "lastTransitionTime": _s("When the phase changed.", format="date-time"),
+            },
+        ),
+        "minAvailable": _i("The job's minAvailable."),
+        "pending": _i("Pods pending."),
+        "running": _i("Pods running."),
+        "succeeded": _i("Pods succeeded."),
+        "failed": _i("Pods failed."),
+        "terminating": _i("Pods terminating."),
+        "unknown": _i("Pods in an unknown state."),
+        "version": _i("Internal job version."),
+        "retryCount": _i("How often the job restarted."),
+        "runningDuration": _s("How long the job has run."),
+        "taskStatusCount": _free("Pod phases counted per task."),
+        "conditions": _array("Phase history.", _free("A condition.")),
+        "controlledResources": {**_STRINGS, "description": "Resources the plugins created."},
+    },
+)
+_PODGROUP_SPEC = _obj(
+    "Specification of the pod group.",
+    {
+        "minMember": _i("Pods that must be scheduled together."),
+        "minTaskMember": {
+            "type": "object",
+            "description": "Minimal members per task.",
+            "additionalProperties": {"type": "integer", "format": "int32"},
+        },
+        "minResources": {**_QUANTITIES, "description": "Resources the gang needs at least."},
+        "queue": _s("Queue of the pod group.", default="default"),
+        "priorityClassName": _s("PriorityClass of the pod group."),
+        "preemptable": {"type": "boolean", "description": "Whether its pods may be preempted."},
+        "networkTopology": _free("Network topology constraints."),
+    },
+)
+_PODGROUP_STATUS = _obj(
+    "Current state of the pod group, written by the scheduler.",
+    {
+        "phase": _s("Pending, Inqueue, Running, Unknown, Completed."),
+        "conditions": _array("Scheduling conditions.", _free("A condition.")),
+        "running": _i("Pods running."),
+        "succeeded": _i("Pods succeeded."),
+        "failed": _i("Pods failed."),
+    },
+)
+_QUEUE_SPEC = _obj(
+    "Specification of the queue.",
+    {
+        "weight": _i("Share of the cluster relative to other queues."),
+        "capability": {**_QUANTITIES, "description": "Most the queue may use."},
+        "deserved": {**_QUANTITIES, "description": "What the queue deserves (capacity plugin)."},
+        "guarantee": _obj("Reserved resources.", {"resource": _QUANTITIES}),
+        "reclaimable": {"type": "boolean", "description": "Whether others may reclaim from it."},
+        "parent": _s("Parent queue (hierarchical queues)."),
+        "priority": _i("Queue priority."),
+        "type": _s("Queue type."),
+        "affinity": _free("Node-group affinity."),
+        "extendClusters": _array("Clusters the queue dispatches to.", _free("A cluster.")),
+    },
+)
+_QUEUE_STATUS = _obj(
+    "Current state of the queue.",
+    {
+        "state": _s("Open, Closed, Closing, Unknown."),
+        "pending": _i("PodGroups pending."),
+        "inqueue": _i("PodGroups inqueue."),
+        "running": _i("PodGroups running."),
+        "completed": _i("PodGroups completed."),
+        "unknown": _i("PodGroups unknown."),
+        "allocated": {**_QUANTITIES, "description": "Resources allocated in the queue."},
+        "reservation": _free("Reservation profile."),
+    },
+)
+
+_BODIES: dict[str, tuple[str, dict[str, Schema]]] = {
+    "Job": (
+        "A Volcano job: tasks of pod replicas scheduled as a gang in a queue.",
+        {"spec": _JOB_SPEC, "status": _JOB_STATUS},
+    ),
+    "PodGroup": (
+        "A collection of pods scheduled together (gang scheduling).",
+        {"spec": _PODGROUP_SPEC, "status": _PODGROUP_STATUS},
+    ),
+    "Queue": (
+        "A queue of PodGroups sharing cluster resources by weight.",
+        {"spec": _QUEUE_SPEC, "status": _QUEUE_STATUS},
+    ),
+    "Command": (
+        "A command (AbortJob, ResumeJob, ...) sent to a job or queue.",
+        {
+            "action": _s("The action: AbortJob, RestartJob, ResumeJob, OpenQueue, CloseQueue."),
+            "target": _free("The owner reference of the target object."),
+            "reason": _s("Why."),
+            "message": _s("Details."),
+        },
+    ),
+    "PriorityClass": (
+        "A priority value for pods and jobs that name it.",
+        {
+            "value": _i("The priority; higher is scheduled first."),
+            "globalDefault": {"type": "boolean", "description": "Default for jobs naming none."},
+            "preemptionPolicy": _s("PreemptLowerPriority or Never."),
+            "description": _s("What the class is for."),
+        },
+    ),
+}
+
+
+def kind_schema(kind: str, group: str, version: str, meta_ref: str) -> Schema:
+    """Return the schema of ``kind``, with its group-version-kind extension."""
+    description, body = _BODIES.get(
+        kind,
+        (
+            f"A {kind}.",
+            {"spec": _free(f"The {kind}'s spec."), "status": _free(f"The {kind}'s status.")},
+        ),
+    )
+    properties: dict[str, Schema] = {
+        "apiVersion": _s("The versioned schema of this object."),
+        "kind": _s("The kind of this object."),
+        "metadata": {"$ref": meta_ref, "description": "Standard object metadata."},
+        **body,
+    }
+    schema: Schema = {
+        "type": "object",
+        "description": description,
+        "properties": properties,
+        "x-kubernetes-group-version-kind": [{"group": group, "version": version, "kind": kind}],
+    }
+    if kind in ("Pod", "Node", "Event"):
+        schema["x-kubernetes-preserve-unknown-fields"] = True
+    return schema
