@@ -27,6 +27,7 @@ from volcano_site.kube.resources import Resource
 from volcano_site.kube.selectors import parse_field_selector, parse_label_selector
 from volcano_site.kube.status import KubeError, exception_handler
 from volcano_site.kube.store import object_create, object_delete, object_patch, object_replace
+from volcano_site.kube.tables import table, wants_table
 from volcano_site.kube.watch import watch_response
 from volcano_site.roles import KubeAccess, allowed_namespaces
 
@@ -82,6 +83,17 @@ def dry_run(request: Request) -> bool:
 def body(request: Request) -> Any:
     """Return the decoded request body (JSON or YAML)."""
     return parse_document(request.body, request.content_type)
+
+
+def as_table(request: Request) -> str:
+    """Return the Table ``includeObject`` (``Metadata``/``Object``/``None``) when a Table was
+    asked for in ``Accept`` (kubectl get), else ``""``: answer the object itself."""
+    if not wants_table(request.headers.get("Accept", "")):
+        return ""
+    include = request.query_params.get("includeObject") or "Metadata"
+    if include not in ("Metadata", "Object", "None"):
+        raise KubeError(400, f"includeObject must be None, Metadata or Object, got {include!r}")
+    return include
 
 
 def _int_param(request: Request, name: str, default: int) -> int:
@@ -157,15 +169,19 @@ class CollectionView(ResourceView):
                 query,
                 since=int(since) if since else None,
                 timeout=max(0, min(timeout, 3600)),
+                table=as_table(request),
             )
         if query.limit < 0:
             raise KubeError(400, "limit must not be negative")
         page, version, cont, remaining = list_objects(self.resource, query)
-        return Response(
-            render_list(
-                self.resource, page, resource_version=version, cont=cont, remaining=remaining
-            )
+        listed = render_list(
+            self.resource, page, resource_version=version, cont=cont, remaining=remaining
         )
+        if include := as_table(request):
+            return Response(
+                table(self.resource, listed["items"], list_meta=listed["metadata"], include=include)
+            )
+        return Response(listed)
 
     def post(self, request: Request, **kwargs: Any) -> Response:
         if not self.resource.writable:
@@ -180,7 +196,10 @@ class ItemView(ResourceView):
     """``GET``, ``PUT``, ``PATCH`` and ``DELETE`` one object."""
 
     def get(self, request: Request, **kwargs: Any) -> Response:
-        return Response(render(self.resource, self.get_object()))
+        manifest = render(self.resource, self.get_object())
+        if include := as_table(request):
+            return Response(table(self.resource, [manifest], include=include))
+        return Response(manifest)
 
     def put(self, request: Request, **kwargs: Any) -> Response:
         document = body(request)

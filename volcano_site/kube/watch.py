@@ -32,6 +32,7 @@ from volcano_site.kube.render import generations, render
 from volcano_site.kube.resources import Resource
 from volcano_site.kube.selectors import manifest_value
 from volcano_site.kube.status import KubeError
+from volcano_site.kube.tables import table
 
 __all__ = ["Watcher", "watch_response"]
 
@@ -42,8 +43,11 @@ BATCH = 500
 class Watcher:
     """The state of one watch: where it is in the stream and what it filters."""
 
-    def __init__(self, resource: Resource, query: ListQuery, since: int | None) -> None:
+    def __init__(
+        self, resource: Resource, query: ListQuery, since: int | None, *, table: str = ""
+    ) -> None:
         self.resource = resource
+        self.table = table  # "": objects; else each object as a one-row Table (kubectl get -w)
         self.query = query
         self.since = since
         self.cursor = 0
@@ -68,7 +72,7 @@ class Watcher:
         for instance in instances:
             manifest = render(self.resource, instance, generation=stored.get(instance.uid, 1))
             if self._selected(manifest):
-                lines.append(_frame(ChangeType.ADDED, manifest))
+                lines.append(_frame(ChangeType.ADDED, self._shown(manifest)))
         return lines
 
     @property
@@ -98,7 +102,7 @@ class Watcher:
             else:
                 continue  # deleted since; its DELETED event comes next
             if manifest is not None and self._selected(manifest):
-                lines.append(_frame(event.type, manifest))
+                lines.append(_frame(event.type, self._shown(manifest)))
         return lines
 
     def _current(self, events: list[ChangeEvent]) -> dict[tuple[str, str, int], Any]:
@@ -125,6 +129,9 @@ class Watcher:
             return False
         allowed = self.query.allowed_namespaces
         return allowed is None or namespace in allowed
+
+    def _shown(self, manifest: dict[str, Any]) -> dict[str, Any]:
+        return table(self.resource, [manifest], include=self.table) if self.table else manifest
 
     def _selected(self, manifest: dict[str, Any]) -> bool:
         labels = manifest.get("metadata", {}).get("labels") or {}
@@ -170,10 +177,16 @@ async def _async_stream(watcher: Watcher, opening: list[str], timeout: float) ->
 
 
 def watch_response(
-    request: HttpRequest, resource: Resource, query: ListQuery, *, since: int | None, timeout: int
+    request: HttpRequest,
+    resource: Resource,
+    query: ListQuery,
+    *,
+    since: int | None,
+    timeout: int,
+    table: str = "",
 ) -> StreamingHttpResponse:
     """Return the streaming response of a watch lasting at most ``timeout`` seconds."""
-    watcher = Watcher(resource, query, since)
+    watcher = Watcher(resource, query, since, table=table)
     opening = watcher.start()
     stream: Iterator[str] | AsyncIterator[str]
     if isinstance(request, ASGIRequest):
