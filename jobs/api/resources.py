@@ -80,6 +80,9 @@ EVENTS = Resource(
         "metadata.namespace": "namespace",
         "involvedObject.kind": "involved_kind",
         "involvedObject.name": "involved_name",
+        # kubectl describe asks for all four of the object it describes.
+        "involvedObject.namespace": "involved_namespace",
+        "involvedObject.uid": "involved_uid",
         "reason": "reason",
         "type": "type",
     },

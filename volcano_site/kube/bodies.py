@@ -17,6 +17,7 @@ import yaml
 from volcano_site.kube.status import KubeError
 
 __all__ = [
+    "APPLY_PATCH",
     "JSON_PATCH",
     "MERGE_PATCH",
     "apply_json_patch",
@@ -25,6 +26,7 @@ __all__ = [
     "parse_document",
 ]
 
+APPLY_PATCH = "application/apply-patch+yaml"  # server-side apply: the whole applied config
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
 # Strategic merge is defined for built-in types only; for ours it is a merge patch, as kubectl
@@ -48,7 +50,7 @@ def parse_document(body: bytes, content_type: str | None) -> Any:
         raise KubeError(400, f"the body is not UTF-8: {exc}") from exc
     if not text.strip():
         raise KubeError(400, "the request body is empty")
-    if kind in YAML_TYPES:
+    if kind in YAML_TYPES or kind == APPLY_PATCH:
         return _parse_yaml(text)
     if kind in (*JSON_TYPES, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH):
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -112,6 +113,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """Render any exception a view raises as a ``Status`` (DRF's EXCEPTION_HANDLER hook)."""
     if isinstance(exc, KubeError):
         return exc.response()
+    if isinstance(exc, ValidationError):  # a selector value the column cannot hold (a bad uid)
+        return KubeError(400, "; ".join(exc.messages)).response()
     if isinstance(exc, Http404):
         return KubeError(404, "the server could not find the requested resource").response()
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):

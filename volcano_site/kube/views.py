@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from volcano_site.accounts.audit import acting_as, set_actor
 from volcano_site.accounts.authentication import TokenAuthentication
-from volcano_site.kube.bodies import media_type, parse_document
+from volcano_site.kube.bodies import APPLY_PATCH, MERGE_PATCH, media_type, parse_document
 from volcano_site.kube.listing import ListQuery, list_objects
 from volcano_site.kube.render import render, render_list
 from volcano_site.kube.resources import Resource
@@ -94,6 +94,28 @@ def as_table(request: Request) -> str:
     if include not in ("Metadata", "Object", "None"):
         raise KubeError(400, f"includeObject must be None, Metadata or Object, got {include!r}")
     return include
+
+
+def delete_options(request: Request) -> dict[str, Any]:
+    """Return the ``DeleteOptions`` body kubectl sends (empty without one); 400 when malformed.
+
+    Every policy deletes at once with the dependents (the controllers' cascade), which is
+    what Background and Foreground look like once finished; Orphan is refused, as nothing
+    here can outlive its owner.
+    """
+    options: Any = body(request) if request.body.strip() else {}
+    if not isinstance(options, dict):
+        raise KubeError(400, "the body of a delete must be a DeleteOptions object")
+    policy = options.get("propagationPolicy") or request.query_params.get("propagationPolicy")
+    if policy not in (None, "Foreground", "Background", "Orphan"):
+        raise KubeError(
+            400, f"propagationPolicy {policy!r} is not one of Foreground, Background, Orphan"
+        )
+    if policy == "Orphan":
+        raise KubeError(
+            422, "propagationPolicy Orphan is not supported: dependents go with their owner"
+        )
+    return options
 
 
 def _int_param(request: Request, name: str, default: int) -> int:
@@ -222,6 +244,8 @@ class ItemView(ResourceView):
                 f"the media type {kind!r} is not a patch; use application/merge-patch+json"
                 " or application/json-patch+json",
             )
+        if kind == APPLY_PATCH:
+            return self._apply(request)
         patch = body(request)
         with transaction.atomic():
             return Response(
@@ -235,9 +259,45 @@ class ItemView(ResourceView):
                 )
             )
 
+    def _apply(self, request: Request) -> Response:
+        """Server-side apply: create the object, or merge the applied config into it.
+
+        Field ownership (``managedFields``) is not tracked: the applied fields win, the
+        others stay, which is what a single manager sees from Kubernetes.
+        """
+        if not request.query_params.get("fieldManager"):
+            raise KubeError(400, "PATCH with application/apply-patch+yaml requires fieldManager")
+        document = body(request)
+        if not isinstance(document, dict):
+            raise KubeError(400, f"expected a {self.resource.kind} object")
+        name = (document.get("metadata") or {}).get("name")
+        if name != self.kwargs["name"]:
+            raise KubeError(400, f"metadata.name {name!r} does not match the URL's name")
+        with transaction.atomic():
+            try:
+                existing = self._writable_object()
+            except KubeError as exc:
+                if exc.code != 404:
+                    raise
+                created = object_create(
+                    self.resource, document, namespace=self.namespace(), dry_run=dry_run(request)
+                )
+                return Response(created, status=201)
+            return Response(
+                object_patch(
+                    self.resource,
+                    existing,
+                    document,
+                    content_type=MERGE_PATCH,
+                    subresource=self.subresource,
+                    dry_run=dry_run(request),
+                )
+            )
+
     def delete(self, request: Request, **kwargs: Any) -> Response:
         if not self.resource.writable:
             raise KubeError(405, f"delete is not supported on {self.resource.qualified}")
+        delete_options(request)
         with transaction.atomic():
             return Response(
                 object_delete(self.resource, self.get_object(lock=True), dry_run=dry_run(request))
