@@ -1,0 +1,97 @@
+"""The distributed mode with real processes: Celery beat and workers, PostgreSQL, Redis."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+from jobs.models import Job, Pod
+from scheduler.defaults import DEFAULT_SCHEDULER_CONF
+from scheduler.models import SessionRecord
+from tests.distributed.conftest import Stack
+from tests.e2e.stack import job, nodes, submit
+from tests.scheduler.factories import make_queue, use_conf
+
+LEASE_KEY = "volcano:volcano-scheduler:leader"
+
+
+def wait_for(done: Callable[[], bool], timeout: float, what: str, stack: Stack) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if done():
+            return
+        time.sleep(0.2)
+    logs = "\n".join(f"--- {n}\n{stack.log(n)[-3000:]}" for n in stack.procs)
+    raise AssertionError(f"timed out waiting for {what}\n{logs}")
+
+
+def completed(names: list[str]) -> bool:
+    return Job.objects.filter(name__in=names, phase="Completed").count() == len(names)
+
+
+def test_a_celery_worker_runs_sessions_and_completes_jobs(stack: Stack) -> None:
+    use_conf(DEFAULT_SCHEDULER_CONF)
+    make_queue("default")  # transactional tests flush the migrations' rows
+    nodes(2, cpu=4)
+    names = [f"job-{i}" for i in range(3)]
+    for name in names:
+        submit(job(name, replicas=2, duration="10s"))  # one second at speed 10
+
+    stack.beat()
+    stack.worker("w1")
+
+    wait_for(lambda: completed(names), 60, "the jobs to complete", stack)
+    assert SessionRecord.objects.filter(error="", binds__gt=0).exists()
+    assert Pod.objects.filter(job__name__in=names, phase="Succeeded").count() == 6
+
+
+def test_two_workers_started_together_never_lead_at_once(stack: Stack) -> None:
+    use_conf(DEFAULT_SCHEDULER_CONF)
+    make_queue("default")  # transactional tests flush the migrations' rows
+    nodes(1)
+    stack.beat()
+    stack.worker("w1")
+    stack.worker("w2")
+    wait_for(lambda: SessionRecord.objects.count() >= 20, 60, "twenty sessions", stack)
+    stack.stop_all()
+
+    sessions = list(
+        SessionRecord.objects.order_by("started_at").values_list("started_at", "e2e_ms")
+    )
+    for (start, ms), (next_start, _) in itertools.pairwise(sessions):
+        assert start + timedelta(milliseconds=ms) <= next_start, "two sessions overlapped"
+    ran = [n for n in ("w1", "w2") if "'ran'" in stack.log(n)]
+    stood_by = [n for n in ("w1", "w2") if "'standby'" in stack.log(n)]
+    assert ran, "no worker ran a session"
+    assert ran == ["w1", "w2"] or stood_by, "one worker ran everything without ever contending"
+
+
+def test_a_killed_leader_is_replaced_and_no_pod_is_lost_or_bound_twice(stack: Stack) -> None:
+    use_conf(DEFAULT_SCHEDULER_CONF)
+    make_queue("default")  # transactional tests flush the migrations' rows
+    nodes(2, cpu=4)
+    stack.beat()
+    w1 = stack.worker("w1")
+    wait_for(lambda: SessionRecord.objects.exists(), 60, "a first session", stack)
+    stack.worker("w2")
+    names = [f"job-{i}" for i in range(6)]
+    for name in names:
+        submit(job(name, replicas=2, duration="20s"))
+    # Kill w1 while it holds the lease (that is, during one of its cycles).
+    redis = stack.redis()
+    wait_for(lambda: (redis.get(LEASE_KEY) or b"").decode().split(":")[1:2] == [str(w1.pid)],
+             30, "w1 to hold the lease", stack)  # fmt: skip
+    stack.kill("w1")
+    killed_at = time.monotonic()
+
+    wait_for(lambda: completed(names), 90, "every job to complete after the kill", stack)
+
+    assert time.monotonic() - killed_at < 90
+    assert re.search(r"'ran'", stack.log("w2")), "w2 never took over"
+    for name in names:
+        pods = list(Pod.objects.filter(job__name=name).values_list("name", "phase"))
+        assert sorted(p for p, _ in pods) == [f"{name}-work-0", f"{name}-work-1"]
+        assert {phase for _, phase in pods} == {"Succeeded"}
