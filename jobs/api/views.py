@@ -59,6 +59,7 @@ class PodLogView(ResourceView):
     http_method_names = ["get", "options"]  # noqa: RUF012
 
     @extend_schema(
+        operation_id="readNamespacedPodLog",
         summary="Read a Pod's log (what the simulated runtime recorded)",
         responses={200: OpenApiResponse(OpenApiTypes.STR), **ERRORS},
         tags=["pods"],

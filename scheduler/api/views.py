@@ -17,6 +17,7 @@ its field. Operators' changes are audited by the services.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django.db import transaction
@@ -25,6 +26,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from scheduler.api.serializers import (
+    SchedulerConfigurationListSerializer,
+    SchedulerConfigurationSerializer,
+)
 from scheduler.conf_text import conf_text_error
 from scheduler.manifests import CONF_KEY, NodeKind
 from scheduler.models import SchedulerConfiguration
@@ -53,6 +58,11 @@ KIND = "SchedulerConfiguration"
 PLURAL = f"schedulerconfigurations.{GROUP}"
 
 
+def _created(configuration: SchedulerConfiguration) -> dt.datetime:
+    created: dt.datetime | None = configuration.created_at
+    return created if created is not None else timezone.now()
+
+
 def render_configuration(configuration: SchedulerConfiguration) -> dict[str, Any]:
     """Return one stored version as the API shows it."""
     status: dict[str, Any] = {
@@ -71,7 +81,7 @@ def render_configuration(configuration: SchedulerConfiguration) -> dict[str, Any
             "name": f"v{configuration.version}",
             "resourceVersion": str(configuration.version),
             # A dry run's version has no row yet: it shows the time it would be stored.
-            "creationTimestamp": format_time(configuration.created_at or timezone.now()),
+            "creationTimestamp": format_time(_created(configuration)),
         },
         "spec": spec,
         "status": status,
@@ -131,8 +141,9 @@ class ConfigurationListView(ConfigurationView):
     """List versions; store a new (inactive) one."""
 
     @extend_schema(
+        operation_id="listSchedulerConfiguration",
         summary="List scheduler configuration versions",
-        responses={200: "scheduler.api.serializers.SchedulerConfigurationListSerializer", **ERRORS},
+        responses={200: SchedulerConfigurationListSerializer, **ERRORS},
         tags=[PLURAL],
     )
     def get(self, request: Request) -> Response:
@@ -150,13 +161,14 @@ class ConfigurationListView(ConfigurationView):
         )
 
     @extend_schema(
+        operation_id="createSchedulerConfiguration",
         summary="Store a new scheduler configuration version (not active yet)",
         request={
-            "application/json": "scheduler.api.serializers.SchedulerConfigurationSerializer",
-            "application/yaml": "scheduler.api.serializers.SchedulerConfigurationSerializer",
+            "application/json": SchedulerConfigurationSerializer,
+            "application/yaml": SchedulerConfigurationSerializer,
         },
         parameters=WRITE_PARAMETERS,
-        responses={201: "scheduler.api.serializers.SchedulerConfigurationSerializer", **ERRORS},
+        responses={201: SchedulerConfigurationSerializer, **ERRORS},
         tags=[PLURAL],
     )
     def post(self, request: Request) -> Response:
@@ -173,21 +185,23 @@ class ConfigurationItemView(ConfigurationView):
     """Read one version; ``PUT .../active`` replaces the active configuration."""
 
     @extend_schema(
+        operation_id="readSchedulerConfiguration",
         summary="Read a scheduler configuration version (name: active or v<N>)",
-        responses={200: "scheduler.api.serializers.SchedulerConfigurationSerializer", **ERRORS},
+        responses={200: SchedulerConfigurationSerializer, **ERRORS},
         tags=[PLURAL],
     )
     def get(self, request: Request, name: str) -> Response:
         return Response(render_configuration(_find(name)))
 
     @extend_schema(
+        operation_id="replaceSchedulerConfiguration",
         summary="Replace the active scheduler configuration (a new version, activated)",
         request={
-            "application/json": "scheduler.api.serializers.SchedulerConfigurationSerializer",
-            "application/yaml": "scheduler.api.serializers.SchedulerConfigurationSerializer",
+            "application/json": SchedulerConfigurationSerializer,
+            "application/yaml": SchedulerConfigurationSerializer,
         },
         parameters=WRITE_PARAMETERS,
-        responses={200: "scheduler.api.serializers.SchedulerConfigurationSerializer", **ERRORS},
+        responses={200: SchedulerConfigurationSerializer, **ERRORS},
         tags=[PLURAL],
     )
     def put(self, request: Request, name: str) -> Response:
@@ -214,10 +228,11 @@ class ConfigurationActivateView(ConfigurationView):
     http_method_names = ["post", "options"]  # noqa: RUF012
 
     @extend_schema(
+        operation_id="activateSchedulerConfiguration",
         summary="Activate a stored scheduler configuration version",
         request=None,
         parameters=WRITE_PARAMETERS,
-        responses={200: "scheduler.api.serializers.SchedulerConfigurationSerializer", **ERRORS},
+        responses={200: SchedulerConfigurationSerializer, **ERRORS},
         tags=[PLURAL],
     )
     def post(self, request: Request, name: str) -> Response:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -24,6 +25,12 @@ def generations(instances: Iterable[Any]) -> dict[uuid.UUID, int]:
     return dict(Generation.objects.filter(uid__in=uids).values_list("uid", "generation"))
 
 
+def _created(instance: Any) -> dt.datetime:
+    """Return when ``instance`` was stored (now, for one a dry run shows unstored)."""
+    created: dt.datetime | None = instance.created_at
+    return created if created is not None else timezone.now()
+
+
 def render(
     resource: Resource,
     instance: Any,
@@ -38,9 +45,10 @@ def render(
         if instance.uid is None:  # a dry-run create: show what the stored object would carry
             meta["uid"] = str(uuid.uuid4())
             meta.setdefault("resourceVersion", "")
-        meta.setdefault("creationTimestamp", format_time(instance.created_at or timezone.now()))
+        meta.setdefault("creationTimestamp", format_time(_created(instance)))
         if generation is None:
-            generation = generations([instance]).get(instance.uid, 1)
+            uid = instance.uid
+            generation = generations([instance]).get(uid, 1) if uid is not None else 1
         meta["generation"] = generation
     return manifest
 

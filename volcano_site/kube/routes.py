@@ -54,9 +54,19 @@ def _documented(
     patch = {_MERGE: OpenApiTypes.OBJECT, _JSON_PATCH: OpenApiTypes.OBJECT}
     object_answer = {200: serializer, **ERRORS}
     name = f"{resource.kind}{base.__name__.removesuffix('View')}{'All' if list_only else ''}"
+    # Kubernetes' operation ids: listNamespacedJob, listJobForAllNamespaces, readQueueStatus...
+    scope = "Namespaced" if resource.namespaced else ""
+    suffix = "Status" if base is StatusView else ""
+
+    def op(verb: str) -> str:
+        if list_only:
+            return f"{verb}{resource.kind}ForAllNamespaces"
+        return f"{verb}{scope}{resource.kind}{suffix}"
+
     operations: dict[str, Any] = {}
     if base is CollectionView:
         operations["get"] = extend_schema(
+            operation_id=op("list"),
             summary=f"List {resource.plural}",
             parameters=LIST_PARAMETERS,
             responses={200: list_serializer, **ERRORS},
@@ -64,6 +74,7 @@ def _documented(
         )
         if resource.writable and not list_only:
             operations["post"] = extend_schema(
+                operation_id=op("create"),
                 summary=f"Create a {resource.kind}",
                 request=body,
                 parameters=WRITE_PARAMETERS,
@@ -73,11 +84,12 @@ def _documented(
     else:
         what = f"{resource.kind} status" if base is StatusView else f"a {resource.kind}"
         operations["get"] = extend_schema(
-            summary=f"Read {what}", responses=object_answer, tags=[tag]
+            operation_id=op("read"), summary=f"Read {what}", responses=object_answer, tags=[tag]
         )
         if resource.writable:
             for method, verb, request in (("put", "Replace", body), ("patch", "Patch", patch)):
                 operations[method] = extend_schema(
+                    operation_id=op(verb.lower()),
                     summary=f"{verb} {what}",
                     request=request,
                     parameters=WRITE_PARAMETERS,
@@ -86,6 +98,7 @@ def _documented(
                 )
             if base is ItemView:
                 operations["delete"] = extend_schema(
+                    operation_id=op("delete"),
                     summary=f"Delete {what}",
                     parameters=WRITE_PARAMETERS,
                     responses=object_answer,

@@ -40,6 +40,7 @@ class AuditEntryListView(KubeAPIView):
     access_name = "auditentries"
 
     @extend_schema(
+        operation_id="listAuditEntry",
         summary="List audit entries (operators)",
         parameters=[
             OpenApiParameter("kind", str, description="Queue, Node or SchedulerConfiguration"),

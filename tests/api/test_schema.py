@@ -1,0 +1,70 @@
+"""The OpenAPI schema describes the API truthfully: schemathesis, driving every documented
+operation with generated requests, finds no server error and no answer outside the schema.
+
+Kept bounded (a few examples per operation, generation phase only) so it runs in the suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import schemathesis
+from django.core.wsgi import get_wsgi_application
+from hypothesis import HealthCheck, Phase, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import response_schema_conformance
+
+# The schema the server serves, loaded through the WSGI app (no database needed for it).
+schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
+# Bounded: generated examples only (the coverage phase alone sends ~100 requests per operation).
+schema.config.phases.coverage.enabled = False
+schema.config.phases.stateful.enabled = False
+schema.config.generation.update(max_examples=3)
+
+
+@pytest.fixture
+def operator_headers(make_user: Callable[..., Any]) -> dict[str, str]:
+    """Return the headers of an operator (who may call every operation)."""
+    from volcano_site.accounts.services import token_create
+
+    _, token = token_create(user=make_user("sch", "operator"), name="schemathesis")
+    return {"Authorization": f"Bearer {token}"}
+
+
+@schema.parametrize()
+@settings(
+    max_examples=3,
+    phases=[Phase.explicit, Phase.generate],
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+def test_api_answers_within_its_schema(case: Any, operator_headers: dict[str, str]) -> None:
+    case.call_and_validate(
+        headers=operator_headers, checks=[not_a_server_error, response_schema_conformance]
+    )
+
+
+def test_schema_and_docs_pages_list_every_path(db: None) -> None:
+    from django.test import Client
+
+    document = Client().get("/api/schema/?format=json").json()
+    paths = set(document["paths"])
+
+    assert {
+        "/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs",
+        "/apis/batch.volcano.sh/v1alpha1/jobs",
+        "/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs/{name}/status",
+        "/apis/scheduling.volcano.sh/v1beta1/queues/{name}",
+        "/apis/scheduling.volcano.sh/v1beta1/namespaces/{namespace}/podgroups",
+        "/apis/bus.volcano.sh/v1alpha1/namespaces/{namespace}/commands",
+        "/api/v1/nodes",
+        "/api/v1/namespaces/{namespace}/pods/{name}/log",
+        "/api/v1/namespaces/{namespace}/events",
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        "/apis/scheduler.volcano.sh/v1alpha1/schedulerconfigurations/{name}/activate",
+        "/apis/audit.volcano.sh/v1alpha1/auditentries",
+    } <= paths
+    assert Client().get("/api/docs/").status_code == 200
