@@ -88,9 +88,9 @@ def reclaim_for_task(
         return False
     request = task.resreq_vec
     jobs, queues = ssn.jobs, ssn.queues
-    key = reclaimer_key(ssn, task)
-    for row in ctx.candidate_rows(task, ctx.reclaim_bound(queue.name)).tolist():
-        if ctx.known_no_room(row, key):
+    no_room = ctx.no_room(reclaimer_key(ssn, task))
+    for row in ctx.covering_rows(task, ctx.reclaim_bound(queue.name), no_room):
+        if not ctx.passes_preempt_predicate(task, row):
             continue
         node = ssn.node_list[row]
         candidates = []
@@ -105,7 +105,7 @@ def reclaim_for_task(
             continue
         victims = ssn.reclaimable(task, candidates)
         if not ctx.covers(node, victims, request):
-            ctx.remember_no_room(row, key)
+            no_room[row] = True
             continue
         on_node = ssn.statement()
         available = ssn.arrays.future_idle[row].copy()
@@ -122,7 +122,7 @@ def reclaim_for_task(
             ctx.version += 1
             return True
         ctx.discard(on_node)  # the state is exactly as before this node
-        ctx.remember_no_room(row, key)
+        no_room[row] = True
     return False
 
 

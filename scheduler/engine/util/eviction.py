@@ -88,7 +88,7 @@ class EvictionContext:
         self.version = 0
         # preempt's topology-aware candidate window (a CandidateWindow), when that mode is on.
         self.window: CandidateWindow | None = None
-        self._no_room: dict[tuple[int, tuple[object, ...]], int] = {}
+        self._no_room: dict[tuple[object, ...], tuple[int, BoolArray]] = {}
         for node in ssn.node_list:
             self._fill(node)
 
@@ -147,13 +147,16 @@ class EvictionContext:
         return self.reclaimable_total - own
 
     # --- nodes known to give nothing ------------------------------------------------------------
-    def known_no_room(self, row: int, key: tuple[object, ...]) -> bool:
-        """Return True when ``row`` gave no usable victims for ``key`` in the current state."""
-        return self._no_room.get((row, key)) == self.version
+    def no_room(self, key: tuple[object, ...]) -> BoolArray:
+        """Return the rows known to give no usable victims for ``key`` in the current state.
 
-    def remember_no_room(self, row: int, key: tuple[object, ...]) -> None:
-        """Note that ``row`` gives no usable victims for ``key`` in the current state."""
-        self._no_room[(row, key)] = self.version
+        The caller marks rows in the returned array; it is valid until ``version`` changes.
+        """
+        found = self._no_room.get(key)
+        if found is None or found[0] != self.version:
+            found = (self.version, np.zeros(len(self.ssn.node_list), dtype=np.bool_))
+            self._no_room[key] = found
+        return found[1]
 
     # --- node filter ---------------------------------------------------------------------------
     def candidate_rows(self, task: TaskInfo, bound: Matrix) -> npt.NDArray[np.int64]:
@@ -166,6 +169,8 @@ class EvictionContext:
         ssn = self.ssn
         assert task.resreq_vec is not None
         cover = np.all(ssn.arrays.future_idle + bound >= task.resreq_vec, axis=1)
+        if not cover.any():  # nothing to free anywhere: skip the predicates and scores
+            return np.zeros(0, dtype=np.int64)
         entry = self.selector.entry(task)
         ok = cover & entry.passes
         unresolvable = self._unresolvable_rows(task)
@@ -183,6 +188,39 @@ class EvictionContext:
                 if node is not None:
                     ok[node.index] = False
         return np.flatnonzero(ok).astype(np.int64)
+
+    def covering_rows(
+        self, task: TaskInfo, bound: Matrix, skip: BoolArray | None = None
+    ) -> list[int]:
+        """Return the rows (in name order) whose future idle plus ``bound`` covers ``task``.
+
+        The lazy form of ``candidate_rows`` for a walk that stops early: the caller checks each
+        row it visits with ``passes_preempt_predicate`` instead of filtering every node first.
+        Rows set in ``skip`` are left out.
+        """
+        assert task.resreq_vec is not None
+        cover = np.all(self.ssn.arrays.future_idle + bound >= task.resreq_vec, axis=1)
+        known = self.ssn.unresolvable_nodes.get(task.uid)
+        if known:
+            for name in known:
+                node = self.ssn.nodes.get(name)
+                if node is not None:
+                    cover[node.index] = False
+        if skip is not None:
+            cover &= ~skip
+        rows: list[int] = np.flatnonzero(cover).tolist()
+        return rows
+
+    def passes_preempt_predicate(self, task: TaskInfo, row: int) -> bool:
+        """Return True when the node passes the predicates, or fails them only resolvably."""
+        unresolvable = self._unresolvable_rows(task)
+        if unresolvable[row]:
+            return False
+        status = self.ssn.predicate_fn(task, self.ssn.node_list[row])
+        if status is None or status.resolvable_by_eviction:
+            return True
+        unresolvable[row] = True
+        return False
 
     def _unresolvable_rows(self, task: TaskInfo) -> BoolArray:
         key = task.template_key or task.compute_template_key()
