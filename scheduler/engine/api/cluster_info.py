@@ -79,11 +79,17 @@ class ClusterInfo:
         for i, node in enumerate(node_list):
             node.index, node.arrays, node.tasks = i, arrays, {}
             node_map[node.name] = node
-        # 3. Request rows for every task; tasks that hold a node go onto it.
+        # 3. Request rows for every task; tasks that hold a node go onto it. Node answers are
+        # cached per template key; labels are left out of it when no pod has inter-pod rules
+        # (nothing else reads them), so one-pod jobs of one spec share one cache entry.
+        with_labels = any(t.template.relates_pods for j in job_list for t in j.tasks.values())
         for job in job_list:
             for task in job.tasks.values():
                 task.resreq_vec = index.vector(task.resreq)
-                task.compute_template_key()
+                if with_labels:
+                    task.compute_template_key()
+                else:
+                    task.template_key = (task.resreq.key(), task.template.spec_key)
                 host = node_map.get(task.node_name) if task.node_name else None
                 if host is not None and task.status not in _OFF_NODE:
                     host.add_task(task)

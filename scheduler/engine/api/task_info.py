@@ -48,27 +48,47 @@ class TaskTemplate:
     images: tuple[str, ...] = ()
     volumes: tuple[dict[str, Any], ...] = ()
     _key: str | None = None
+    _spec_key: str | None = None
 
     @property
     def key(self) -> str:
         """Return a canonical text of the constraints (computed once)."""
         if self._key is None:
-            self._key = json.dumps(
-                [
-                    self.namespace,
-                    self.labels,
-                    self.node_selector,
-                    self.affinity,
-                    [(t.key, t.operator, t.value, t.effect) for t in self.tolerations],
-                    list(self.topology_spread_constraints),
-                    list(self.host_ports),
-                    list(self.images),
-                    list(self.volumes),
-                ],
-                sort_keys=True,
-                default=str,
-            )
+            self._key = json.dumps([self.labels, self._spec()], sort_keys=True, default=str)
         return self._key
+
+    @property
+    def spec_key(self) -> str:
+        """Return ``key`` without the labels (computed once).
+
+        Labels only matter to node answers through other pods' inter-pod rules; when no pod of a
+        snapshot has any (``relates_pods``), pods differing only in labels share node answers.
+        """
+        if self._spec_key is None:
+            self._spec_key = json.dumps(self._spec(), sort_keys=True, default=str)
+        return self._spec_key
+
+    @property
+    def relates_pods(self) -> bool:
+        """Return True when this spec has inter-pod affinity, anti-affinity or topology spread."""
+        affinity = self.affinity
+        return bool(
+            self.topology_spread_constraints
+            or "podAffinity" in affinity
+            or "podAntiAffinity" in affinity
+        )
+
+    def _spec(self) -> list[object]:
+        return [
+            self.namespace,
+            self.node_selector,
+            self.affinity,
+            [(t.key, t.operator, t.value, t.effect) for t in self.tolerations],
+            list(self.topology_spread_constraints),
+            list(self.host_ports),
+            list(self.images),
+            list(self.volumes),
+        ]
 
 
 @dataclass(slots=True, eq=False)
