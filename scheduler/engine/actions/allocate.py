@@ -98,6 +98,7 @@ class AllocateAction(Action):
         # 2. Worksheets of pending tasks; queues and jobs in priority queues.
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_cmp)
         jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+        job_key = ssn.job_order_key()
         sheets: dict[str, _Worksheet] = {}
         for job in schedulable_jobs(ssn):
             pending = [
@@ -109,7 +110,7 @@ class AllocateAction(Action):
                 continue
             sheets[job.uid] = _Worksheet(sort_tasks(ssn, pending))
             if job.queue not in jobs_by_queue:
-                jobs_by_queue[job.queue] = PriorityQueue(ssn.job_order_cmp)
+                jobs_by_queue[job.queue] = PriorityQueue(ssn.job_order_cmp, key=job_key)
                 queues.push(ssn.queues[job.queue])
             jobs_by_queue[job.queue].push(job)
         # 3. Rounds: best queue, its best job, that job's tasks into one statement.

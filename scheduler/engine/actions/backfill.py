@@ -50,6 +50,7 @@ class BackfillAction(Action):
     def _candidates(ssn: Session) -> list[TaskInfo]:
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_cmp)
         by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+        job_key = ssn.job_order_key()
         for job in schedulable_jobs(ssn):
             for task in job.tasks_in(TaskStatus.PIPELINED):
                 if task.best_effort:
@@ -60,7 +61,7 @@ class BackfillAction(Action):
             ):
                 continue
             if job.queue not in by_queue:
-                by_queue[job.queue] = PriorityQueue(ssn.job_order_cmp)
+                by_queue[job.queue] = PriorityQueue(ssn.job_order_cmp, key=job_key)
                 queues.push(ssn.queues[job.queue])
             by_queue[job.queue].push(job)
         ordered: list[TaskInfo] = []

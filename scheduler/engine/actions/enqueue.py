@@ -45,12 +45,13 @@ class EnqueueAction(Action):
     ) -> tuple[PriorityQueue[QueueInfo], dict[str, PriorityQueue[JobInfo]]]:
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_cmp)
         pending: dict[str, PriorityQueue[JobInfo]] = {}
+        job_key = ssn.job_order_key()
         for job in ssn.jobs.values():
             queue = ssn.queues.get(job.queue)
             if queue is None or not job.is_pending():
                 continue
             if queue.name not in pending:
-                pending[queue.name] = PriorityQueue(ssn.job_order_cmp)
+                pending[queue.name] = PriorityQueue(ssn.job_order_cmp, key=job_key)
                 queues.push(queue)
             pending[queue.name].push(job)
         return queues, pending

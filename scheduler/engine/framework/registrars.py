@@ -123,6 +123,7 @@ class SessionRegistrars:
 
     conf: SchedulerConf
     node_list: list[NodeInfo]
+    jobs: dict[str, JobInfo]
 
     def _init_hooks(self) -> None:
         self._hooks: dict[str, dict[str, Callable[..., Any]]] = {h: {} for h in HOOK_FLAGS}
@@ -130,7 +131,10 @@ class SessionRegistrars:
         self._one_form: dict[tuple[str, str], list[tuple[str, Callable[..., Any]]]] = {}
         self._flat_fns: dict[str, list[Callable[..., Any]]] = {}
         self.event_handlers: list[EventHandler] = []
-        self._task_order_keys: dict[str, Callable[[TaskInfo], Any] | None] = {}
+        self._order_keys: dict[str, dict[str, Callable[[Any], Any] | None]] = {
+            "task_order": {},
+            "job_order": {},
+        }
 
     def _register(self, hook: str, plugin: str, fn: Callable[..., Any]) -> None:
         self._hooks[hook][plugin] = fn
@@ -164,19 +168,31 @@ class SessionRegistrars:
         self._by_tier[hook] = tiers
         return tiers
 
-    def task_order_key(self) -> Callable[[TaskInfo], tuple[Any, ...]] | None:
-        """Return a sort key equal to the plugins' task order, or None if one has no key."""
-        enabled = {id(fn) for fns in self._fns_by_tier("task_order") for fn in fns}
-        keys: list[Callable[[TaskInfo], Any]] = []
+    def plugin_order_keys(self, hook: str) -> list[Callable[[Any], Any]] | None:
+        """Return the sort keys of ``hook``'s enabled order functions, or None if one has none.
+
+        Comparing the tuples of these keys orders items as the comparator chain does, since each
+        key orders exactly as its plugin's comparison.
+        """
+        enabled = {id(fn) for fns in self._fns_by_tier(hook) for fn in fns}
+        given = self._order_keys[hook]
+        keys: list[Callable[[Any], Any]] = []
         for tier in self.conf.tiers:
             for option in tier.plugins:
-                fn = self._hooks["task_order"].get(option.name)
+                fn = self._hooks[hook].get(option.name)
                 if fn is None or id(fn) not in enabled:
                     continue
-                key = self._task_order_keys.get(option.name)
+                key = given.get(option.name)
                 if key is None:
                     return None
                 keys.append(key)
+        return keys
+
+    def task_order_key(self) -> Callable[[TaskInfo], tuple[Any, ...]] | None:
+        """Return a sort key equal to the plugins' task order, or None if one has no key."""
+        keys = self.plugin_order_keys("task_order")
+        if keys is None:
+            return None
         return lambda task: tuple(k(task) for k in keys)
 
     def has_fns(self, hook: str) -> bool:
@@ -184,9 +200,22 @@ class SessionRegistrars:
         return any(self._fns_by_tier(hook))
 
     # --- registrars --------------------------------------------------------------------------
-    def add_job_order_fn(self, plugin: str, fn: Callable[[JobInfo, JobInfo], int]) -> None:
-        """Register a job comparison."""
+    def add_job_order_fn(
+        self,
+        plugin: str,
+        fn: Callable[[JobInfo, JobInfo], int],
+        *,
+        key: Callable[[JobInfo], Any] | None = None,
+    ) -> None:
+        """Register a job comparison, optionally with an equivalent sort key.
+
+        ``key(job)`` must order jobs exactly as ``fn`` does and may change only when that job's
+        own tasks change. When every enabled job order has a key, allocate and enqueue order
+        their job queues by key tuples, computed once per push, instead of running the
+        comparator chain on every heap comparison (10,000 one-pod jobs: ~450,000 comparisons).
+        """
         self._register("job_order", plugin, fn)
+        self._order_keys["job_order"][plugin] = key
 
     def add_queue_order_fn(self, plugin: str, fn: Callable[[QueueInfo, QueueInfo], int]) -> None:
         """Register a queue comparison."""
@@ -207,7 +236,7 @@ class SessionRegistrars:
         instead of ~700 comparisons).
         """
         self._register("task_order", plugin, fn)
-        self._task_order_keys[plugin] = key
+        self._order_keys["task_order"][plugin] = key
 
     def add_victim_queue_order_fn(
         self, plugin: str, fn: Callable[[QueueInfo, QueueInfo, QueueInfo], int]

@@ -70,6 +70,26 @@ class SessionPlugins(SessionRegistrars):
             left, right
         )
 
+    def job_order_key(self) -> Callable[[JobInfo], tuple[Any, ...]] | None:
+        """Return a sort key ordering this session's jobs as ``job_order_cmp``, or None.
+
+        None when an enabled job order has no key, or when only some jobs have a creation time
+        (the tie-break is then not a total order, so only the comparator reproduces it).
+        """
+        keys = self.plugin_order_keys("job_order")
+        if keys is None:
+            return None
+        stamped = [j.creation_timestamp is not None for j in self.jobs.values()].count(True)
+        if stamped == len(self.jobs):
+
+            def key(job: JobInfo) -> tuple[Any, ...]:
+                return (*[k(job) for k in keys], job.creation_timestamp, job.uid)
+
+            return key
+        if stamped == 0:
+            return lambda job: (*[k(job) for k in keys], job.uid)
+        return None
+
     def job_order_fn(self, left: JobInfo, right: JobInfo) -> bool:
         """Return True when ``left`` goes before ``right``."""
         return self.job_order_cmp(left, right) < 0

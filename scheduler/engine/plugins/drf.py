@@ -61,7 +61,7 @@ class DrfPlugin(Plugin):
             self.tree = HierarchyTree.build(ssn, self.total, self.share_of, self.jobs_allocated())
             ssn.add_queue_order_fn(self.name, self.tree.compare_queues)
             ssn.add_reclaimable_fn(self.name, self._reclaimable)
-        ssn.add_job_order_fn(self.name, self._job_order)
+        ssn.add_job_order_fn(self.name, self._job_order, key=self._job_order_key)
         ssn.add_preemptable_fn(self.name, self._preemptable)
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
 
@@ -99,6 +99,10 @@ class DrfPlugin(Plugin):
         if la is None or ra is None or la.share == ra.share:
             return 0
         return -1 if la.share < ra.share else 1
+
+    def _job_order_key(self, job: JobInfo) -> float:
+        """Return the job's dominant share (``_job_order`` as a key; every job has one)."""
+        return self.jobs[job.uid].share
 
     def _preemptable(self, preemptor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
         """Return candidates whose job would still hold at least the preemptor job's share."""

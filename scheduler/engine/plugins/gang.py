@@ -91,7 +91,7 @@ class GangPlugin(Plugin):
         ssn.add_job_valid_fn(self.name, _valid)
         ssn.add_preemptable_fn(self.name, self._victims)
         ssn.add_reclaimable_fn(self.name, self._victims)
-        ssn.add_job_order_fn(self.name, _order)
+        ssn.add_job_order_fn(self.name, _order, key=_ready)
         ssn.add_job_ready_fn(self.name, _ready)
         ssn.add_job_pipelined_fn(self.name, _pipelined)
         ssn.add_job_starving_fn(self.name, lambda job: job.is_starving())

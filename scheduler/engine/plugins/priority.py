@@ -28,7 +28,7 @@ class PriorityPlugin(Plugin):
         """Register task and job order, preemptable and job starving."""
         self._ssn = ssn
         ssn.add_task_order_fn(self.name, _task_order, key=_task_order_key)
-        ssn.add_job_order_fn(self.name, _job_order)
+        ssn.add_job_order_fn(self.name, _job_order, key=_job_order_key)
         ssn.add_preemptable_fn(self.name, self._preemptable)
         ssn.add_job_starving_fn(self.name, _starving)
 
@@ -62,6 +62,11 @@ def _task_order_key(task: TaskInfo) -> int:
 def _job_order(left: JobInfo, right: JobInfo) -> int:
     """Return the higher job priority first."""
     return _higher_first(left.priority, right.priority)
+
+
+def _job_order_key(job: JobInfo) -> int:
+    """Return ``_job_order`` as a key: higher priority first."""
+    return -job.priority
 
 
 def _starving(job: JobInfo) -> bool:

@@ -26,12 +26,24 @@ T = TypeVar("T")
 
 
 class PriorityQueue(Generic[T]):
-    """Pop returns the item that ``compare`` puts first (negative = left first)."""
+    """Pop returns the item that ``compare`` puts first (negative = left first).
+
+    ``key``, when given, must order items as ``compare`` does (``Session.job_order_key``); it is
+    evaluated once per push instead of comparing through the plugins on every heap step. That
+    is only the same while an item's order cannot change while it waits in the heap, which holds
+    where only the popped item changes (enqueue, allocate, backfill).
+    """
 
     __slots__ = ("_counter", "_heap", "_key")
 
-    def __init__(self, compare: Callable[[T, T], int], items: Iterable[T] = ()) -> None:
-        self._key: Callable[[T], Any] = cmp_to_key(compare)
+    def __init__(
+        self,
+        compare: Callable[[T, T], int],
+        items: Iterable[T] = (),
+        *,
+        key: Callable[[T], Any] | None = None,
+    ) -> None:
+        self._key: Callable[[T], Any] = key if key is not None else cmp_to_key(compare)
         self._counter = itertools.count()
         self._heap: list[tuple[Any, int, T]] = []
         for item in items:
