@@ -31,6 +31,14 @@ def _created(instance: Any) -> dt.datetime:
     return created if created is not None else timezone.now()
 
 
+def _generation_of(instance: Any) -> int:
+    """Return the generation annotated by ``Resource.queryset`` or, failing that, stored."""
+    if hasattr(instance, "kube_generation"):
+        return int(instance.kube_generation or 1)
+    uid = instance.uid
+    return generations([instance]).get(uid, 1) if uid is not None else 1
+
+
 def render(
     resource: Resource,
     instance: Any,
@@ -47,8 +55,7 @@ def render(
             meta.setdefault("resourceVersion", "")
         meta.setdefault("creationTimestamp", format_time(_created(instance)))
         if generation is None:
-            uid = instance.uid
-            generation = generations([instance]).get(uid, 1) if uid is not None else 1
+            generation = _generation_of(instance)
         meta["generation"] = generation
     return manifest
 
@@ -57,11 +64,7 @@ def render_list(
     resource: Resource, instances: list[Any], *, resource_version: int, cont: str, remaining: int
 ) -> dict[str, Any]:
     """Return ``<Kind>List`` of ``instances`` with the list metadata."""
-    stored = generations(instances)
-    items = [
-        render(resource, item, generation=stored.get(getattr(item, "uid", None), 1))  # type: ignore[arg-type]
-        for item in instances
-    ]
+    items = [render(resource, item) for item in instances]
     meta: dict[str, Any] = {"resourceVersion": str(resource_version)}
     if cont:
         meta["continue"] = cont

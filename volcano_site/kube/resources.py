@@ -11,8 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import models
+from django.db.models import OuterRef, Subquery
 
 from scheduler.manifest_kinds import Kind
+from scheduler.models import ObjectMeta
+from volcano_site.kube.models import Generation
 
 __all__ = ["Resource"]
 
@@ -69,6 +72,10 @@ class Resource:
     def queryset(self) -> models.QuerySet[Any]:
         """Return every stored object, with what rendering needs fetched in constant queries."""
         queryset = self.model._default_manager.all()
+        if issubclass(self.model, ObjectMeta):
+            # metadata.generation rides along in the same query (a correlated subquery).
+            stored = Generation.objects.filter(uid=OuterRef("uid")).values("generation")[:1]
+            queryset = queryset.annotate(kube_generation=Subquery(stored))
         if self.select_related:
             queryset = queryset.select_related(*self.select_related)
         if self.prefetch_related:

@@ -28,7 +28,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from volcano_site.kube.changes import WAKE, latest_resource_version, model_label
 from volcano_site.kube.listing import ListQuery, filtered
 from volcano_site.kube.models import ChangeEvent, ChangeType
-from volcano_site.kube.render import generations, render
+from volcano_site.kube.render import render
 from volcano_site.kube.resources import Resource
 from volcano_site.kube.selectors import manifest_value
 from volcano_site.kube.status import KubeError
@@ -67,10 +67,9 @@ class Watcher:
             return []
         self.cursor = latest_resource_version()
         instances = list(filtered(self.resource, self.query))
-        stored = generations(instances)
         lines = []
         for instance in instances:
-            manifest = render(self.resource, instance, generation=stored.get(instance.uid, 1))
+            manifest = render(self.resource, instance)
             if self._selected(manifest):
                 lines.append(_frame(ChangeType.ADDED, self._shown(manifest)))
         return lines

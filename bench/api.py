@@ -1,0 +1,177 @@
+"""REST API benchmark: ``python bench/api.py`` (``--jobs 10000 --pods 100000 --runs 200``).
+
+Stores N jobs (one task each) and M pods in a fresh SQLite database in a
+temporary directory, then times, in process (server time: the whole Django
+stack from middleware to rendered JSON, no network), the three calls the issue
+budgets: list 100 jobs (p95 ≤ 100 ms), get one job (≤ 20 ms), create one job
+from Volcano's example (≤ 50 ms). Prints p50/p95/max of each and the query
+count per call. Not run by ``make test``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+BUDGET_MS = {"list 100 jobs": 100.0, "get job": 20.0, "create job": 50.0}
+JOBS_URL = "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs"
+
+
+def setup_django(data_dir: str) -> None:
+    """Point the settings at a fresh data directory and start Django."""
+    os.environ["VOLCANO_DATA_DIR"] = data_dir
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_site.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def seed(jobs: int, pods: int) -> None:
+    """Store ``jobs`` jobs with one task each and ``pods`` pods spread over them (bulk)."""
+    from jobs.models import Job, Pod, TaskSpec
+
+    template = {"spec": {"containers": [{"name": "main", "image": "busybox"}]}}
+    batch = 2000
+    created: list[Any] = []
+    for start in range(0, jobs, batch):
+        created += Job.objects.bulk_create(
+            Job(
+                namespace="default",
+                name=f"job-{index:06d}",
+                queue="default",
+                min_available=1,
+                phase="Running",
+                labels={"team": f"t{index % 10}"},
+            )
+            for index in range(start, min(start + batch, jobs))
+        )
+    for start in range(0, len(created), batch):
+        TaskSpec.objects.bulk_create(
+            TaskSpec(job=job, index=0, name="main", replicas=10, template=template)
+            for job in created[start : start + batch]
+        )
+    for start in range(0, pods, batch):
+        Pod.objects.bulk_create(
+            Pod(
+                namespace="default",
+                name=f"pod-{index:07d}",
+                job=created[index % len(created)],
+                task_name="main",
+                task_index=index // len(created),
+                spec=template["spec"],
+                phase="Running",
+            )
+            for index in range(start, min(start + batch, pods))
+        )
+
+
+def timed(call: Callable[[], Any], runs: int) -> tuple[list[float], int]:
+    """Return the milliseconds of ``runs`` calls and the queries of the last one."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    call()  # warm caches (token stamp, role lookups, compiled queries)
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - start) * 1000)
+    with CaptureQueriesContext(connection) as queries:
+        call()
+    return samples, len(queries.captured_queries)
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    """Return the ``fraction`` percentile of ``samples`` (nearest rank)."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def main() -> int:
+    """Seed, time and print; exit 1 when a budget is exceeded."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=10_000)
+    parser.add_argument("--pods", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=200)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="volcano-bench-") as data_dir:
+        setup_django(data_dir)
+        from django.contrib.auth.models import Group, User
+        from django.test import Client
+        from django.test.utils import setup_test_environment
+
+        from volcano_site.accounts.services import token_create
+
+        setup_test_environment()  # lets the test client's host through ALLOWED_HOSTS
+        started = time.perf_counter()
+        seed(args.jobs, args.pods)
+        print(
+            f"stored {args.jobs} jobs and {args.pods} pods in {time.perf_counter() - started:.1f} s"
+        )
+        user = User.objects.create_user("bench")
+        user.groups.add(Group.objects.get(name="operator"))
+        _, token = token_create(user=user, name="bench")
+        client = Client(headers={"authorization": f"Bearer {token}"})
+        manifest = json.loads(json.dumps(_example_job()))
+        counter = iter(range(10**9))
+
+        def list_jobs() -> None:
+            assert client.get(f"{JOBS_URL}?limit=100&labelSelector=team=t3").status_code == 200
+
+        def list_page() -> None:
+            assert client.get(f"{JOBS_URL}?limit=100").status_code == 200
+
+        def get_job() -> None:
+            assert client.get(f"{JOBS_URL}/job-005000").status_code == 200
+
+        def create_job() -> None:
+            manifest["metadata"]["name"] = f"bench-{next(counter)}"
+            response = client.post(JOBS_URL, json.dumps(manifest), content_type="application/json")
+            assert response.status_code == 201, response.content
+
+        failed = False
+        print(f"{'call':<28}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'budget':>9}{'queries':>9}")
+        for label, call, budget in (
+            ("list 100 jobs", list_page, BUDGET_MS["list 100 jobs"]),
+            ("list 100 jobs by label", list_jobs, BUDGET_MS["list 100 jobs"]),
+            ("get job", get_job, BUDGET_MS["get job"]),
+            ("create job", create_job, BUDGET_MS["create job"]),
+        ):
+            samples, queries = timed(call, args.runs)
+            p95 = percentile(samples, 0.95)
+            failed |= p95 > budget
+            print(
+                f"{label:<28}{statistics.median(samples):>9.1f}{p95:>9.1f}"
+                f"{max(samples):>9.1f}{budget:>9.0f}{queries:>9}"
+            )
+    return 1 if failed else 0
+
+
+def _example_job() -> dict[str, Any]:
+    """Return Volcano's nginx-sleep example, submitted to the default queue."""
+    import yaml
+
+    text = (ROOT / "tests" / "fixtures" / "examples" / "jobs" / "nginx-sleep.yaml").read_text()
+    manifest: dict[str, Any] = yaml.safe_load(text)
+    manifest["spec"]["queue"] = "default"
+    return manifest
+
+
+if __name__ == "__main__":
+    sys.exit(main())
