@@ -123,9 +123,11 @@ class AllocateAction(Action):
                 continue
             job = jobs.pop()
             sheet = sheets[job.uid]
-            stmt = self._allocate_job(ssn, selector, queue, job, sheet, role_cache=role_cache)
+            stmt, ready = self._allocate_job(
+                ssn, selector, queue, job, sheet, role_cache=role_cache
+            )
             # 4. Commit a ready job; push it back if it has more to place.
-            if stmt is not None and ssn.job_ready(job):
+            if stmt is not None and ready:
                 stmt.commit()
                 if not sheet.empty():
                     jobs.push(job)
@@ -140,9 +142,14 @@ class AllocateAction(Action):
         sheet: _Worksheet,
         *,
         role_cache: bool,
-    ) -> Statement | None:
-        """Return the statement of one job round, or None when it was discarded."""
+    ) -> tuple[Statement | None, bool]:
+        """Return the statement of one job round (None when discarded) and whether the job is ready.
+
+        JobReady is asked once per placement and its last answer reused: a task that does not fit
+        changes nothing JobReady reads.
+        """
         stmt = ssn.statement()
+        ready: bool | None = None  # JobReady after the last placement (None: not asked yet)
         while not sheet.empty():
             task = sheet.pop()
             if not ssn.allocatable(queue, task):
@@ -164,9 +171,12 @@ class AllocateAction(Action):
                 stmt.pipeline(task, placement.node)
             else:
                 stmt.allocate(task, placement.node)
-            if ssn.job_ready(job):
+            ready = ssn.job_ready(job)
+            if ready:
                 break
-        if ssn.job_ready(job) or ssn.job_pipelined(job):
-            return stmt
+        if ready is None:
+            ready = ssn.job_ready(job)
+        if ready or ssn.job_pipelined(job):
+            return stmt, ready
         stmt.discard()
-        return None
+        return None, False

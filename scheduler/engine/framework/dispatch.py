@@ -40,12 +40,20 @@ def first_nonzero(tiers: Tiers, left: object, right: object) -> int:
 
 def all_pass(tiers: Tiers, *args: object) -> bool:
     """Return True when every function says yes (JobReady, Allocatable, Preemptive)."""
-    return all(fn(*args) for fns in tiers for fn in fns)
+    for fns in tiers:  # plain loops: called several times per placed pod
+        for fn in fns:
+            if not fn(*args):
+                return False
+    return True
 
 
 def any_true(tiers: Tiers, *args: object) -> bool:
     """Return True when any function says yes (Overused)."""
-    return any(fn(*args) for fns in tiers for fn in fns)
+    for fns in tiers:
+        for fn in fns:
+            if fn(*args):
+                return True
+    return False
 
 
 def vote(tiers: Tiers, *args: object) -> bool:

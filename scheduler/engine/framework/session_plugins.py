@@ -231,6 +231,16 @@ class SessionPlugins(SessionRegistrars):
         """Return enabled (plugin, per-node fn) pairs of plugins without the batch form."""
         return self._only_form(node_hook, batch_hook)
 
+    def flat_fns(self, hook: str) -> list[Callable[..., Any]]:
+        """Return the enabled functions of ``hook`` in conf order, as one list (do not modify)."""
+        return self._flat(hook)
+
+    def node_only_fns(
+        self, node_hook: str, batch_hook: str
+    ) -> list[tuple[str, Callable[..., Any]]]:
+        """Return enabled (plugin, per-node fn) pairs of plugins without the batch form."""
+        return self._only_form(node_hook, batch_hook)
+
     def _flat(self, hook: str) -> list[Callable[..., Any]]:
         """Return the enabled functions of ``hook`` in conf order, as one list (cached)."""
         found = self._flat_fns.get(hook)

@@ -29,7 +29,7 @@ class _Kind(enum.Enum):
     ALLOCATE = "allocate"
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class Operation:
     """One recorded operation; ``previous`` is the task's status before an eviction."""
 

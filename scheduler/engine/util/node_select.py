@@ -63,7 +63,16 @@ class Placement:
 class NodeSelector:
     """Per-session cache of per-template node answers, and the choice of a node for a task."""
 
-    __slots__ = ("_entries", "_explained", "arrays", "best_node_hook", "nodes", "ssn")
+    __slots__ = (
+        "_entries",
+        "_explained",
+        "_one_predicate",
+        "_scorers",
+        "arrays",
+        "best_node_hook",
+        "nodes",
+        "ssn",
+    )
 
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
@@ -74,6 +83,12 @@ class NodeSelector:
         self._explained: dict[tuple[object, ...], tuple[int, int, str, set[str]]] = {}
         # Plugins register in on_session_open, before any action runs: this cannot change.
         self.best_node_hook = ssn.has_fns("best_node")
+        # For the one-row refresh after each placement: the predicate when a single batch one
+        # decides alone, the batch scorers when no per-node scorer exists (else the dispatchers).
+        batch = ssn.flat_fns("batch_predicate")
+        alone = len(batch) == 1 and not ssn.node_only_fns("predicate", "batch_predicate")
+        self._one_predicate = batch[0] if alone else None
+        self._scorers = None if ssn.flat_fns("node_order") else ssn.flat_fns("batch_node_order")
 
     @classmethod
     def of(cls, ssn: Session) -> NodeSelector:
@@ -109,8 +124,16 @@ class NodeSelector:
         # Plain-int comparison of a handful of columns beats numpy's per-call overhead.
         fit_idle = all(map(ge, arrays.idle[row].tolist(), req))
         fit_future = all(map(ge, arrays.future_idle[row].tolist(), req))
-        passes = bool(self.ssn.predicate_mask(task, rows)[0])
-        score = float(self.ssn.node_scores(task, rows)[0])
+        one = self._one_predicate
+        passes = bool((one or self.ssn.predicate_mask)(task, rows)[0])
+        scorers = self._scorers
+        if scorers is None:
+            score = float(self.ssn.node_scores(task, rows)[0])
+        else:  # the same float64 sum, in the same order, as Session.node_scores
+            score = 0.0
+            for i, fn in enumerate(scorers):
+                part = float(fn(task, rows)[0])
+                score = part if i == 0 else score + part
         entry.fit_idle[row] = fit_idle
         entry.fit_future[row] = fit_future
         entry.passes[row] = passes
