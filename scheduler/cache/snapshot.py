@@ -116,8 +116,10 @@ def _resource(milli: Mapping[str, int] | None) -> Resource | None:
 def read_snapshot(*, now: datetime | None = None) -> Snapshot:
     """Return the cluster as one session must see it: Ready nodes, live jobs, queues, classes."""
     started = time.perf_counter()
+    # An outer transaction (a test, a caller's atomic block) already fixes what we see.
+    outermost = not connection.in_atomic_block
     with transaction.atomic():
-        if connection.vendor == "postgresql":
+        if connection.vendor == "postgresql" and outermost:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         snapshot = _read(now or timezone.now())
