@@ -83,6 +83,8 @@ class BinpackPlugin(Plugin):
                 self._column_weights[col] = weight
         # Resources nobody in the snapshot mentions have no column: they cannot be requested.
         self._plans: dict[int, tuple[IntArray, FloatArray, float]] = {}
+        # The same plan as Python lists (column, weight) and the request as a list: scalar form.
+        self._scalar_plans: dict[int, tuple[list[tuple[int, float]], list[int]]] = {}
         self._cache = RowCache(ssn.arrays, self._vector, self._one)
         ssn.add_batch_node_order_fn(self.name, self.score)
 
@@ -128,20 +130,25 @@ class BinpackPlugin(Plugin):
 
     def _one(self, req: IntArray, row: int) -> float:
         """Return the score of one row for request ``req`` (the scalar form of ``_vector``)."""
-        cols, weights, weight_sum = self._plan(req)
+        key = id(req)
+        scalar = self._scalar_plans.get(key)
+        if scalar is None:
+            cols, weights, weight_sum = self._plan(req)
+            scalar = (list(zip(cols.tolist(), weights.tolist(), strict=True)), req.tolist())
+            self._scalar_plans[key] = scalar
+        weight_sum = self._plans[key][2]
         if weight_sum == 0:
             return 0.0
-        return self._score_row(row, req, cols, weights, weight_sum)
+        return self._score_row(row, scalar[0], scalar[1], weight_sum)
 
     def _score_row(
-        self, row: int, req: IntArray, cols: IntArray, weights: FloatArray, weight_sum: float
+        self, row: int, plan: list[tuple[int, float]], req_row: list[int], weight_sum: float
     ) -> float:
         """Return the score of one row: the same arithmetic as ``score``, on Python scalars."""
         alloc_row = self._arrays.allocatable[row].tolist()
         used_row = self._arrays.used[row].tolist()
-        req_row = req.tolist()
         total = 0.0
-        for col, weight in zip(cols.tolist(), weights.tolist(), strict=True):
+        for col, weight in plan:
             alloc = alloc_row[col]
             after = used_row[col] + req_row[col]
             if alloc <= 0:

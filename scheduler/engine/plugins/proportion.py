@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
@@ -160,6 +161,8 @@ class ProportionPlugin(Plugin):
         """Compute deserved shares and register the queue hooks and event handlers."""
         self._ssn = ssn
         self._index = ssn.resource_index
+        # Per request row: the columns the queue test ignores (what it does not ask for, pods).
+        self._ignored: dict[int, tuple[IntRow, npt.NDArray[np.bool_]]] = {}
         self._pods = self._index.position["pods"]
         # 1. Per-queue accounting from the snapshot.
         self.attrs = build_attrs(ssn)
@@ -215,8 +218,13 @@ class ProportionPlugin(Plugin):
         if attr is None or task.resreq_vec is None:
             return True
         request = task.resreq_vec
-        dims = quota.quota_dims(self._index, request)
-        return bool(((attr.allocated + request <= attr.deserved_upper) | ~dims).all())
+        ignored = self._ignored.get(id(request))  # request rows are memoised per distinct request
+        if ignored is None or ignored[0] is not request:
+            ignored = self._ignored[id(request)] = (
+                request,
+                ~quota.quota_dims(self._index, request),
+            )
+        return bool(((attr.allocated + request <= attr.deserved_upper) | ignored[1]).all())
 
     def _reclaimable(self, reclaimer: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
         """Return candidates of queues above their deserved, until each queue is back within it."""
