@@ -274,6 +274,7 @@ def _write_pod_groups(
     result: ApplyResult,
 ) -> None:
     cluster = snapshot.cluster
+    params: list[tuple[str | int, ...]] = []
     for uid, phase in decisions.pod_group_phases.items():
         known = snapshot.pod_groups.get(uid)
         job = cluster.jobs.get(uid)
@@ -295,15 +296,19 @@ def _write_pod_groups(
         )
         if unchanged:
             continue
-        written = PodGroup.objects.filter(pk=pk, resource_version=version).update(
-            phase=str(phase),
-            conditions=conditions,
-            running=counts[0],
-            succeeded=counts[1],
-            failed=counts[2],
-            resource_version=F("resource_version") + 1,
-        )
-        result.pod_groups_updated += written
+        params.append((str(phase), json.dumps(conditions), *counts, pk, version))
+    if not params:
+        return
+    # One executemany of a conditional UPDATE: a group another writer changed is skipped.
+    as_json = "CAST(%s AS jsonb)" if connection.vendor == "postgresql" else "%s"
+    sql = (
+        f"UPDATE {PodGroup._meta.db_table} SET phase = %s, conditions = {as_json}, running = %s, "
+        "succeeded = %s, failed = %s, resource_version = resource_version + 1 "
+        "WHERE id = %s AND resource_version = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
+        result.pod_groups_updated = max(cursor.rowcount, 0)
 
 
 def _same(new: list[dict[str, Any]], old: list[dict[str, Any]]) -> bool:
