@@ -31,10 +31,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from jobs.models import Pod
+from volcano_site.kube.changes import record_rows
 
 __all__ = [
     "DURATION_ANNOTATION",
@@ -133,6 +134,16 @@ def _exit_code(annotations: dict[str, Any]) -> int:
         return 1
 
 
+def _update(queryset: QuerySet[Pod], **values: Any) -> int:
+    """Update the pods of ``queryset`` and record each write, so watchers see it."""
+    pks = list(queryset.values_list("pk", flat=True))
+    if not pks:
+        return 0
+    written = Pod.objects.filter(pk__in=pks).update(**values)
+    record_rows(Pod, pks)
+    return written
+
+
 def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) -> TickResult:
     """Move every pod on the simulated nodes one step; return the counts."""
     now = now or timezone.now()
@@ -141,14 +152,18 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
     bump = {"resource_version": F("resource_version") + 1}
     with transaction.atomic():
         # 5. Pods on a lost node fail first (they never start or finish there).
-        result.lost = Pod.objects.filter(node__ready=False, phase__in=ACTIVE).update(
+        result.lost = _update(
+            Pod.objects.filter(node__ready=False, phase__in=ACTIVE),
             phase="Failed", reason="NodeNotReady", message="node is not ready",
             finish_time=now, task_status="", **bump,
         )  # fmt: skip
         # 4. Deleted pods stop after the grace period.
-        result.stopped = Pod.objects.filter(
-            deletion_time__lte=now - config.real(config.start_delay), phase__in=ACTIVE
-        ).update(phase="Failed", finish_time=now, task_status="", **bump)
+        result.stopped = _update(
+            Pod.objects.filter(
+                deletion_time__lte=now - config.real(config.start_delay), phase__in=ACTIVE
+            ),
+            phase="Failed", finish_time=now, task_status="", **bump,
+        )  # fmt: skip
         live = Pod.objects.filter(deletion_time__isnull=True, node__ready=True)
         # 3. Finish the pods whose time is up; before 2., so each pod is Running for a tick.
         ends: dict[int, list[int]] = {}
@@ -160,7 +175,8 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
             if started is not None and started + config.real(runs) <= now:
                 ends.setdefault(_exit_code(annotations), []).append(pk)
         for code, pks in ends.items():
-            done = Pod.objects.filter(pk__in=pks, phase="Running").update(
+            done = _update(
+                Pod.objects.filter(pk__in=pks, phase="Running"),
                 phase="Succeeded" if code == 0 else "Failed",
                 reason="Completed" if code == 0 else "Error",
                 exit_code=code, finish_time=now, **bump,
@@ -170,12 +186,16 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
             else:
                 result.failed += done
         # 2. Start pods acknowledged long enough ago; 1. acknowledge new binds.
-        result.started = live.filter(
-            phase="Pending",
-            node__isnull=False,
-            start_time__lte=now - config.real(config.start_delay),
-        ).update(phase="Running", task_status="", **bump)
-        result.acknowledged = live.filter(
-            phase="Pending", node__isnull=False, start_time__isnull=True
-        ).update(start_time=now, **bump)
+        result.started = _update(
+            live.filter(
+                phase="Pending",
+                node__isnull=False,
+                start_time__lte=now - config.real(config.start_delay),
+            ),
+            phase="Running", task_status="", **bump,
+        )  # fmt: skip
+        result.acknowledged = _update(
+            live.filter(phase="Pending", node__isnull=False, start_time__isnull=True),
+            start_time=now, **bump,
+        )  # fmt: skip
     return result

@@ -27,6 +27,8 @@ from jobs.controller.events import record_event
 from jobs.controller.podgroup import ensure_pod_group
 from jobs.controller.pods import render_pod
 from jobs.models import EventType, JobPhase, Pod, PodGroupPhase, PodPhase
+from volcano_site.kube.changes import record_rows
+from volcano_site.kube.models import ChangeType
 
 __all__ = ["RETAIN_NONE", "RETAIN_SOFT", "UpdateFn", "kill_job", "kill_target", "sync_job"]
 
@@ -90,7 +92,10 @@ def _create_missing_pods(ctx: JobContext) -> None:
             new.append(pod)
     if not new:
         return
-    for pod in Pod.objects.bulk_create(new):
+    created = Pod.objects.bulk_create(new)
+    # bulk_create sends no signals: record the new pods so watchers see them ADDED.
+    record_rows(Pod, [pod.pk for pod in created], ChangeType.ADDED)
+    for pod in created:
         ctx.pods[pod.name] = pod
     ctx.created += len(new)
     ctx.changed = True

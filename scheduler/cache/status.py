@@ -14,6 +14,7 @@ from django.db.models import Count, F, Sum
 
 from jobs.models import Pod, PodGroup
 from queues.models import Queue
+from volcano_site.kube.changes import record_rows
 
 __all__ = ["queue_status_figures", "write_queue_status"]
 
@@ -64,4 +65,5 @@ def write_queue_status() -> int:
         written += Queue.objects.filter(pk=row["pk"]).update(
             **{f: want[f] for f in fields}, resource_version=F("resource_version") + 1
         )
+        record_rows(Queue, [row["pk"]])  # watchers of queues see the new status
     return written

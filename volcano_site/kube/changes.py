@@ -23,7 +23,14 @@ from django.db.models.signals import post_save, pre_delete, pre_save
 
 from volcano_site.kube.models import ChangeEvent, ChangeType
 
-__all__ = ["WAKE", "connect", "latest_resource_version", "model_label", "record_changes"]
+__all__ = [
+    "WAKE",
+    "connect",
+    "latest_resource_version",
+    "model_label",
+    "record_changes",
+    "record_rows",
+]
 
 _ADVISORY_LOCK_KEY = 0x766F6C63  # "volc"
 # Watchers in this process wait on it; writers notify after commit (others poll).
@@ -110,6 +117,37 @@ def record_changes(instances: Iterable[Any], change: ChangeType = ChangeType.MOD
         if hasattr(instance, "resource_version"):
             type(instance)._default_manager.filter(pk=instance.pk).update(resource_version=version)
             instance.resource_version = version
+
+
+def record_rows(
+    model: type[models.Model], pks: Iterable[int], change: ChangeType = ChangeType.MODIFIED
+) -> None:
+    """Record rows written by ``QuerySet.update`` or raw SQL, by primary key.
+
+    Each row gets one change event and that event's id as its ``resourceVersion``; call it
+    inside the writing transaction, after the write.
+    """
+    keys = sorted(set(pks))
+    if not keys:
+        return
+    _serialise_writers()
+    kind = model_label(model)
+    columns = ["pk", "name"] + (["namespace"] if _has_field(model, "namespace") else [])
+    for row in model._default_manager.filter(pk__in=keys).values(*columns):
+        event = ChangeEvent.objects.create(
+            kind=kind,
+            type=change,
+            namespace=row.get("namespace") or "",
+            name=row["name"],
+            object_pk=row["pk"],
+        )
+        if _has_field(model, "resource_version"):
+            model._default_manager.filter(pk=row["pk"]).update(resource_version=event.id)
+    transaction.on_commit(_notify)
+
+
+def _has_field(model: type[models.Model], name: str) -> bool:
+    return any(f.name == name for f in model._meta.concrete_fields)
 
 
 def latest_resource_version() -> int:
