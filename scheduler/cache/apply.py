@@ -38,6 +38,7 @@ from scheduler.cache.status import write_queue_status
 from scheduler.engine.api.types import PodGroupCondition, TaskStatus
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.models import Node
+from volcano_site.kube.changes import record_rows
 
 __all__ = ["ApplyResult", "apply_decisions"]
 
@@ -194,6 +195,7 @@ def _write_binds(accepted: list[_Bind], result: ApplyResult) -> None:
     params = [(b.node_pk, TaskStatus.BOUND.value, b.pod_pk, b.version) for b in accepted]
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
+    record_rows(Pod, [b.pod_pk for b in accepted])  # watchers see the pods bound
     result.bound = len(accepted)
 
 
@@ -221,6 +223,7 @@ def _write_evictions(
         if not written:
             result.skipped_evictions.append(eviction.task)
             continue
+        record_rows(Pod, [row.pk])  # type: ignore[union-attr]  # written implies a row
         result.evicted += 1
         namespace, name = eviction.task.split("/", 1)
         message = f"Pod {eviction.task} evicted from {eviction.node}: {eviction.reason}"
@@ -309,6 +312,7 @@ def _write_pod_groups(
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
         result.pod_groups_updated = max(cursor.rowcount, 0)
+    record_rows(PodGroup, [int(str(p[-2])) for p in params])  # watchers see the new status
 
 
 def _same(new: list[dict[str, Any]], old: list[dict[str, Any]]) -> bool:
