@@ -18,4 +18,5 @@ urlpatterns: list[URLPattern] = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
     path("tokens/<int:pk>/revoke/", views.token_revoke_view, name="token_revoke"),
+    path("kubeconfig/", views.kubeconfig_download, name="kubeconfig"),
 ]

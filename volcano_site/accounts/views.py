@@ -9,11 +9,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from volcano_site.accounts.kubeconfig import kubeconfig_create
 from volcano_site.accounts.models import ApiToken
 from volcano_site.accounts.services import token_create, token_revoke
 from volcano_site.roles import allowed_namespaces, roles_of
 
-__all__ = ["profile", "token_revoke_view"]
+__all__ = ["kubeconfig_download", "profile", "token_revoke_view"]
 
 
 class TokenForm(forms.Form):
@@ -50,3 +51,14 @@ def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
     token_revoke(token=token)
     messages.success(request, f"Token {token.name} revoked.")
     return redirect("accounts:profile")
+
+
+@login_required
+@require_POST
+def kubeconfig_download(request: HttpRequest) -> HttpResponse:
+    """Issue a token named ``kubeconfig`` and download a kubeconfig naming this server."""
+    text = kubeconfig_create(user=request.user, server=request.build_absolute_uri("/"))
+    response = HttpResponse(text, content_type="application/yaml")
+    filename = f"kubeconfig-{request.user.get_username()}.yaml"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
