@@ -96,7 +96,9 @@ class AllocateAction(Action):
         # 1. Admit Pending jobs when there is no enqueue action.
         admit_pending_without_enqueue(ssn)
         # 2. Worksheets of pending tasks; queues and jobs in priority queues.
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_cmp)
+        queues: PriorityQueue[QueueInfo] = PriorityQueue(
+            ssn.queue_order_cmp, key=ssn.queue_order_key()
+        )
         jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
         job_key = ssn.job_order_key()
         sheets: dict[str, _Worksheet] = {}

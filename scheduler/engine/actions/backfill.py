@@ -48,7 +48,9 @@ class BackfillAction(Action):
 
     @staticmethod
     def _candidates(ssn: Session) -> list[TaskInfo]:
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_cmp)
+        queues: PriorityQueue[QueueInfo] = PriorityQueue(
+            ssn.queue_order_cmp, key=ssn.queue_order_key()
+        )
         by_queue: dict[str, PriorityQueue[JobInfo]] = {}
         job_key = ssn.job_order_key()
         for job in schedulable_jobs(ssn):

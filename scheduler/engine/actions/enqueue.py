@@ -43,7 +43,9 @@ class EnqueueAction(Action):
     def _pending_by_queue(
         ssn: Session,
     ) -> tuple[PriorityQueue[QueueInfo], dict[str, PriorityQueue[JobInfo]]]:
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_cmp)
+        queues: PriorityQueue[QueueInfo] = PriorityQueue(
+            ssn.queue_order_cmp, key=ssn.queue_order_key()
+        )
         pending: dict[str, PriorityQueue[JobInfo]] = {}
         job_key = ssn.job_order_key()
         for job in ssn.jobs.values():

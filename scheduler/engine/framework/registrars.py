@@ -124,6 +124,7 @@ class SessionRegistrars:
     conf: SchedulerConf
     node_list: list[NodeInfo]
     jobs: dict[str, JobInfo]
+    queues: dict[str, QueueInfo]
 
     def _init_hooks(self) -> None:
         self._hooks: dict[str, dict[str, Callable[..., Any]]] = {h: {} for h in HOOK_FLAGS}
@@ -134,6 +135,7 @@ class SessionRegistrars:
         self._order_keys: dict[str, dict[str, Callable[[Any], Any] | None]] = {
             "task_order": {},
             "job_order": {},
+            "queue_order": {},
         }
 
     def _register(self, hook: str, plugin: str, fn: Callable[..., Any]) -> None:
@@ -217,9 +219,20 @@ class SessionRegistrars:
         self._register("job_order", plugin, fn)
         self._order_keys["job_order"][plugin] = key
 
-    def add_queue_order_fn(self, plugin: str, fn: Callable[[QueueInfo, QueueInfo], int]) -> None:
-        """Register a queue comparison."""
+    def add_queue_order_fn(
+        self,
+        plugin: str,
+        fn: Callable[[QueueInfo, QueueInfo], int],
+        *,
+        key: Callable[[QueueInfo], Any] | None = None,
+    ) -> None:
+        """Register a queue comparison, optionally with an equivalent sort key.
+
+        As for job orders: ``key(queue)`` must order queues exactly as ``fn`` does and may change
+        only when that queue's own jobs change (``Session.queue_order_key``).
+        """
         self._register("queue_order", plugin, fn)
+        self._order_keys["queue_order"][plugin] = key
 
     def add_task_order_fn(
         self,

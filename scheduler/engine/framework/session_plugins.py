@@ -60,6 +60,27 @@ def default_task_order(left: TaskInfo, right: TaskInfo) -> int:
     return _tie(left, right)
 
 
+def _order_key(
+    keys: list[Callable[[Any], Any]] | None, items: list[Any]
+) -> Callable[[Any], tuple[Any, ...]] | None:
+    """Return the plugin keys followed by ``_tie`` as a key, or None when that is no key.
+
+    ``_tie`` is a total order only when all of ``items`` or none of them have a creation time.
+    """
+    if keys is None:
+        return None
+    stamped = [i.creation_timestamp is not None for i in items].count(True)
+    if stamped == len(items):
+
+        def key(item: Any) -> tuple[Any, ...]:
+            return (*[k(item) for k in keys], item.creation_timestamp, item.uid)
+
+        return key
+    if stamped == 0:
+        return lambda item: (*[k(item) for k in keys], item.uid)
+    return None
+
+
 class SessionPlugins(SessionRegistrars):
     """The dispatchers; mixed into ``Session``."""
 
@@ -76,19 +97,16 @@ class SessionPlugins(SessionRegistrars):
         None when an enabled job order has no key, or when only some jobs have a creation time
         (the tie-break is then not a total order, so only the comparator reproduces it).
         """
-        keys = self.plugin_order_keys("job_order")
-        if keys is None:
-            return None
-        stamped = [j.creation_timestamp is not None for j in self.jobs.values()].count(True)
-        if stamped == len(self.jobs):
+        return _order_key(self.plugin_order_keys("job_order"), list(self.jobs.values()))
 
-            def key(job: JobInfo) -> tuple[Any, ...]:
-                return (*[k(job) for k in keys], job.creation_timestamp, job.uid)
+    def queue_order_key(self) -> Callable[[QueueInfo], tuple[Any, ...]] | None:
+        """Return a sort key ordering the session's queues as ``queue_order_cmp``, or None.
 
-            return key
-        if stamped == 0:
-            return lambda job: (*[k(job) for k in keys], job.uid)
-        return None
+        Only queues holding a job are ever ordered, so only their creation times count.
+        """
+        names = {job.queue for job in self.jobs.values()}
+        holding = [q for name, q in self.queues.items() if name in names]
+        return _order_key(self.plugin_order_keys("queue_order"), holding)
 
     def job_order_fn(self, left: JobInfo, right: JobInfo) -> bool:
         """Return True when ``left`` goes before ``right``."""

@@ -169,7 +169,7 @@ class ProportionPlugin(Plugin):
         # 2. Deserved, by weight, water-filled.
         water_fill(list(self.attrs.values()), ssn.arrays.allocatable.sum(axis=0))
         # 3. Hooks.
-        ssn.add_queue_order_fn(self.name, self._queue_order)
+        ssn.add_queue_order_fn(self.name, self._queue_order, key=self._queue_order_key)
         ssn.add_overused_fn(self.name, self._overused)
         ssn.add_allocatable_fn(self.name, self._allocatable)
         ssn.add_preemptive_fn(self.name, self._allocatable)
@@ -204,6 +204,10 @@ class ProportionPlugin(Plugin):
         if la is None or ra is None or la.share == ra.share:
             return 0
         return -1 if la.share < ra.share else 1
+
+    def _queue_order_key(self, queue: QueueInfo) -> tuple[int, float]:
+        """Return ``_queue_order`` as a key (only queues holding a job are ever ordered)."""
+        return (-queue.priority, self.attrs[queue.name].share)
 
     def _overused(self, queue: QueueInfo) -> bool:
         """Return True when the queue has at least its deserved in every column."""
