@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,21 @@ def test_command_writes_a_kubeconfig_whose_token_is_live(
     row = ApiToken.objects.get(digest=token_digest(_token_of(config)))
     assert row.user == user
     assert row.name == "kubeconfig"
+
+
+def test_command_embeds_the_certificate_authority(django_user_model: Any, tmp_path: Path) -> None:
+    django_user_model.objects.create_user("di", password="pw-di")
+    authority = tmp_path / "ca.crt"
+    authority.write_bytes(b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+    out = io.StringIO()
+    call_command(
+        "kubeconfig", "--user", "di", "--certificate-authority", str(authority), stdout=out
+    )
+    cluster = yaml.safe_load(out.getvalue())["clusters"][0]["cluster"]
+    assert base64.b64decode(cluster["certificate-authority-data"]) == authority.read_bytes()
+    out = io.StringIO()
+    call_command("kubeconfig", "--user", "di", "--insecure-skip-tls-verify", stdout=out)
+    assert yaml.safe_load(out.getvalue())["clusters"][0]["cluster"]["insecure-skip-tls-verify"]
 
 
 def test_command_prints_to_stdout_and_refuses_an_unknown_user(django_user_model: Any) -> None:

@@ -7,6 +7,7 @@ server as they would a Kubernetes API server running Volcano.
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import yaml
@@ -18,13 +19,30 @@ __all__ = ["kubeconfig_create", "kubeconfig_text"]
 CLUSTER = "volcano-console"
 
 
-def kubeconfig_text(*, server: str, username: str, token: str, namespace: str = "default") -> str:
-    """Return a kubeconfig (YAML) naming ``server`` and authenticating with ``token``."""
+def kubeconfig_text(
+    *,
+    server: str,
+    username: str,
+    token: str,
+    namespace: str = "default",
+    ca_pem: bytes = b"",
+    insecure: bool = False,
+) -> str:
+    """Return a kubeconfig (YAML) naming ``server`` and authenticating with ``token``.
+
+    ``ca_pem`` (the server certificate's issuer) is embedded as
+    ``certificate-authority-data``; ``insecure`` skips TLS verification instead.
+    """
     context = f"{username}@{CLUSTER}"
+    cluster: dict[str, Any] = {"server": server.rstrip("/")}
+    if ca_pem:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    elif insecure:
+        cluster["insecure-skip-tls-verify"] = True
     config: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": CLUSTER, "cluster": {"server": server.rstrip("/")}}],
+        "clusters": [{"name": CLUSTER, "cluster": cluster}],
         "users": [{"name": username, "user": {"token": token}}],
         "contexts": [
             {
@@ -38,9 +56,21 @@ def kubeconfig_text(*, server: str, username: str, token: str, namespace: str = 
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def kubeconfig_create(*, user: Any, server: str, namespace: str = "default") -> str:
+def kubeconfig_create(
+    *,
+    user: Any,
+    server: str,
+    namespace: str = "default",
+    ca_pem: bytes = b"",
+    insecure: bool = False,
+) -> str:
     """Issue a token named ``kubeconfig`` for ``user`` and return a kubeconfig holding it."""
     _, token = token_create(user=user, name="kubeconfig")
     return kubeconfig_text(
-        server=server, username=user.get_username(), token=token, namespace=namespace
+        server=server,
+        username=user.get_username(),
+        token=token,
+        namespace=namespace,
+        ca_pem=ca_pem,
+        insecure=insecure,
     )

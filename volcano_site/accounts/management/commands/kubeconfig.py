@@ -22,6 +22,16 @@ class Command(BaseCommand):
             "--server", default="http://127.0.0.1:8000", help="The server URL kubectl calls"
         )
         parser.add_argument("--namespace", default="default", help="The context's namespace")
+        parser.add_argument(
+            "--certificate-authority",
+            default="",
+            help="PEM file of the CA that signed the server's certificate (embedded)",
+        )
+        parser.add_argument(
+            "--insecure-skip-tls-verify",
+            action="store_true",
+            help="Do not verify the server's certificate (self-signed, testing only)",
+        )
         parser.add_argument("-o", "--output", default="", help="Write to this file (mode 600)")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -31,8 +41,13 @@ class Command(BaseCommand):
             raise CommandError(f"no user named {options['user']!r}")
         if not user.is_active:
             raise CommandError(f"user {options['user']!r} is not active")
+        authority = options["certificate_authority"]
         text = kubeconfig_create(
-            user=user, server=options["server"], namespace=options["namespace"]
+            user=user,
+            server=options["server"],
+            namespace=options["namespace"],
+            ca_pem=Path(authority).read_bytes() if authority else b"",
+            insecure=options["insecure_skip_tls_verify"],
         )
         if options["output"]:
             path = Path(options["output"])
