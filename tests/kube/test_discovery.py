@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from tests.kube.conftest import KubeServer
 
@@ -13,7 +14,7 @@ AGGREGATED = (
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 
 
-def _resources(server: KubeServer, group_version: str) -> dict[str, dict[str, object]]:
+def _resources(server: KubeServer, group_version: str) -> dict[str, dict[str, Any]]:
     path = f"/apis/{group_version}" if "/" in group_version else f"/api/{group_version}"
     answer = server.json("GET", path)
     assert answer["kind"] == "APIResourceList"

@@ -20,7 +20,9 @@ from tests.kube.conftest import EXAMPLES, JOB_FILES, KUBECTL, KubeServer
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
 
 
-def kubectl(server: KubeServer, *args: str, namespace: str, stdin: str | None = None):  # type: ignore[no-untyped-def]
+def kubectl(
+    server: KubeServer, *args: str, namespace: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run kubectl once (30 s at most); return the finished process."""
     return subprocess.run(
         [str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "-n", namespace, *args],

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 import yaml
-from kubernetes import client, config, watch
-from kubernetes.client.rest import ApiException
+from kubernetes import client, config, watch  # type: ignore[import-untyped]
+from kubernetes.client.rest import ApiException  # type: ignore[import-untyped]
 
 from tests.kube.conftest import JOB_FILES, KubeServer, wait_for
 
