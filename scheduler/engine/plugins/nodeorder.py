@@ -96,6 +96,8 @@ class NodeOrderPlugin(Plugin):
         self._cols_list: list[int] = self._cols.tolist()
         self._balanced_list: list[int] = self._balanced_cols.tolist()
         self._resources = RowCache(ssn.arrays, self._resource_vector, self._resource_row)
+        # Request rows (memoised per distinct request) as lists, for the scalar form.
+        self._req_lists: dict[int, tuple[Vector, list[int]]] = {}
         self._static: dict[str, FloatArray] = {}
         self._eligible: dict[str, BoolArray] = {}
         self._keys = NodeConstraintKeys()
@@ -169,36 +171,48 @@ class NodeOrderPlugin(Plugin):
         return total
 
     def _resource_row(self, req: Vector, row: int) -> float:
-        """Return the weighted least/most/balanced score of one row (the scalar form)."""
+        """Return the weighted least/most/balanced score of one row (the scalar form).
+
+        Called once per placed pod, so written for the interpreter: plain loops, no generators,
+        the request as a cached list; the arithmetic and its order are those of the vector form.
+        """
         arrays, w = self.ssn.arrays, self.w
-        alloc_row, used_row, req_row = (
-            arrays.allocatable[row].tolist(),
-            arrays.used[row].tolist(),
-            req.tolist(),
-        )
+        alloc_row, used_row = arrays.allocatable[row].tolist(), arrays.used[row].tolist()
+        req_row = self._req_lists.get(id(req))
+        if req_row is None or req_row[0] is not req:
+            req_row = self._req_lists[id(req)] = (req, req.tolist())
+        wanted = req_row[1]
         total = 0.0
-        if w["leastrequested"] or w["mostrequested"]:
+        least_w, most_w, balanced_w = w["leastrequested"], w["mostrequested"], w["balancedresource"]
+        if least_w or most_w:
             least = most = 0
             for col in self._cols_list:
-                alloc, requested = alloc_row[col], used_row[col] + req_row[col]
+                alloc, requested = alloc_row[col], used_row[col] + wanted[col]
                 if alloc > 0:
-                    least += (alloc - requested) * 100 // alloc if requested <= alloc else 0
-                    most += min(requested, alloc) * 100 // alloc
+                    if requested <= alloc:
+                        least += (alloc - requested) * 100 // alloc
+                        most += requested * 100 // alloc
+                    else:
+                        most += alloc * 100 // alloc
             n = len(self._cols_list)
-            if w["leastrequested"]:
-                total += w["leastrequested"] * float(least // n)
-            if w["mostrequested"]:
-                total += w["mostrequested"] * float(most // n)
-        if w["balancedresource"]:
-            fractions = [
-                min((used_row[c] + req_row[c]) / alloc_row[c], 1.0)
-                for c in self._balanced_list
-                if alloc_row[c] > 0
-            ]
-            count = max(len(fractions), 1)
+            if least_w:
+                total += least_w * float(least // n)
+            if most_w:
+                total += most_w * float(most // n)
+        if balanced_w:
+            fractions = []
+            for c in self._balanced_list:
+                alloc = alloc_row[c]
+                if alloc > 0:
+                    fraction = (used_row[c] + wanted[c]) / alloc
+                    fractions.append(fraction if fraction < 1.0 else 1.0)
+            count = len(fractions) or 1
             mean = sum(fractions) / count
-            var = sum((f - mean) ** 2 for f in fractions) / count
-            total += w["balancedresource"] * math.floor((1.0 - math.sqrt(var)) * MAX_SCORE)
+            spread = 0.0
+            for f in fractions:
+                spread += (f - mean) ** 2
+            var = spread / count
+            total += balanced_w * math.floor((1.0 - math.sqrt(var)) * MAX_SCORE)
         return total
 
     # --- template scores -----------------------------------------------------------------------
