@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import resource
 import subprocess
@@ -29,6 +30,8 @@ from scheduler.engine.errors import EngineError
 from scheduler.engine.framework import run_session
 
 ALL = [*SETS, "Q-queueing"]
+# The machine is shared: each case also prints the session's CPU time (process time), which
+# load inflates far less than wall time, and the load average at the end of each set.
 TARGETS = {
     "S-gang": "session <= 50 ms",
     "S-yk": ">= 27,000 pods/s",
@@ -59,7 +62,9 @@ def run_case(case: Case, *, profiler: cProfile.Profile | None) -> None:
     pending = sum(1 for j in cluster.jobs.values() for t in j.tasks.values() if not t.node_name)
     if profiler is not None:
         profiler.enable()
+    cpu_started = time.process_time()
     decisions = run_session(cluster, conf, uid=case.label)
+    cpu = time.process_time() - cpu_started
     if profiler is not None:
         profiler.disable()
     timings = decisions.timings
@@ -77,7 +82,8 @@ def run_case(case: Case, *, profiler: cProfile.Profile | None) -> None:
     )
     rate = bound / session if session else 0.0
     print(
-        f"  {case.label}: session {session * 1000:.1f} ms (snapshot {snapshot * 1000:.0f} ms, "
+        f"  {case.label}: session {session * 1000:.1f} ms, cpu {cpu * 1000:.1f} ms "
+        f"(snapshot {snapshot * 1000:.0f} ms, "
         f"write-back none) | bound {bound}/{pending} pending pods | {rate:,.0f} pods/s | "
         f"enqueued {len(decisions.enqueued)} jobs | evictions {len(decisions.evictions)} | "
         f"pipelined {len(decisions.pipelined)}"
@@ -118,7 +124,7 @@ def run_set(name: str, seed: int, *, profile: bool) -> None:
         workload = SETS[name](seed)
         for case in workload.cases:
             run_case(case, profiler=profiler)
-    print(f"  peak RSS {peak_rss_mib():.0f} MiB")
+    print(f"  peak RSS {peak_rss_mib():.0f} MiB; load average {os.getloadavg()[0]:.1f}")
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
 
