@@ -58,7 +58,9 @@ class QueueAttr:
 
     def update_share(self) -> None:
         """Recompute the share: max of allocated / deserved over the deserved columns."""
-        self.share = float((self.allocated * self.inverse).max()) if len(self.inverse) else 0.0
+        # maximum.reduce: the same max without ndarray.max's Python wrapper (once per placed pod)
+        share = np.maximum.reduce(self.allocated * self.inverse) if len(self.inverse) else 0.0
+        self.share = float(share)
 
     def within_deserved(self, allocated: IntRow) -> bool:
         """Return True when ``allocated`` ≤ deserved in every column."""
