@@ -16,6 +16,42 @@ from volcano_site.kube.resources import Resource
 
 __all__ = ["COMMANDS", "EVENTS", "JOBS", "PODGROUPS", "PODS", "PRIORITY_CLASSES"]
 
+# Volcano's smallest example job (nginx that sleeps), in the default queue.
+JOB_EXAMPLE = {
+    "apiVersion": "batch.volcano.sh/v1alpha1",
+    "kind": "Job",
+    "metadata": {"name": "job-1"},
+    "spec": {
+        "minAvailable": 1,
+        "schedulerName": "volcano",
+        "queue": "default",
+        "policies": [{"event": "PodEvicted", "action": "RestartJob"}],
+        "tasks": [
+            {
+                "replicas": 1,
+                "name": "nginx",
+                "policies": [{"event": "TaskCompleted", "action": "CompleteJob"}],
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "command": ["sleep", "10m"],
+                                "image": "nginx:latest",
+                                "name": "nginx",
+                                "resources": {
+                                    "requests": {"cpu": "1"},
+                                    "limits": {"cpu": "1"},
+                                },
+                            }
+                        ],
+                        "restartPolicy": "Never",
+                    }
+                },
+            }
+        ],
+    },
+}
+
 JOBS = Resource(
     manifest=JobKind(),
     plural="jobs",
@@ -30,6 +66,7 @@ JOBS = Resource(
     },
     prefetch_related=("tasks",),
     status_subresource=True,
+    example=JOB_EXAMPLE,
 )
 PODGROUPS = Resource(
     manifest=PodGroupKind(),
@@ -45,6 +82,12 @@ PODGROUPS = Resource(
     },
     select_related=("job",),
     status_on_create=True,
+    example={
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "test"},
+        "spec": {"minMember": 1, "minResources": {"cpu": "3"}, "queue": "default"},
+    },
 )
 PODS = Resource(
     manifest=PodKind(),
@@ -95,4 +138,12 @@ PRIORITY_CLASSES = Resource(
     version="v1",
     access="priorityclasses",
     field_selectors={"metadata.name": "name"},
+    example={
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "high-priority"},
+        "value": 1000000,
+        "globalDefault": False,
+        "description": "Jobs that go before the default priority (0).",
+    },
 )

@@ -21,6 +21,12 @@ QUEUES = Resource(
     field_selectors={"metadata.name": "name", "status.state": "state", "spec.parent": "parent"},
     status_subresource=True,
     status_on_create=True,
+    example={
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": "test"},
+        "spec": {"weight": 1, "reclaimable": False, "capability": {"cpu": "2"}},
+    },
     status_field_names=(
         "state",
         "pending",

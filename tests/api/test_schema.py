@@ -68,3 +68,47 @@ def test_schema_and_docs_pages_list_every_path(db: None) -> None:
         "/apis/audit.volcano.sh/v1alpha1/auditentries",
     } <= paths
     assert Client().get("/api/docs/").status_code == 200
+
+
+EXAMPLE_RESOURCES = [
+    ("/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs", "job-1"),
+    ("/apis/scheduling.volcano.sh/v1beta1/namespaces/{namespace}/podgroups", "test"),
+    ("/apis/scheduling.volcano.sh/v1beta1/queues", "test"),
+    ("/apis/scheduling.k8s.io/v1/priorityclasses", "high-priority"),
+]
+
+
+@pytest.mark.parametrize(("collection", "name"), EXAMPLE_RESOURCES)
+def test_documented_examples_go_through_their_lifecycle_within_the_schema(
+    operator_headers: dict[str, str], collection: str, name: str
+) -> None:
+    path = {"namespace": "default"} if "{namespace}" in collection else {}
+    item = f"{collection}/{{name}}"
+    create = schema[collection]["POST"]
+    example = create.definition.raw["requestBody"]["content"]["application/json"]["examples"]
+    body = next(iter(example.values()))["value"]
+    checks = [not_a_server_error, response_schema_conformance]
+
+    def call(operation: Any, expected: int, **kwargs: Any) -> Any:
+        case = operation.Case(**kwargs)
+        response = case.call_and_validate(headers=operator_headers, checks=checks)
+        assert response.status_code == expected, response.text
+        return response.json()
+
+    call(create, 201, path_parameters=path, body=body, media_type="application/json")
+    stored = call(schema[item]["GET"], 200, path_parameters={**path, "name": name})
+    call(
+        schema[item]["PUT"],
+        200,
+        path_parameters={**path, "name": name},
+        body=stored,
+        media_type="application/json",
+    )
+    call(
+        schema[item]["PATCH"],
+        200,
+        path_parameters={**path, "name": name},
+        body={"metadata": {"labels": {"checked": "yes"}}},
+        media_type="application/merge-patch+json",
+    )
+    call(schema[item]["DELETE"], 200, path_parameters={**path, "name": name})

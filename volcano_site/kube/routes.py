@@ -11,7 +11,12 @@ from typing import Any
 
 from django.urls import URLPattern, path
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+)
 
 from volcano_site.kube.resources import Resource
 from volcano_site.kube.serializers import StatusSerializer
@@ -35,6 +40,32 @@ LIST_PARAMETERS = [
         description="With watch=1 (not described here as it streams): replay changes after it",
     ),
 ]
+_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+
+
+def _path_parameters(resource: Resource, *, item: bool) -> list[OpenApiParameter]:
+    """Describe ``namespace`` and ``name`` (DNS names), with the example's values."""
+    parameters = []
+    if resource.namespaced:
+        parameters.append(
+            OpenApiParameter(
+                "namespace",
+                str,
+                OpenApiParameter.PATH,
+                pattern=_LABEL,
+                examples=[OpenApiExample("default", value="default")],
+            )
+        )
+    if item:
+        name = str((resource.example or {}).get("metadata", {}).get("name", "example"))
+        parameters.append(
+            OpenApiParameter(
+                "name", str, OpenApiParameter.PATH, examples=[OpenApiExample(name, value=name)]
+            )
+        )
+    return parameters
+
+
 WRITE_PARAMETERS = [
     OpenApiParameter("dryRun", str, enum=["All"], description="Validate only; store nothing")
 ]
@@ -63,12 +94,18 @@ def _documented(
             return f"{verb}{resource.kind}ForAllNamespaces"
         return f"{verb}{scope}{resource.kind}{suffix}"
 
+    examples = (
+        [OpenApiExample(f"A {resource.kind}", value=dict(resource.example), request_only=True)]
+        if resource.example is not None
+        else []
+    )
+    paths = [] if list_only else _path_parameters(resource, item=base is not CollectionView)
     operations: dict[str, Any] = {}
     if base is CollectionView:
         operations["get"] = extend_schema(
             operation_id=op("list"),
             summary=f"List {resource.plural}",
-            parameters=LIST_PARAMETERS,
+            parameters=[*paths, *LIST_PARAMETERS],
             responses={200: list_serializer, **ERRORS},
             tags=[tag],
         )
@@ -77,14 +114,19 @@ def _documented(
                 operation_id=op("create"),
                 summary=f"Create a {resource.kind}",
                 request=body,
-                parameters=WRITE_PARAMETERS,
+                examples=examples,
+                parameters=[*paths, *WRITE_PARAMETERS],
                 responses={201: serializer, **ERRORS},
                 tags=[tag],
             )
     else:
         what = f"{resource.kind} status" if base is StatusView else f"a {resource.kind}"
         operations["get"] = extend_schema(
-            operation_id=op("read"), summary=f"Read {what}", responses=object_answer, tags=[tag]
+            operation_id=op("read"),
+            summary=f"Read {what}",
+            parameters=paths,
+            responses=object_answer,
+            tags=[tag],
         )
         if resource.writable:
             for method, verb, request in (("put", "Replace", body), ("patch", "Patch", patch)):
@@ -92,7 +134,7 @@ def _documented(
                     operation_id=op(verb.lower()),
                     summary=f"{verb} {what}",
                     request=request,
-                    parameters=WRITE_PARAMETERS,
+                    parameters=[*paths, *WRITE_PARAMETERS],
                     responses=object_answer,
                     tags=[tag],
                 )
@@ -100,7 +142,7 @@ def _documented(
                 operations["delete"] = extend_schema(
                     operation_id=op("delete"),
                     summary=f"Delete {what}",
-                    parameters=WRITE_PARAMETERS,
+                    parameters=[*paths, *WRITE_PARAMETERS],
                     responses=object_answer,
                     tags=[tag],
                 )
