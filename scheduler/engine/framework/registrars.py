@@ -131,6 +131,8 @@ class SessionRegistrars:
         self._by_tier: dict[str, list[list[Callable[..., Any]]]] = {}
         self._one_form: dict[tuple[str, str], list[tuple[str, Callable[..., Any]]]] = {}
         self._flat_fns: dict[str, list[Callable[..., Any]]] = {}
+        # hook -> plugin_order_keys(hook) (allocate asks once per job; cleared on registration)
+        self._keys_cache: dict[str, list[Callable[[Any], Any]] | None] = {}
         self.event_handlers: list[EventHandler] = []
         self._order_keys: dict[str, dict[str, Callable[[Any], Any] | None]] = {
             "task_order": {},
@@ -143,6 +145,7 @@ class SessionRegistrars:
         self._by_tier.pop(hook, None)
         self._one_form.clear()
         self._flat_fns.clear()
+        self._keys_cache.clear()
 
     def _fns_by_tier(self, hook: str) -> list[list[Callable[..., Any]]]:
         """Return the enabled functions of ``hook``, one list per tier, in conf order."""
@@ -176,6 +179,8 @@ class SessionRegistrars:
         Comparing the tuples of these keys orders items as the comparator chain does, since each
         key orders exactly as its plugin's comparison.
         """
+        if hook in self._keys_cache:
+            return self._keys_cache[hook]
         enabled = {id(fn) for fns in self._fns_by_tier(hook) for fn in fns}
         given = self._order_keys[hook]
         keys: list[Callable[[Any], Any]] = []
@@ -186,8 +191,10 @@ class SessionRegistrars:
                     continue
                 key = given.get(option.name)
                 if key is None:
+                    self._keys_cache[hook] = None
                     return None
                 keys.append(key)
+        self._keys_cache[hook] = keys
         return keys
 
     def task_order_key(self) -> Callable[[TaskInfo], tuple[Any, ...]] | None:
