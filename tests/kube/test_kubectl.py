@@ -214,8 +214,16 @@ def test_server_side_apply_creates_then_updates(kube_server: KubeServer) -> None
         assert first.stdout.strip() == "job.batch.volcano.sh/job-1 serverside-applied"
         again = kubectl(kube_server, "apply", "--server-side", "-f", path, namespace=namespace)
         assert again.returncode == 0, again.stderr
+        orphan = kubectl(
+            kube_server, "delete", "vcjob", "job-1", "--cascade=orphan", namespace=namespace
+        )
+        assert orphan.returncode != 0
+        assert "Orphan is not supported" in orphan.stderr
     finally:
-        kubectl(kube_server, "delete", "vcjob", "job-1", namespace=namespace)
+        gone = kubectl(
+            kube_server, "delete", "vcjob", "job-1", "--cascade=foreground", namespace=namespace
+        )
+    assert gone.stdout.strip() == 'job.batch.volcano.sh "job-1" deleted', gone.stderr
 
 
 def test_watches_see_pending_running_completed(
