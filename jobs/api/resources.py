@@ -6,12 +6,15 @@ judge (``jobs.admission.validate_job_update``), reached through the store.
 
 from __future__ import annotations
 
+from django.db.models import Prefetch
+
 from jobs.manifests.command import CommandKind
 from jobs.manifests.event import EventKind
 from jobs.manifests.job import JobKind
 from jobs.manifests.pod import PodKind
 from jobs.manifests.pod_group import PodGroupKind
 from jobs.manifests.priority_class import PriorityClassKind
+from jobs.models import TaskSpec
 from volcano_site.kube.resources import Resource
 
 __all__ = ["COMMANDS", "EVENTS", "JOBS", "PODGROUPS", "PODS", "PRIORITY_CLASSES"]
@@ -64,7 +67,8 @@ JOBS = Resource(
         "spec.queue": "queue",
         "status.state.phase": "phase",
     },
-    prefetch_related=("tasks",),
+    # Ordered by index alone: TaskSpec's default ordering would join jobs_job for each page.
+    prefetch_related=(Prefetch("tasks", queryset=TaskSpec.objects.order_by("index")),),
     status_subresource=True,
     example=JOB_EXAMPLE,
 )

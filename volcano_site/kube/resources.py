@@ -35,7 +35,7 @@ class Resource:
     access: str  # the name roles.py grants on ("jobs", "queues", ...)
     field_selectors: Mapping[str, str] = field(default_factory=dict)  # wire path → column
     select_related: tuple[str, ...] = ()
-    prefetch_related: tuple[str, ...] = ()
+    prefetch_related: tuple[str | models.Prefetch[Any], ...] = ()
     status_subresource: bool = False
     # Kubernetes drops ``status`` from creates when it is a subresource; some kinds keep it.
     status_on_create: bool = False
