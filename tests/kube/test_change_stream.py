@@ -1,0 +1,43 @@
+"""Writes made without ``save()`` reach the change stream, so watches (``kubectl get pods -w``)
+hear of pods the controller creates, binds the scheduler writes and the kubelet's steps."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobs.models import Pod, PodGroup
+from queues.models import Queue
+from tests.e2e.stack import Clock, apply_file, nodes
+from volcano_site.kube.changes import latest_resource_version
+from volcano_site.kube.models import ChangeEvent, ChangeType
+
+pytestmark = pytest.mark.django_db
+
+
+def _changes(kind: str, since: int) -> list[tuple[str, str]]:
+    return list(
+        ChangeEvent.objects.filter(kind=kind, id__gt=since)
+        .order_by("id")
+        .values_list("type", "name")
+    )
+
+
+def test_pods_podgroups_and_queues_written_in_bulk_are_in_the_stream() -> None:
+    nodes(2)
+    apply_file("test.yaml")
+    since = latest_resource_version()
+    apply_file("nginx-sleep.yaml")
+    clock = Clock()
+    clock.run_until(lambda: Pod.objects.filter(job__name="job-1", phase="Running").exists())
+
+    pod = Pod.objects.get(job__name="job-1")
+    pod_changes = _changes("jobs.pod", since)
+    assert pod_changes[0] == (ChangeType.ADDED, pod.name)  # the controller's bulk create
+    assert len([c for c in pod_changes if c == (ChangeType.MODIFIED, pod.name)]) >= 2
+    assert pod.resource_version == (
+        ChangeEvent.objects.filter(kind="jobs.pod", name=pod.name).order_by("-id").first().id  # type: ignore[union-attr]
+    )
+    group = PodGroup.objects.get(job__name="job-1")
+    assert (ChangeType.MODIFIED, group.name) in _changes("jobs.podgroup", since)
+    assert (ChangeType.MODIFIED, "test") in _changes("queues.queue", since)
+    assert Queue.objects.get(name="test").resource_version > since
