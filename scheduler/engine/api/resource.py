@@ -30,11 +30,12 @@ Vector = npt.NDArray[np.int64]
 class Resource:
     """An immutable amount of resources: ``{name: milli-units}``; a missing name is 0."""
 
-    __slots__ = ("_hash", "_q")
+    __slots__ = ("_hash", "_key", "_q")
 
     def __init__(self, quantities: Mapping[str, int] | None = None) -> None:
         self._q: dict[str, int] = dict(quantities) if quantities else {}
         self._hash: int | None = None
+        self._key: tuple[tuple[str, int], ...] | None = None
 
     @classmethod
     def parse(cls, values: Mapping[str, object] | None, *, field: str) -> Resource:
@@ -67,7 +68,10 @@ class Resource:
 
     def key(self) -> tuple[tuple[str, int], ...]:
         """Return a hashable canonical form (sorted, zeros dropped)."""
-        return tuple(sorted((k, v) for k, v in self._q.items() if v))
+        key = self._key  # immutable, so computed once (ResourceIndex.vector asks per job)
+        if key is None:
+            key = self._key = tuple(sorted((k, v) for k, v in self._q.items() if v))
+        return key
 
     def is_empty(self) -> bool:
         """Return True when every amount is 0."""
