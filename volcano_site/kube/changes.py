@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import connection, models, transaction
+from django.db.models import Case, Value, When
 from django.db.models.signals import post_save, pre_delete, pre_save
 
 from volcano_site.kube.models import ChangeEvent, ChangeType
@@ -33,6 +34,7 @@ __all__ = [
 ]
 
 _ADVISORY_LOCK_KEY = 0x766F6C63  # "volc"
+_CHUNK = 500  # rows per statement in record_rows (SQLite's variable limit, plan size)
 # Watchers in this process wait on it; writers notify after commit (others poll).
 WAKE = threading.Condition()
 
@@ -133,16 +135,29 @@ def record_rows(
     _serialise_writers()
     kind = model_label(model)
     columns = ["pk", "name"] + (["namespace"] if _has_field(model, "namespace") else [])
-    for row in model._default_manager.filter(pk__in=keys).values(*columns):
-        event = ChangeEvent.objects.create(
-            kind=kind,
-            type=change,
-            namespace=row.get("namespace") or "",
-            name=row["name"],
-            object_pk=row["pk"],
+    for start in range(0, len(keys), _CHUNK):
+        rows = list(
+            model._default_manager.filter(pk__in=keys[start : start + _CHUNK]).values(*columns)
         )
-        if _has_field(model, "resource_version"):
-            model._default_manager.filter(pk=row["pk"]).update(resource_version=event.id)
+        # One INSERT for the events and one UPDATE for the versions, however many rows.
+        events = ChangeEvent.objects.bulk_create(
+            ChangeEvent(
+                kind=kind,
+                type=change,
+                namespace=row.get("namespace") or "",
+                name=row["name"],
+                object_pk=row["pk"],
+            )
+            for row in rows
+        )
+        if _has_field(model, "resource_version") and events:
+            versions = Case(
+                *(When(pk=event.object_pk, then=Value(event.id)) for event in events),
+                output_field=models.BigIntegerField(),
+            )
+            model._default_manager.filter(pk__in=[e.object_pk for e in events]).update(
+                resource_version=versions
+            )
     transaction.on_commit(_notify)
 
 
