@@ -135,3 +135,24 @@ def test_each_write_records_one_change_with_the_objects_version(operator: Client
 
     assert change.type == "ADDED"
     assert job.resource_version == change.id
+
+
+def test_pruning_old_changes_expires_old_watches_but_keeps_the_newest(operator: Client) -> None:
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from volcano_site.kube.changes import prune_changes
+
+    for name in ("job-a", "job-b", "job-c"):
+        _create_job(operator, name)
+    ChangeEvent.objects.update(created_at=timezone.now() - dt.timedelta(hours=1))
+    newest = ChangeEvent.objects.order_by("-id").first()
+    assert newest is not None
+
+    assert prune_changes(keep_seconds=60) == 2
+
+    assert list(ChangeEvent.objects.values_list("id", flat=True)) == [newest.id]
+    since = newest.id - 2
+    events = list(_events(operator.get(f"{URL}?watch=1&resourceVersion={since}&timeoutSeconds=1")))
+    assert [e["type"] for e in events] == ["ERROR"]

@@ -14,6 +14,7 @@ serialises writers.
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from django.db import connection, models, transaction
 from django.db.models import Case, Value, When
 from django.db.models.signals import post_save, pre_delete, pre_save
+from django.utils import timezone
 
 from volcano_site.kube.models import ChangeEvent, ChangeType
 
@@ -29,6 +31,7 @@ __all__ = [
     "connect",
     "latest_resource_version",
     "model_label",
+    "prune_changes",
     "record_changes",
     "record_rows",
 ]
@@ -163,6 +166,21 @@ def record_rows(
 
 def _has_field(model: type[models.Model], name: str) -> bool:
     return any(f.name == name for f in model._meta.concrete_fields)
+
+
+def prune_changes(*, keep_seconds: int = 900, keep_latest: int = 1) -> int:
+    """Delete change events older than ``keep_seconds`` (the newest ``keep_latest`` stay).
+
+    Watches from a version older than what remains get 410 Expired and relist, as
+    Kubernetes clients do after etcd compaction. Return how many rows went.
+    """
+    cutoff = timezone.now() - dt.timedelta(seconds=keep_seconds)
+    newest = list(ChangeEvent.objects.order_by("-id").values_list("id", flat=True)[:keep_latest])
+    old = ChangeEvent.objects.filter(created_at__lt=cutoff)
+    if newest:
+        old = old.filter(id__lt=min(newest))
+    deleted, _ = old.delete()
+    return deleted
 
 
 def latest_resource_version() -> int:
