@@ -13,6 +13,7 @@ query count per call; exits 1 when a wall-time p95 is over budget. Not run by
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -131,6 +132,11 @@ def main() -> int:
         print(
             f"stored {args.jobs} jobs and {args.pods} pods in {time.perf_counter() - started:.1f} s"
         )
+        # Drop the seeding's garbage and freeze what a long-running server holds from start-up,
+        # as servers do (gc.freeze): otherwise full collections over the seed's heap, not the
+        # API, make the p95 (measured: CPU p95 149 ms -> 48 ms for the 100-job list).
+        gc.collect()
+        gc.freeze()
         user = User.objects.create_user("bench")
         user.groups.add(Group.objects.get(name="operator"))
         _, token = token_create(user=user, name="bench")
