@@ -186,12 +186,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_PG))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--no-change-stream", action="store_true",
+        help="time the write-back without recording watch events (the cache's own cost)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     _setup(args.db, args.database_url)
+    if args.no_change_stream:
+        import scheduler.cache.apply
+        import scheduler.cache.status
+
+        for module in (scheduler.cache.apply, scheduler.cache.status):
+            if hasattr(module, "record_rows"):
+                module.record_rows = lambda *a, **k: None  # type: ignore[attr-defined]
     from bench.workloads import SETS
 
     workload = SETS[args.set](args.seed)
-    print(f"{workload.name} through Django on {args.db} (seed {workload.seed}): {workload.note}")
+    stream = "without" if args.no_change_stream else "with"
+    print(f"{workload.name} through Django on {args.db}, {stream} the change stream "
+          f"(seed {workload.seed}): {workload.note}")  # fmt: skip
     print(f"  target: {TARGETS[args.set]}")
     for case in workload.cases:
         run_case(case)
