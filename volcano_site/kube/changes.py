@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import connection, models, transaction
-from django.db.models import Case, Value, When
 from django.db.models.signals import post_save, pre_delete, pre_save
 from django.utils import timezone
 
@@ -142,7 +141,7 @@ def record_rows(
         rows = list(
             model._default_manager.filter(pk__in=keys[start : start + _CHUNK]).values(*columns)
         )
-        # One INSERT for the events and one UPDATE for the versions, however many rows.
+        # One INSERT for the events and one executemany UPDATE for the versions.
         events = ChangeEvent.objects.bulk_create(
             ChangeEvent(
                 kind=kind,
@@ -154,13 +153,12 @@ def record_rows(
             for row in rows
         )
         if _has_field(model, "resource_version") and events:
-            versions = Case(
-                *(When(pk=event.object_pk, then=Value(event.id)) for event in events),
-                output_field=models.BigIntegerField(),
-            )
-            model._default_manager.filter(pk__in=[e.object_pk for e in events]).update(
-                resource_version=versions
-            )
+            table = connection.ops.quote_name(model._meta.db_table)
+            with connection.cursor() as cursor:
+                cursor.executemany(
+                    f"UPDATE {table} SET resource_version = %s WHERE id = %s",  # our table
+                    [(event.id, event.object_pk) for event in events],
+                )
     transaction.on_commit(_notify)
 
 
