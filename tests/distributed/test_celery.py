@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
+from django.test import Client, override_settings
+
 from jobs.models import Job, Pod
 from scheduler.defaults import DEFAULT_SCHEDULER_CONF
 from scheduler.models import SessionRecord
@@ -46,6 +48,14 @@ def test_a_celery_worker_runs_sessions_and_completes_jobs(stack: Stack) -> None:
     wait_for(lambda: completed(names), 60, "the jobs to complete", stack)
     assert SessionRecord.objects.filter(error="", binds__gt=0).exists()
     assert Pod.objects.filter(job__name__in=names, phase="Succeeded").count() == 6
+    # The web process's /metrics shows what the worker process measured (shared Redis state).
+    redis_cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                   "LOCATION": stack.redis_url}  # fmt: skip
+    with override_settings(CACHES={"default": redis_cache}):
+        text = Client().get("/metrics").content.decode()
+    count = re.search(r"^volcano_e2e_scheduling_latency_milliseconds_count (\S+)$", text, re.M)
+    assert count is not None
+    assert float(count.group(1)) > 0
 
 
 def test_two_workers_started_together_never_lead_at_once(stack: Stack) -> None:
