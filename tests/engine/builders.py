@@ -7,6 +7,7 @@ for ``pods: 1`` as in Volcano, and nodes hold 110 pods unless told otherwise.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
@@ -131,7 +132,7 @@ def gang(
     cpu: str = "1",
     memory: str = "1Gi",
     minutes: int = 0,
-    **kwargs: object,
+    **kwargs: Any,
 ) -> JobInfo:
     """Return a job of ``size`` identical pending pods named ``<name>-<i>``."""
     pods = [
@@ -139,7 +140,7 @@ def gang(
     ]
     return build_pod_group(
         name, pods, min_member=size if min_member is None else min_member, minutes=minutes, **kwargs
-    )  # type: ignore[arg-type]
+    )
 
 
 def build_cluster(

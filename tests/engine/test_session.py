@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from scheduler.engine.api.types import ValidateResult
-from scheduler.engine.conf import load_conf
+from scheduler.engine.conf import SchedulerConf, load_conf
 from scheduler.engine.framework import EventHandler, open_session, run_session
 from tests.engine.builders import build_cluster, build_node, conf, gang
 
 
-def probe_conf(flags: str = "", actions: str = "allocate") -> object:
+def probe_conf(flags: str = "", actions: str = "allocate") -> SchedulerConf:
     return load_conf(f'actions: "{actions}"\ntiers:\n- plugins:\n  - name: probe\n{flags}')
 
 
