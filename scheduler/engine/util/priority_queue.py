@@ -96,6 +96,8 @@ def sort_tasks(ssn: Session, tasks: list[TaskInfo]) -> list[TaskInfo]:
     Sorted by key when every enabled task order offers one and the default order is a key for
     these tasks; otherwise by pairwise comparison. Both give the same order.
     """
+    if len(tasks) < 2:  # one-pod jobs: nothing to order
+        return list(tasks)
     plugin_key = ssn.task_order_key()
     default_key = _default_task_key(tasks) if plugin_key is not None else None
     if plugin_key is not None and default_key is not None:
