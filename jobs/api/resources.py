@@ -115,6 +115,7 @@ COMMANDS = Resource(
     version="v1alpha1",
     access="commands",
     field_selectors={"metadata.name": "name", "metadata.namespace": "namespace"},
+    creator_field="issuer",
 )
 EVENTS = Resource(
     manifest=EventKind(),

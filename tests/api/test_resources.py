@@ -298,3 +298,13 @@ def test_default_queue_may_not_be_deleted(operator: Client) -> None:
 
     assert response.status_code == 403
     assert operator.get(f"{QUEUES}/default").status_code == 200
+
+
+def test_command_records_who_issued_it(operator: Client) -> None:
+    from jobs.models import Command
+
+    _create(operator, next(r for r in RESOURCES if r.name == "commands"))
+
+    issuer = Command.objects.get(name="abort-1").issuer
+    assert issuer is not None
+    assert issuer.get_username() == "olga"

@@ -43,6 +43,8 @@ class Resource:
     # The fields ``/status`` writes, when not "all but identity and spec" (Queue keeps its
     # state among the fields a create may set, yet state is status on the wire).
     status_field_names: tuple[str, ...] = ()
+    # A foreign key to the user who created the object (a Command's issuer), if any.
+    creator_field: str = ""
     # A manifest shown in the API docs (and posted by schemathesis' example phase).
     example: Mapping[str, Any] | None = None
 

@@ -84,7 +84,12 @@ def _check_document(resource: Resource, document: Any, namespace: str | None) ->
 
 
 def object_create(
-    resource: Resource, document: Any, *, namespace: str | None, dry_run: bool
+    resource: Resource,
+    document: Any,
+    *,
+    namespace: str | None,
+    dry_run: bool,
+    user: Any | None = None,
 ) -> dict[str, Any]:
     """Create the object; 409 when the name is taken, 422 naming each invalid field."""
     document = _check_document(resource, document, namespace)
@@ -97,6 +102,8 @@ def object_create(
     name = str(meta.get("name") or "")
     loaded = _load(resource, document, name)
     instance = loaded.instance
+    if resource.creator_field and user is not None and user.is_authenticated:
+        setattr(instance, resource.creator_field, user)
     with transaction.atomic():
         loaded.kind.resolve(loaded)
         if causes := admit(loaded, None, "CREATE"):

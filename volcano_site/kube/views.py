@@ -209,7 +209,11 @@ class CollectionView(ResourceView):
         if not self.resource.writable:
             raise KubeError(405, f"create is not supported on {self.resource.qualified}")
         created = object_create(
-            self.resource, body(request), namespace=self.namespace(), dry_run=dry_run(request)
+            self.resource,
+            body(request),
+            namespace=self.namespace(),
+            dry_run=dry_run(request),
+            user=request.user,
         )
         return Response(created, status=201)
 
