@@ -79,6 +79,7 @@ class TaskTemplate:
         )
 
     def _spec(self) -> list[object]:
+        """Return everything but the labels, in a fixed order (the body of both keys)."""
         return [
             self.namespace,
             self.node_selector,
