@@ -42,6 +42,8 @@ def pod_log_text(pod: Pod) -> str:
     if pod.start_time is not None:
         where = f" on node {node}" if node else ""
         lines.append(f"{format_time(pod.start_time)} started{where}")
+    elif node:
+        lines.append(f"bound to node {node}; not started yet")
     if pod.finish_time is not None or pod.exit_code is not None:
         when = format_time(pod.finish_time) if pod.finish_time is not None else "-"
         lines.append(f"{when} container exited with code {pod.exit_code}")
