@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from functools import cmp_to_key
 from itertools import pairwise
+from typing import Any
 
+from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.task_info import TaskTemplate
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.conf import load_conf
@@ -29,7 +31,7 @@ DEFAULT = load_conf(
 )
 
 
-def _mixed_jobs() -> list:
+def _mixed_jobs() -> list[JobInfo]:
     """Jobs that differ in priority, drf share, gang readiness and creation time."""
     running = [build_pod("r-0", status=TaskStatus.RUNNING, node="n1", cpu="2")]
     return [
@@ -103,7 +105,7 @@ def test_queue_key_sorts_queues_as_the_comparator_chain_does() -> None:
     assert sorted(holding, key=key)[0].name == "q4"  # highest queue priority first
 
 
-def _labelled(job: str, labels: dict[str, str], affinity: dict[str, object]) -> object:
+def _labelled(job: str, labels: dict[str, str], affinity: dict[str, Any]) -> JobInfo:
     pod = build_pod(f"{job}-t-0")
     pod.template = TaskTemplate(namespace="ns", labels=labels, affinity=affinity)
     return build_pod_group(job, [pod])
