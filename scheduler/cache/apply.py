@@ -192,9 +192,22 @@ def _write_binds(accepted: list[_Bind], result: ApplyResult) -> None:
         f"UPDATE {table} SET node_id = %s, task_status = %s, "  # the table name is ours
         "resource_version = resource_version + 1 WHERE id = %s AND resource_version = %s"
     )
-    params = [(b.node_pk, TaskStatus.BOUND.value, b.pod_pk, b.version) for b in accepted]
     with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
+        if connection.vendor == "postgresql":
+            # One UPDATE … FROM (VALUES …) per chunk: PostgreSQL pays a round trip per statement,
+            # so 50,000 single-row UPDATEs cost ten times more than fifty of these.
+            for chunk in _chunks(accepted, 1000):
+                values = ", ".join(["(%s::bigint, %s::bigint, %s::bigint)"] * len(chunk))
+                cursor.execute(
+                    f"UPDATE {table} AS p SET node_id = v.node, task_status = %s, "
+                    f"resource_version = p.resource_version + 1 FROM (VALUES {values}) "
+                    "AS v(id, node, version) WHERE p.id = v.id AND p.resource_version = v.version",
+                    [TaskStatus.BOUND.value]
+                    + [x for b in chunk for x in (b.pod_pk, b.node_pk, b.version)],
+                )
+        else:  # SQLite runs executemany in-process: as fast as it gets there
+            params = [(b.node_pk, TaskStatus.BOUND.value, b.pod_pk, b.version) for b in accepted]
+            cursor.executemany(sql, params)
     record_rows(Pod, [b.pod_pk for b in accepted])  # watchers see the pods bound
     result.bound = len(accepted)
 
