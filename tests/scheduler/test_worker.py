@@ -102,7 +102,7 @@ def test_a_worker_without_the_lease_stands_by() -> None:
     assert not Pod.objects.filter(node__isnull=False).exists()
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_the_embedded_loop_schedules_every_period_and_stops_cleanly() -> None:
     use_conf()
     make_node("n1")
