@@ -9,6 +9,7 @@ MANAGE := $(BIN)/python manage.py
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
 HOST ?= 127.0.0.1
 PORT ?= 8000
+TLS_PORT ?= 8443
 
 .PHONY: run test install lint typecheck checks pytest prepare clean-venv
 
@@ -24,15 +25,19 @@ $(STAMP): pyproject.toml
 prepare: install
 	$(MANAGE) migrate --noinput
 	$(MANAGE) ensure_admin
+	$(MANAGE) tls_certificate --interface $(HOST) >/dev/null
 	@if [ -n "$(DEMO)" ]; then $(MANAGE) demo_cluster; fi
 
 # The server runs the embedded scheduler loop (controller, sessions, simulated kubelet).
 # DEMO=1: a demo cluster, a stream of jobs and a ten times faster simulated clock.
 run: prepare
 	@echo "Serving http://$(HOST):$(PORT)/ (admin at http://$(HOST):$(PORT)/admin/)"
-	VOLCANO_EMBEDDED_SCHEDULER=1 \
+	@echo "and https://$(HOST):$(TLS_PORT)/ for kubectl (kubeconfig: profile page or manage.py kubeconfig)"
+	VOLCANO_EMBEDDED_SCHEDULER=1 VOLCANO_TLS_URL=https://$(HOST):$(TLS_PORT) \
 	$(if $(DEMO),VOLCANO_DEMO_STREAM=1 VOLCANO_SIM_SPEED=$${VOLCANO_SIM_SPEED:-10}) \
-	$(BIN)/daphne -b $(HOST) -p $(PORT) volcano_site.asgi:application
+	$(BIN)/daphne -b $(HOST) -p $(PORT) \
+	  -e "$$($(MANAGE) tls_certificate --interface $(HOST) --endpoint $(TLS_PORT))" \
+	  volcano_site.asgi:application
 
 lint: install
 	$(BIN)/ruff check .

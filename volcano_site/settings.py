@@ -186,6 +186,10 @@ STATIC_ROOT = DATA_DIR / "static"
 SERVE_STATIC = env_flag("SERVE_STATIC", default=True)
 
 LOGIN_URL = "accounts:login"
+
+# The HTTPS listener `make run` adds (kubectl sends tokens only over TLS); the profile
+# page's kubeconfig names it and embeds its self-signed certificate. Empty: none.
+TLS_SERVER_URL = os.environ.get("VOLCANO_TLS_URL", "")
 LOGIN_REDIRECT_URL = "accounts:profile"
 LOGOUT_REDIRECT_URL = "accounts:login"
 

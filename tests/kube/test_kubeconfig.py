@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 from django.core.management import CommandError, call_command
-from django.test import Client
+from django.test import Client, override_settings
 
 from volcano_site.accounts.authentication import token_digest
 from volcano_site.accounts.models import ApiToken
@@ -55,10 +55,13 @@ def test_command_embeds_the_certificate_authority(django_user_model: Any, tmp_pa
     assert yaml.safe_load(out.getvalue())["clusters"][0]["cluster"]["insecure-skip-tls-verify"]
 
 
-def test_command_prints_to_stdout_and_refuses_an_unknown_user(django_user_model: Any) -> None:
+def test_command_prints_to_stdout_and_refuses_an_unknown_user(
+    django_user_model: Any, tmp_path: Path
+) -> None:
     django_user_model.objects.create_user("bo", password="pw-bo")
     out = io.StringIO()
-    call_command("kubeconfig", "--user", "bo", stdout=out)
+    with override_settings(DATA_DIR=tmp_path):  # the default server's certificate goes here
+        call_command("kubeconfig", "--user", "bo", stdout=out)
     assert yaml.safe_load(out.getvalue())["kind"] == "Config"
     with pytest.raises(CommandError, match="no user named 'nobody'"):
         call_command("kubeconfig", "--user", "nobody")

@@ -13,6 +13,7 @@ from volcano_site.accounts.kubeconfig import kubeconfig_create
 from volcano_site.accounts.models import ApiToken
 from volcano_site.accounts.services import token_create, token_revoke
 from volcano_site.roles import allowed_namespaces, roles_of
+from volcano_site.tls import local_tls_server
 
 __all__ = ["kubeconfig_download", "profile", "token_revoke_view"]
 
@@ -57,7 +58,12 @@ def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def kubeconfig_download(request: HttpRequest) -> HttpResponse:
     """Issue a token named ``kubeconfig`` and download a kubeconfig naming this server."""
-    text = kubeconfig_create(user=request.user, server=request.build_absolute_uri("/"))
+    server, ca_pem = request.build_absolute_uri("/"), b""
+    tls_url, tls_cert = local_tls_server()
+    if tls_url and (not request.is_secure() or server.startswith(tls_url)):
+        # kubectl sends no token over plain HTTP: name our TLS listener and trust its certificate.
+        server, ca_pem = tls_url, tls_cert
+    text = kubeconfig_create(user=request.user, server=server, ca_pem=ca_pem)
     response = HttpResponse(text, content_type="application/yaml")
     filename = f"kubeconfig-{request.user.get_username()}.yaml"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

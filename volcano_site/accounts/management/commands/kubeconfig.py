@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from volcano_site.accounts.kubeconfig import kubeconfig_create
+from volcano_site.tls import ensure_certificate
 
 
 class Command(BaseCommand):
@@ -19,7 +21,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--user", required=True, help="The user the token is issued to")
         parser.add_argument(
-            "--server", default="http://127.0.0.1:8000", help="The server URL kubectl calls"
+            "--server",
+            default="",
+            help="The server URL kubectl calls (default: the HTTPS listener `make run` serves, "
+            "https://127.0.0.1:8443, trusting its self-signed certificate)",
         )
         parser.add_argument("--namespace", default="default", help="The context's namespace")
         parser.add_argument(
@@ -42,11 +47,17 @@ class Command(BaseCommand):
         if not user.is_active:
             raise CommandError(f"user {options['user']!r} is not active")
         authority = options["certificate_authority"]
+        server = options["server"]
+        ca_pem = Path(authority).read_bytes() if authority else b""
+        if not server:
+            server = settings.TLS_SERVER_URL or "https://127.0.0.1:8443"
+            if not ca_pem and not options["insecure_skip_tls_verify"]:
+                ca_pem = ensure_certificate().read_bytes()
         text = kubeconfig_create(
             user=user,
-            server=options["server"],
+            server=server,
             namespace=options["namespace"],
-            ca_pem=Path(authority).read_bytes() if authority else b"",
+            ca_pem=ca_pem,
             insecure=options["insecure_skip_tls_verify"],
         )
         if options["output"]:
