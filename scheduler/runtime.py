@@ -35,6 +35,7 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from jobs.models import Pod
+from scheduler.engine.util.durations import parse_duration as go_duration_seconds
 from volcano_site.kube.changes import record_rows
 
 __all__ = [
@@ -50,8 +51,6 @@ __all__ = [
 DURATION_ANNOTATION = "volcano.sh/sim-duration"
 EXIT_CODE_ANNOTATION = "volcano.sh/sim-exit-code"
 ACTIVE = ("Pending", "Running")
-_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
 _SLEEP = re.compile(r"\bsleep\s+(\d+(?:\.\d+)?(?:ms|[smhd])?)\b")
 
 
@@ -97,16 +96,16 @@ class TickResult:
 def parse_duration(text: str) -> float | None:
     """Return seconds for ``90s``, ``10m``, ``1h30m``, ``500ms`` or ``42`` (None if unreadable)."""
     text = text.strip()
-    if not text:
-        return None
     try:
-        return float(text)
+        return float(text)  # a bare number of seconds, as `sleep 42` takes it
     except ValueError:
         pass
-    parts = _PART.findall(text)
-    if not parts or "".join(n + u for n, u in parts) != text:
+    if text.endswith("d") and text[:-1].replace(".", "", 1).isdigit():
+        return float(text[:-1]) * 86400.0  # `sleep 1d`: GNU sleep's days, not Go's
+    try:
+        return go_duration_seconds(text)
+    except ValueError:
         return None
-    return sum(float(n) * _UNITS[u] for n, u in parts)
 
 
 def pod_duration(annotations: dict[str, Any], spec: dict[str, Any], default: float) -> float:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jobs.admission.causes import Causes
-from jobs.durations import parse_duration
+from scheduler.engine.util.durations import parse_duration
 from scheduler.validators import dns1123_subdomain_error
 
 __all__ = [

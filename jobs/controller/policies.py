@@ -18,7 +18,7 @@ from typing import Any
 from jobs.admission.policies import policy_events
 from jobs.controller.context import JobContext
 from jobs.controller.requests import INTERNAL_EVENTS, Request
-from jobs.durations import parse_duration
+from scheduler.engine.util.durations import parse_duration
 
 __all__ = ["SYNC_JOB", "resolve_action"]
 

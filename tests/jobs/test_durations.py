@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.durations import parse_duration
+from scheduler.engine.util.durations import parse_duration
 
 
 @pytest.mark.parametrize(

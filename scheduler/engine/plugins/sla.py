@@ -10,50 +10,24 @@ snapshot's ``now``, never the wall clock.
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.types import ABSTAIN, PERMIT
 from scheduler.engine.framework import ArgSpec, Plugin, Session, register_plugin
+from scheduler.engine.util.durations import parse_duration as go_duration_seconds
 
 __all__ = ["WAITING_TIME_KEY", "SlaPlugin", "parse_duration"]
 
 WAITING_TIME_KEY = "sla-waiting-time"
 
-_UNITS = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "μs": 1e-6,
-    "ms": 1e-3,
-    "s": 1.0,
-    "m": 60.0,
-    "h": 3600.0,
-}
-_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-
 
 def parse_duration(text: str) -> timedelta | None:
     """Return a Go duration (``90s``, ``1h30m``, ``-5m``) as a timedelta, or None if malformed."""
-    text = text.strip()
-    sign = 1.0
-    if text[:1] in "+-" and text:
-        sign = -1.0 if text[0] == "-" else 1.0
-        text = text[1:]
-    if text == "0":
-        return timedelta(0)
-    if not text:
+    try:
+        return timedelta(seconds=go_duration_seconds(text))
+    except ValueError:
         return None
-    seconds = 0.0
-    pos = 0
-    while pos < len(text):
-        match = _PART.match(text, pos)
-        if match is None:
-            return None
-        seconds += float(match.group(1)) * _UNITS[match.group(2)]
-        pos = match.end()
-    return timedelta(seconds=sign * seconds)
 
 
 def _positive(text: str) -> timedelta | None:

@@ -1,7 +1,9 @@
-"""Go-style durations (``90s``, ``1m30s``, ``1.5h``): lifecycle policy timeouts.
+"""Go-style durations (``90s``, ``1m30s``, ``1.5h``, ``-5m``), the one parser of the house.
 
-Volcano's ``LifecyclePolicy.timeout`` is a ``metav1.Duration``, written the way Go's
-``time.ParseDuration`` reads it; this is that grammar, returning seconds.
+Volcano writes durations the way Go's ``time.ParseDuration`` reads them: the sla plugin's
+``sla-waiting-time``, a lifecycle policy's ``timeout``, the simulated pod's
+``volcano.sh/sim-duration``. The engine, the job controller and the simulated kubelet all
+read them here, so the grammar is the same everywhere.
 """
 
 from __future__ import annotations
@@ -10,8 +12,17 @@ import re
 
 __all__ = ["parse_duration"]
 
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_UNITS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "μs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
+_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 
 
 def parse_duration(text: str) -> float:
