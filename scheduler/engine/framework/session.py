@@ -203,7 +203,9 @@ def run_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "sessio
         ssn.decisions.timings[f"action.{name}"] = time.perf_counter() - began
     decisions = close_session(ssn)
     decisions.timings["session"] = time.perf_counter() - started
-    logger.info(
+    # Debug: the caller (the worker, simulate) logs the one info line per session with its own
+    # figures (database read and write included).
+    logger.debug(
         "session %s: %d binds, %d evictions, %d pipelined in %.3fs",
         uid,
         len(decisions.binds),
