@@ -6,12 +6,14 @@ Kept bounded (a few examples per operation, generation phase only) so it runs in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
@@ -22,6 +24,21 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_app
 schema.config.phases.coverage.enabled = False
 schema.config.phases.stateful.enabled = False
 schema.config.generation.update(max_examples=3)
+
+
+@pytest.fixture
+def _keep_test_connection() -> Iterator[None]:
+    """Keep the test's database connection across the WSGI requests schemathesis sends.
+
+    Django's WSGI handler closes old connections at each request's start and end; its test
+    Client disconnects that, werkzeug's does not, and on PostgreSQL the closed connection
+    would end the test's transaction (SQLite's in-memory one survives).
+    """
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
@@ -41,6 +58,7 @@ def operator_headers(make_user: Callable[..., Any]) -> dict[str, str]:
     derandomize=True,
     suppress_health_check=list(HealthCheck),
 )
+@pytest.mark.usefixtures("_keep_test_connection")
 def test_api_answers_within_its_schema(case: Any, operator_headers: dict[str, str]) -> None:
     case.call_and_validate(
         headers=operator_headers, checks=[not_a_server_error, response_schema_conformance]
@@ -78,6 +96,7 @@ EXAMPLE_RESOURCES = [
 ]
 
 
+@pytest.mark.usefixtures("_keep_test_connection")
 @pytest.mark.parametrize(("collection", "name"), EXAMPLE_RESOURCES)
 def test_documented_examples_go_through_their_lifecycle_within_the_schema(
     operator_headers: dict[str, str], collection: str, name: str

@@ -37,6 +37,7 @@ __all__ = [
 
 _ADVISORY_LOCK_KEY = 0x766F6C63  # "volc"
 _CHUNK = 500  # rows per statement in record_rows (SQLite's variable limit, plan size)
+_SQL_CHUNK = 5000  # rows per statement on PostgreSQL (one array parameter)
 # Watchers in this process wait on it; writers notify after commit (others poll).
 WAKE = threading.Condition()
 
@@ -136,6 +137,10 @@ def record_rows(
         return
     _serialise_writers()
     kind = model_label(model)
+    if connection.vendor == "postgresql":
+        _record_rows_in_sql(model, keys, kind, change)
+        transaction.on_commit(_notify)
+        return
     columns = ["pk", "name"] + (["namespace"] if _has_field(model, "namespace") else [])
     for start in range(0, len(keys), _CHUNK):
         rows = list(
@@ -153,13 +158,49 @@ def record_rows(
             for row in rows
         )
         if _has_field(model, "resource_version") and events:
-            table = connection.ops.quote_name(model._meta.db_table)
-            with connection.cursor() as cursor:
-                cursor.executemany(
-                    f"UPDATE {table} SET resource_version = %s WHERE id = %s",  # our table
-                    [(event.id, event.object_pk) for event in events],
-                )
+            _set_versions(model, [(event.object_pk, event.id) for event in events])
     transaction.on_commit(_notify)
+
+
+def _record_rows_in_sql(
+    model: type[models.Model], keys: list[int], kind: str, change: ChangeType
+) -> None:
+    """PostgreSQL: insert the events and stamp the versions in one statement per chunk.
+
+    The events are made from the rows themselves (``INSERT … SELECT … RETURNING`` feeding an
+    ``UPDATE … FROM``), so no row travels to Python and back: the 50,000 binds of a large
+    session cost a handful of statements instead of minutes of round trips.
+    """
+    events = connection.ops.quote_name(ChangeEvent._meta.db_table)
+    table = connection.ops.quote_name(model._meta.db_table)  # our tables
+    namespace = "namespace" if _has_field(model, "namespace") else "''"
+    stamp = _has_field(model, "resource_version")
+    insert = (
+        f"INSERT INTO {events} (kind, type, namespace, name, object_pk, created_at) "
+        f"SELECT %s, %s, {namespace}, name, id, now() FROM {table} "
+        "WHERE id = ANY(%s) ORDER BY id RETURNING id, object_pk"
+    )
+    with connection.cursor() as cursor:
+        for start in range(0, len(keys), _SQL_CHUNK):
+            chunk = keys[start : start + _SQL_CHUNK]
+            if stamp:
+                cursor.execute(
+                    f"WITH ev AS ({insert}) UPDATE {table} AS t SET resource_version = ev.id "
+                    "FROM ev WHERE t.id = ev.object_pk",
+                    [kind, str(change), chunk],
+                )
+            else:
+                cursor.execute(insert, [kind, str(change), chunk])
+
+
+def _set_versions(model: type[models.Model], versions: list[tuple[int | None, int | None]]) -> None:
+    """Give each ``(pk, version)`` row its version (SQLite: one prepared statement, in process)."""
+    table = connection.ops.quote_name(model._meta.db_table)  # our table
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"UPDATE {table} SET resource_version = %s WHERE id = %s",
+            [(version, pk) for pk, version in versions],
+        )
 
 
 def _has_field(model: type[models.Model], name: str) -> bool:

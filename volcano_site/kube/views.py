@@ -151,7 +151,9 @@ class ResourceView(KubeAPIView):
             keys["namespace"] = self.kwargs["namespace"]
         queryset = self.resource.queryset()
         if lock:
-            queryset = queryset.select_for_update()
+            # Lock only the object's own row: PostgreSQL refuses FOR UPDATE on the nullable side
+            # of the outer joins a resource's select_related adds.
+            queryset = queryset.select_for_update(of=("self",))
         instance = queryset.filter(**keys).first()
         if instance is None:
             raise KubeError(
