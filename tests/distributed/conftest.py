@@ -76,6 +76,7 @@ class Stack:
 
     def worker(self, name: str) -> subprocess.Popen[bytes]:
         return self.start(name, "worker", "-P", "solo", "-l", "info", "-n", f"{name}@%h",
+                          "--prefetch-multiplier", "1", "-Q", f"celery,{name}",
                           "--without-gossip", "--without-mingle", "--without-heartbeat")  # fmt: skip
 
     def beat(self) -> subprocess.Popen[bytes]:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
+from celery import Celery
 from django.test import Client, override_settings
 
 from jobs.models import Job, Pod
@@ -62,9 +63,18 @@ def test_two_workers_started_together_never_lead_at_once(stack: Stack) -> None:
     use_conf(DEFAULT_SCHEDULER_CONF)
     make_queue("default")  # transactional tests flush the migrations' rows
     nodes(1)
-    stack.beat()
     stack.worker("w1")
     stack.worker("w2")
+    # Both consume before the first tick, so the ticks are shared and the lease is contended.
+    wait_for(lambda: all("ready." in stack.log(n) for n in ("w1", "w2")), 60, "workers", stack)
+    stack.beat()
+    # Besides the beat's ticks (which Redis may hand to one worker), send each worker its own
+    # cycles at the same moments, so the two always contend for the lease.
+    sender = Celery("contention", broker=stack.redis_url)  # the workers' broker database
+    for _ in range(10):
+        for name in ("w1", "w2"):
+            sender.send_task("scheduler.tasks.schedule", queue=name)
+        time.sleep(0.3)
     wait_for(lambda: SessionRecord.objects.count() >= 20, 60, "twenty sessions", stack)
     stack.stop_all()
 
