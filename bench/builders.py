@@ -20,6 +20,7 @@ from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
+from scheduler.engine.framework.decisions import Decisions
 
 __all__ = [
     "CONFS",
@@ -71,11 +72,18 @@ def shape(kind: str) -> Resource:
 
 @dataclass(slots=True)
 class Case:
-    """One session to time: a label, a conf text and a snapshot builder."""
+    """One session to time: a label, a conf text and a snapshot builder.
+
+    ``after``, when set, builds the next session's snapshot from this session's decisions (the
+    evicted pods gone, as the kubelet would have it by then): preemption and reclaim only
+    *pipeline* their preemptors, which are bound one session later, so that second session is
+    what shows them placed.
+    """
 
     label: str
     conf: str
     build: Callable[[], ClusterInfo]
+    after: Callable[[Decisions], ClusterInfo] | None = None
 
 
 @dataclass(slots=True)

@@ -25,9 +25,10 @@ if __package__ in (None, ""):
 
 from bench.queueing import run_queueing
 from bench.workloads import SETS, Case
-from scheduler.engine.conf import load_conf
+from scheduler.engine.conf import SchedulerConf, load_conf
 from scheduler.engine.errors import EngineError
 from scheduler.engine.framework import run_session
+from scheduler.engine.framework.decisions import Decisions
 
 ALL = [*SETS, "Q-queueing"]
 # The machine is shared: each case also prints the session's CPU time (process time), which
@@ -91,6 +92,25 @@ def run_case(case: Case, *, profiler: cProfile.Profile | None) -> None:
     print(f"    actions ms: {actions}")
     if plugins:
         print(f"    plugins ms (open/close >= 0.5): {plugins}")
+    if case.after is not None:
+        _run_after(case, conf, decisions)
+
+
+def _run_after(case: Case, conf: SchedulerConf, first: Decisions) -> None:
+    """Run the session after ``first`` once its victims are gone; print what it bound."""
+    cluster = case.after(first) if case.after else None
+    if cluster is None:
+        return
+    cpu_started = time.process_time()
+    decisions = run_session(cluster, conf, uid=f"{case.label}-after")
+    cpu = time.process_time() - cpu_started
+    placed = sum(1 for key in first.pipelined if decisions.binds.get(key))
+    print(
+        f"  next session, the {len(first.evictions)} victims gone: session "
+        f"{decisions.timings['session'] * 1000:.1f} ms, cpu {cpu * 1000:.1f} ms | bound "
+        f"{len(decisions.binds)} ({placed} of the {len(first.pipelined)} pipelined) | "
+        f"evictions {len(decisions.evictions)} | still pending {len(decisions.unschedulable)} jobs"
+    )
 
 
 def run_q(seed: int) -> None:

@@ -33,6 +33,7 @@ from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.types import PodGroupPhase
+from scheduler.engine.framework.decisions import Decisions
 
 __all__ = ["CONFS", "GI", "SETS", "T0", "Case", "Workload", "build_nodes"]
 
@@ -164,18 +165,28 @@ def l_mixed(seed: int) -> Workload:
 
 
 def p_preempt(seed: int) -> Workload:
-    """1,000 nodes 90% full of low-priority pods; 1,000 high-priority pods of 24 CPU."""
+    """1,000 nodes 90% full of low-priority pods; 1,000 high-priority pods of 24 CPU.
 
-    def build() -> ClusterInfo:
+    The low-priority pods are in the reclaimable queue ``low``, the preemptors in ``high``, so
+    ``reclaim`` does the work (``preempt`` only evicts within a queue). The set gives no weights;
+    ``high`` has weight 3 so that its deserved share (24,000 of the 32,000 CPU) is what its
+    1,000 pods ask for: with equal weights Volcano's rules would let it reclaim only up to half
+    the cluster. The second session runs once the victims are gone and binds the preemptors.
+    """
+
+    def build(gone: frozenset[str] = frozenset()) -> ClusterInfo:
         nodes = build_nodes(1000)
         request = Resource({"cpu": 7200, "memory": 8 * GI, "pods": 1000})
         big = Resource({"cpu": 24000, "memory": 32 * GI, "pods": 1000})
         jobs = []
         for n, node in enumerate(nodes):
             for k in range(4):
+                name = f"low-{n}-{k}"
+                if f"bench/{name}-worker-0" in gone:
+                    continue
                 jobs.append(
                     job_of(
-                        f"low-{n}-{k}",
+                        name,
                         "low",
                         request,
                         1,
@@ -201,11 +212,14 @@ def p_preempt(seed: int) -> Workload:
             )
         queues = [
             QueueInfo(name="low", weight=1, reclaimable=True, creation_timestamp=T0),
-            QueueInfo(name="high", weight=1, reclaimable=False, creation_timestamp=T0),
+            QueueInfo(name="high", weight=3, reclaimable=False, creation_timestamp=T0),
         ]
         return cluster(nodes, jobs, queues)
 
-    return Workload("P-preempt", seed, [Case("P-preempt", CONFS["preempt"], build)])
+    def after(decisions: Decisions) -> ClusterInfo:
+        return build(frozenset(e.task for e in decisions.evictions))
+
+    return Workload("P-preempt", seed, [Case("P-preempt", CONFS["preempt"], build, after)])
 
 
 SETS: dict[str, Callable[[int], Workload]] = {
