@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from jobs.admin_secrets import SecretAdmin  # noqa: F401  (registers Secrets, admins only)
 from jobs.admission.forms import AdmissionModelForm, TaskSpecAdmissionFormSet
 from jobs.models import (
     Command,

@@ -66,6 +66,8 @@ POLICY: dict[str, Rule] = {
     "pods": Rule(_EVERYONE, _OPERATORS, namespaced=True),
     "pods/log": Rule(_EVERYONE, frozenset(), namespaced=True),
     "events": Rule(_EVERYONE, _OPERATORS, namespaced=True),
+    # Key material: not for viewers (Kubernetes' view role leaves Secrets out).
+    "secrets": Rule(_SUBMITTERS, _OPERATORS, namespaced=True),
     "queues": Rule(_EVERYONE, _OPERATORS, namespaced=False),
     "queues/status": Rule(_EVERYONE, _OPERATORS, namespaced=False),
     "nodes": Rule(_EVERYONE, _OPERATORS, namespaced=False),

@@ -1,5 +1,5 @@
 """Kubernetes paths of the jobs app: jobs, podgroups, pods (and their log), commands, events,
-priority classes."""
+secrets, priority classes."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from django.urls import URLPattern, path
 
 from jobs.api import serializers as s
 from jobs.api.resources import COMMANDS, EVENTS, JOBS, PODGROUPS, PODS, PRIORITY_CLASSES
+from jobs.api.secrets import SECRETS, SecretListSerializer, SecretSerializer
 from jobs.api.views import PodLogView
 from volcano_site.kube.routes import resource_urls
 
@@ -21,5 +22,6 @@ urlpatterns: list[URLPattern] = [
     *resource_urls(PODS, s.PodSerializer, s.PodListSerializer),
     *resource_urls(COMMANDS, s.CommandSerializer, s.CommandListSerializer),
     *resource_urls(EVENTS, s.EventSerializer, s.EventListSerializer),
+    *resource_urls(SECRETS, SecretSerializer, SecretListSerializer),
     *resource_urls(PRIORITY_CLASSES, s.PriorityClassSerializer, s.PriorityClassListSerializer),
 ]

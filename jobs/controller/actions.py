@@ -26,6 +26,7 @@ from jobs.controller.context import FINISHED_PHASES, JobContext, StatusCounts
 from jobs.controller.events import record_event
 from jobs.controller.podgroup import ensure_pod_group
 from jobs.controller.pods import render_pod
+from jobs.controller.secrets import delete_ssh_secret, ensure_ssh_secret
 from jobs.models import EventType, JobPhase, Pod, PodGroupPhase, PodPhase
 from volcano_site.kube.changes import record_rows
 from volcano_site.kube.models import ChangeType
@@ -82,6 +83,7 @@ def _create_missing_pods(ctx: JobContext) -> None:
             continue
         if not _depends_on_ready(ctx, task.depends_on):
             continue
+        ensure_ssh_secret(ctx)  # the Secret the pods mount, in the same transaction
         for index, name in enumerate(names):
             if name in ctx.pods:
                 continue
@@ -166,6 +168,7 @@ def kill_job(
         ctx.deleted += 1
         deleted = True
     deleted = ctx.delete_pod_group() or deleted
+    delete_ssh_secret(ctx)  # a new version gets new keys (Volcano's ssh OnJobDelete)
     if transition or deleted:
         job.version += 1
     markers = {k: v for k, v in job.controlled_resources.items() if not k.startswith(PLUGIN_MARKER)}

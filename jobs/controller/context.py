@@ -15,7 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jobs.controller.events import record_event
-from jobs.models import EventType, Job, JobPhase, Pod, PodGroup, PodPhase, PriorityClass, TaskSpec
+from jobs.models import (
+    EventType,
+    Job,
+    JobPhase,
+    Pod,
+    PodGroup,
+    PodPhase,
+    PriorityClass,
+    Secret,
+    TaskSpec,
+)
 
 __all__ = ["FINISHED_PHASES", "JobContext", "StatusCounts", "priority_classes"]
 
@@ -88,7 +98,7 @@ class JobContext:
     counts: StatusCounts = field(default_factory=StatusCounts)
     changed: bool = False
     transitions: list[str] = field(default_factory=list)
-    ssh_keys: dict[str, str] | None = None  # this pass's new ssh Secret data, if any
+    ssh_secret: Secret | None = None  # the ssh Secret this pass read or wrote, if any
     finalized_evictions: int = 0  # evicted pods whose rows this pass removed (terminating)
     created: int = 0
     deleted: int = 0

@@ -9,12 +9,10 @@
   line) as pod annotations ``svc.volcano.sh/<task>.host``. Volcano injects the
   env through ConfigMap key references; a simulated pod has no ConfigMap to
   resolve, so the values are written in directly.
-- **ssh** mounts the ``<job>-ssh`` secret's ``.ssh`` files at ``/root/.ssh`` (or
-  ``--ssh-key-file-path``) and shows the secret's data (``id_rsa``,
-  ``id_rsa.pub``, ``authorized_keys``, ``config``) as ``ssh.volcano.sh/<file>``
-  annotations. One key pair per job incarnation: a pod created while others of
-  the same job version exist reuses their keys, as Volcano's Secret lives until
-  the next full kill.
+- **ssh** mounts the ``<job>-ssh`` Secret's ``.ssh`` files at ``/root/.ssh`` (or
+  ``--ssh-key-file-path``). The Secret itself (``id_rsa``, ``id_rsa.pub``,
+  ``authorized_keys``, ``config``) is written by ``secrets.ensure_ssh_secret``;
+  a pod carries only the volume that names it, never key material.
 
 The distributed-framework plugins (tensorflow, pytorch, mpi, ray, hcclrank) only
 imply svc/ssh here (admission adds those); their own env is not rendered.
@@ -27,10 +25,9 @@ from typing import Any
 
 from jobs.models import Job, Pod, TaskSpec
 
-__all__ = ["SSH_PREFIX", "SVC_PREFIX", "apply_plugins", "generate_key_pair"]
+__all__ = ["SSH_FILES", "SVC_PREFIX", "apply_plugins", "generate_key_pair", "ssh_secret_name"]
 
 SVC_PREFIX = "svc.volcano.sh/"
-SSH_PREFIX = "ssh.volcano.sh/"
 SSH_FILES = ("id_rsa", "id_rsa.pub", "authorized_keys", "config")
 
 
@@ -59,9 +56,12 @@ def _host_lines(job: Job, task: TaskSpec) -> list[str]:
     return [f"{job.name}-{task.name}-{index}.{job.name}" for index in range(task.replicas)]
 
 
-def apply_plugins(
-    job: Job, tasks: list[TaskSpec], pod: Pod, ssh_keys: dict[str, str] | None
-) -> None:
+def ssh_secret_name(job: Job) -> str:
+    """Return the name of the job's ssh Secret (Volcano's ``<job>-ssh``)."""
+    return f"{job.name}-ssh"
+
+
+def apply_plugins(job: Job, tasks: list[TaskSpec], pod: Pod) -> None:
     """Apply the job's plugins to a rendered pod (Volcano's ``OnPodCreate``)."""
     spec = pod.spec
     if "env" in job.plugins:
@@ -70,8 +70,8 @@ def apply_plugins(
             _set_env(container, "VC_TASK_INDEX", str(pod.task_index))
     if "svc" in job.plugins:
         _apply_svc(job, tasks, pod, _flags(job.plugins["svc"]))
-    if "ssh" in job.plugins and ssh_keys is not None:
-        _apply_ssh(job, pod, ssh_keys, _flags(job.plugins["ssh"]))
+    if "ssh" in job.plugins:
+        _apply_ssh(job, pod, _flags(job.plugins["ssh"]))
 
 
 def _mount(spec: dict[str, Any], volume: dict[str, Any], mount: dict[str, Any]) -> None:
@@ -103,9 +103,9 @@ def _apply_svc(job: Job, tasks: list[TaskSpec], pod: Pod, flags: dict[str, str])
                 _set_env(container, f"VC_{key}_NUM", str(len(hosts)))
 
 
-def _apply_ssh(job: Job, pod: Pod, keys: dict[str, str], flags: dict[str, str]) -> None:
+def _apply_ssh(job: Job, pod: Pod, flags: dict[str, str]) -> None:
     path = flags.get("ssh-key-file-path", "/root/.ssh")
-    name = f"{job.name}-ssh"
+    name = ssh_secret_name(job)
     mode = 0o600 if path == "/root/.ssh" else 0o644
     items = [{"key": key, "path": f".ssh/{key}", "mode": mode} for key in SSH_FILES]
     _mount(
@@ -113,8 +113,6 @@ def _apply_ssh(job: Job, pod: Pod, keys: dict[str, str], flags: dict[str, str]) 
         {"name": name, "secret": {"secretName": name, "items": items, "defaultMode": mode}},
         {"name": name, "mountPath": path, "subPath": ".ssh"},
     )
-    for key in SSH_FILES:
-        pod.annotations[f"{SSH_PREFIX}{key}"] = keys[key]
 
 
 def ssh_config(job: Job, tasks: list[TaskSpec], port: int) -> str:
@@ -128,7 +126,11 @@ def ssh_config(job: Job, tasks: list[TaskSpec], port: int) -> str:
 
 
 def generate_key_pair(job: Job, tasks: list[TaskSpec]) -> dict[str, str]:
-    """Return the ssh Secret's data for ``job``: a new 2048-bit RSA pair (or the given keys)."""
+    """Return the ssh Secret's files for ``job``: a new 2048-bit RSA pair, or the given keys.
+
+    As Volcano: a given ``--ssh-private-key`` is used as is, with ``--ssh-public-key``
+    (here derived from the private key when that flag is missing).
+    """
     flags = _flags(job.plugins.get("ssh", []))
     try:
         port = int(flags.get("ssh-port", "22"))
@@ -137,8 +139,10 @@ def generate_key_pair(job: Job, tasks: list[TaskSpec]) -> dict[str, str]:
     if not 0 < port < 65536:
         port = 22
     private, public = flags.get("ssh-private-key", ""), flags.get("ssh-public-key", "")
-    if not (private and public):
+    if not private:
         private, public = _new_rsa_pair()
+    elif not public:
+        public = _public_of(private)
     return {
         "id_rsa": private,
         "id_rsa.pub": public,
@@ -162,3 +166,17 @@ def _new_rsa_pair() -> tuple[str, str]:
         serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH
     )
     return private, public.decode() + "\n"
+
+
+def _public_of(private: str) -> str:
+    """Return the OpenSSH public key of a PEM private key (``""`` if it cannot be read)."""
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        key = serialization.load_pem_private_key(private.encode(), password=None)
+        public = key.public_key().public_bytes(
+            serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH
+        )
+    except (ValueError, TypeError):  # not PEM, encrypted, or a key type without OpenSSH form
+        return ""
+    return public.decode() + "\n"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 
 from jobs.controller.context import JOB_VERSION, JobContext
-from jobs.controller.plugins import SSH_FILES, SSH_PREFIX, apply_plugins, generate_key_pair
+from jobs.controller.plugins import apply_plugins
 from jobs.manifests.pod_template import pod_requests
 from jobs.models import Pod, PodPhase, TaskSpec
 
@@ -41,18 +41,6 @@ def _priority(ctx: JobContext, class_name: str) -> tuple[int, bool]:
     if class_name:
         return (classes[class_name], True) if class_name in classes else (0, False)
     return ctx.default_priority, True
-
-
-def _ssh_keys(ctx: JobContext) -> dict[str, str] | None:
-    """Return this incarnation's ssh Secret data: from a live pod of this version, or new."""
-    if "ssh" not in ctx.job.plugins:
-        return None
-    for pod in ctx.pods.values():
-        if ctx.pod_version(pod) == ctx.job.version and f"{SSH_PREFIX}id_rsa" in pod.annotations:
-            return {key: pod.annotations[f"{SSH_PREFIX}{key}"] for key in SSH_FILES}
-    if ctx.ssh_keys is None:
-        ctx.ssh_keys = generate_key_pair(ctx.job, ctx.tasks)
-    return ctx.ssh_keys
 
 
 def render_pod(ctx: JobContext, task: TaskSpec, index: int) -> tuple[Pod, bool]:
@@ -104,7 +92,7 @@ def render_pod(ctx: JobContext, task: TaskSpec, index: int) -> tuple[Pod, bool]:
         annotations=annotations,
     )
     _mount_job_volumes(ctx, pod)
-    apply_plugins(job, ctx.tasks, pod, _ssh_keys(ctx))
+    apply_plugins(job, ctx.tasks, pod)
     pod.requests = pod_requests(pod.spec)
     pod.cpu_milli = pod.requests.get("cpu", 0)
     pod.memory_milli = pod.requests.get("memory", 0)

@@ -8,6 +8,7 @@ from jobs.models.job import Job, JobPhase, TaskSpec
 from jobs.models.pod import Pod, PodPhase, TaskStatus
 from jobs.models.pod_group import PodGroup, PodGroupPhase
 from jobs.models.priority_class import PreemptionPolicy, PriorityClass
+from jobs.models.secret import Secret, SecretType
 
 __all__ = [
     "Command",
@@ -22,6 +23,8 @@ __all__ = [
     "PodPhase",
     "PreemptionPolicy",
     "PriorityClass",
+    "Secret",
+    "SecretType",
     "TargetKind",
     "TaskSpec",
     "TaskStatus",

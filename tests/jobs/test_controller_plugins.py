@@ -9,7 +9,7 @@ import pytest
 import yaml
 from django.core.management import call_command
 
-from jobs.models import Event, Job, PodGroup, PodPhase, PriorityClass
+from jobs.models import Event, Job, PodGroup, PodPhase, PriorityClass, Secret
 from tests.jobs.controller_kit import admit, pods, set_pods, submit, task, tick
 
 pytestmark = pytest.mark.django_db
@@ -59,21 +59,22 @@ def test_ssh_plugin_shares_one_key_pair_between_the_pods_of_a_job() -> None:
     job = submit(tasks=[task("worker", 2)], plugins={"ssh": []})
     made = created(job)
     first, second = made["job-worker-0"], made["job-worker-1"]
-    public = first.annotations["ssh.volcano.sh/id_rsa.pub"]
+    keys = Secret.objects.get(namespace="default", name="job-ssh").decoded()
+    public = keys["id_rsa.pub"]
     assert public.startswith("ssh-rsa ")
-    assert first.annotations["ssh.volcano.sh/authorized_keys"] == public
-    assert "BEGIN RSA PRIVATE KEY" in first.annotations["ssh.volcano.sh/id_rsa"]
-    assert second.annotations["ssh.volcano.sh/id_rsa.pub"] == public
-    assert (
-        "Host job-worker-1\n  HostName job-worker-1.job\n  Port 22"
-        in (first.annotations["ssh.volcano.sh/config"])
-    )
-    mount = first.spec["containers"][0]["volumeMounts"][-1]
-    assert (mount["name"], mount["mountPath"], mount["subPath"]) == (
-        "job-ssh",
-        "/root/.ssh",
-        ".ssh",
-    )
+    assert keys["authorized_keys"] == public
+    assert "BEGIN RSA PRIVATE KEY" in keys["id_rsa"]
+    assert "Host job-worker-1\n  HostName job-worker-1.job\n  Port 22" in keys["config"]
+    for pod in (first, second):
+        assert not any(key.startswith("ssh.volcano.sh/") for key in pod.annotations)
+        volume = pod.spec["volumes"][-1]
+        assert volume["secret"]["secretName"] == "job-ssh"
+        mount = pod.spec["containers"][0]["volumeMounts"][-1]
+        assert (mount["name"], mount["mountPath"], mount["subPath"]) == (
+            "job-ssh",
+            "/root/.ssh",
+            ".ssh",
+        )
 
 
 def test_mpi_plugin_brings_svc_and_ssh_with_it() -> None:

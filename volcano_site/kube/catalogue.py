@@ -63,6 +63,7 @@ class Entry:
 def catalogue() -> tuple[Entry, ...]:
     """Return every served resource with its discovery names and printer columns."""
     from jobs.api.resources import COMMANDS, EVENTS, JOBS, PODGROUPS, PODS, PRIORITY_CLASSES
+    from jobs.api.secrets import SECRETS
     from queues.api.views import QUEUES
     from scheduler.api.views import NODES
 
@@ -137,6 +138,7 @@ def catalogue() -> tuple[Entry, ...]:
                 Column("MESSAGE", "string", ".message"),
             ),
         ),
+        Entry(SECRETS, "secret", columns=(Column("TYPE", "string", ".type"), AGE)),
         Entry(
             PRIORITY_CLASSES,
             "priorityclass",
