@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+
+import pytest
+
 from scheduler.engine.api.types import ValidateResult
 from scheduler.engine.conf import SchedulerConf, load_conf
 from scheduler.engine.framework import EventHandler, open_session, run_session
@@ -74,3 +78,28 @@ def test_action_arguments_default_from_the_schema_and_timings_are_recorded():
         "plugin.gang.open",
         "session",
     } <= set(decisions.timings)
+
+
+def test_a_session_holds_garbage_collection_off_and_leaves_it_as_it_found_it(probe):
+    seen: list[bool] = []
+    probe["job_ready"] = lambda job: seen.append(gc.isenabled()) or True
+    assert gc.isenabled()
+    run_session(build_cluster([build_node("n1")], [gang("j", 1)]), probe_conf())
+    assert seen == [False]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        run_session(build_cluster([build_node("n1")], [gang("j", 1)]), probe_conf())
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_garbage_collection_comes_back_when_a_session_fails(probe):
+    def fail(job: object) -> bool:
+        raise RuntimeError("plugin bug")
+
+    probe["job_ready"] = fail
+    with pytest.raises(RuntimeError, match="plugin bug"):
+        run_session(build_cluster([build_node("n1")], [gang("j", 1)]), probe_conf())
+    assert gc.isenabled()

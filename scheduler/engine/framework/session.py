@@ -22,8 +22,11 @@ status indexes, node arrays and plugin accounting (event handlers) in step. ``bi
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from scheduler.engine.api.cluster_info import ClusterInfo
@@ -36,6 +39,7 @@ from scheduler.engine.framework.interface import Event, Plugin
 from scheduler.engine.framework.registry import get_action, get_plugin_class
 from scheduler.engine.framework.session_plugins import SessionPlugins
 from scheduler.engine.framework.statement import Statement
+from scheduler.engine.util.quota import forget_job_amounts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -164,6 +168,7 @@ def open_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "sessi
         started = time.perf_counter()
         plugin.on_session_open(ssn)
         ssn.decisions.timings[f"plugin.{option.name}.open"] = time.perf_counter() - started
+    forget_job_amounts(ssn)
     _mark_invalid_jobs(ssn)
     return ssn
 
@@ -190,8 +195,49 @@ def close_session(ssn: Session) -> Decisions:
     return ssn.decisions
 
 
+@contextmanager
+def _no_automatic_gc() -> Iterator[None]:
+    """Hold Python's automatic cyclic garbage collection off for the block, then restore it.
+
+    Why: a session allocates tens of thousands of small objects (heap entries, operations,
+    decisions) that live until it ends, so the collector's automatic passes free nothing, yet
+    each full pass walks the whole snapshot (hundreds of thousands of objects) and each young
+    pass walks what the session just made: on 10,000 one-pod jobs that was 0.3 s of a 1.1 s
+    session. Reference counting still frees acyclic garbage at once.
+
+    On the way out, ``gc.freeze()`` then ``gc.unfreeze()`` moves every tracked object to the
+    oldest generation without scanning it (both are O(1) list splices), so the objects the
+    session made are not all scanned at once by the first young pass after the block; they are
+    scanned by the next full pass, as long-lived objects are. Cyclic garbage made meanwhile (by
+    this or another thread) waits for that full pass.
+
+    The collector's state is process-wide and the embedded worker runs sessions in a thread of
+    the server process: only a caller that found collection enabled disables it, and it
+    re-enables it in ``finally`` whatever happens; a caller that keeps collection off, or a
+    session overlapping another, leaves the setting as it found it.
+    """
+    enabled = gc.isenabled()
+    if enabled:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
+
+
 def run_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "session") -> Decisions:
-    """Return the decisions of one full session: open, every action in order, close."""
+    """Return the decisions of one full session: open, every action in order, close.
+
+    Automatic garbage collection is held off while it runs (``_no_automatic_gc``).
+    """
+    with _no_automatic_gc():
+        return _run_session(cluster, conf, uid=uid)
+
+
+def _run_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str) -> Decisions:
     started = time.perf_counter()
     ssn = open_session(cluster, conf, uid=uid)
     for name in conf.actions:

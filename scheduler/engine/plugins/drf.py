@@ -44,16 +44,22 @@ class DrfPlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         """Compute every job's share and register order, victims and event handlers."""
         self._ssn = ssn
-        index = ssn.resource_index
         # 1. The cluster total; only columns the cluster has count towards a share.
         self.total: IntRow = ssn.arrays.allocatable.sum(axis=0)
         present = self.total > 0
         self._inverse: FloatRow = np.where(present, 1.0 / np.where(present, self.total, 1), 0.0)
-        # 2. Per-job allocation.
-        self.jobs: dict[str, JobAttr] = {}
-        for job in ssn.jobs.values():
-            allocated, _ = quota.job_allocated_and_request(job, index)
-            self.jobs[job.uid] = JobAttr(allocated, self.share_of(allocated))
+        # 2. Per-job allocation: one row of a matrix this plugin owns per job, every share at
+        # once (the same products and max per row as ``share_of``).
+        amounts = quota.job_amounts(ssn)
+        allocated = amounts.allocated.copy()
+        shares = (
+            np.maximum.reduce(allocated * self._inverse, axis=1).tolist()
+            if allocated.shape[1]
+            else [0.0] * len(allocated)
+        )
+        self.jobs: dict[str, JobAttr] = {
+            uid: JobAttr(allocated[row], shares[row]) for uid, row in amounts.position.items()
+        }
         # 3. The queue tree, when asked for.
         option = next((o for o in ssn.conf.plugin_options() if o.name == self.name), None)
         self.tree: HierarchyTree | None = None

@@ -18,7 +18,6 @@ import numpy.typing as npt
 
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
-from scheduler.engine.api.resource import ResourceIndex
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import ABSTAIN, PERMIT, REJECT
 from scheduler.engine.framework import Event, EventHandler, Plugin, Session, register_plugin
@@ -71,7 +70,8 @@ def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, Queu
     """Return an attribute per queue that holds a job, with allocated/request/inqueue/elastic.
 
     ``realCapability`` = (cluster total - every queue's guarantee) + own guarantee, capped by the
-    capability (capacity's flat mode uses the same rule).
+    capability (capacity's flat mode uses the same rule). The per-job amounts come from
+    ``quota.job_amounts`` (all jobs at once); queues appear in the order of their first job.
     """
     index = ssn.resource_index
     width = len(index)
@@ -81,10 +81,15 @@ def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, Queu
         if flat_guarantees
         else np.zeros(width, dtype=np.int64)
     )
+    amounts = quota.job_amounts(ssn)
     attrs: dict[str, QueueAttr] = {}
+    members: dict[str, list[int]] = {}  # queue -> job rows of ``amounts``
+    minimum = np.zeros((len(amounts.position), width), dtype=np.int64)  # minResources rows
     for job in ssn.jobs.values():
-        attr = attrs.get(job.queue)
-        if attr is None:
+        row = amounts.position[job.uid]
+        rows = members.get(job.queue)
+        if rows is None:
+            rows = members[job.queue] = []
             queue = ssn.queues[job.queue]
             guarantee = quota.row(index, queue.guarantee)
             capability = quota.capability_row(index, queue.capability)
@@ -102,20 +107,22 @@ def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, Queu
             )
             attr.set_deserved(attr.deserved)
             attrs[job.queue] = attr
-        add_job(attr, job, index)
+        rows.append(row)
+        if job.min_resources is not None:
+            minimum[row] = index.vector(job.min_resources)
+            inqueue = quota.inqueue_uncovered(job, index, amounts.allocated[row])
+            if inqueue is not None:
+                attrs[job.queue].inqueue += inqueue
+    # Per queue, the sums over its jobs (exact int64 sums: the order does not matter).
+    elastic = np.maximum(amounts.allocated - minimum, 0)
+    for name, rows in members.items():
+        attr = attrs[name]
+        picked = np.array(rows, dtype=np.int64)
+        allocated = amounts.allocated[picked].sum(axis=0)
+        attr.allocated += allocated
+        attr.request += allocated + amounts.pending[picked].sum(axis=0)
+        attr.elastic += elastic[picked].sum(axis=0)
     return attrs
-
-
-def add_job(attr: QueueAttr, job: JobInfo, index: ResourceIndex) -> None:
-    """Add ``job``'s allocated, requested, reserved (inqueue) and elastic amounts to ``attr``."""
-    allocated, request = quota.job_allocated_and_request(job, index)
-    attr.allocated += allocated
-    attr.request += request
-    inqueue = quota.inqueue_uncovered(job, index, allocated)
-    if inqueue is not None:
-        attr.inqueue += inqueue
-    minimum = quota.row(index, job.min_resources)
-    attr.elastic += np.maximum(allocated - minimum, 0)
 
 
 def water_fill(attrs: list[QueueAttr], total: IntRow) -> None:

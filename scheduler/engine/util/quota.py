@@ -15,6 +15,7 @@ real amount but safe to add a few of without overflow.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,17 +26,22 @@ from scheduler.engine.api.types import ALLOCATED_STATUSES, PodGroupPhase, TaskSt
 
 if TYPE_CHECKING:
     from scheduler.engine.api.job_info import JobInfo
+    from scheduler.engine.framework.session import Session
 
 __all__ = [
     "UNLIMITED",
     "FloatRow",
+    "IntMatrix",
     "IntRow",
+    "JobAmounts",
     "capability_row",
     "exceeds_on",
     "fits_on",
+    "forget_job_amounts",
     "gated_request",
     "inqueue_uncovered",
     "job_allocated_and_request",
+    "job_amounts",
     "le_all",
     "quota_dims",
     "row",
@@ -45,6 +51,7 @@ __all__ = [
 ]
 
 IntRow = npt.NDArray[np.int64]
+IntMatrix = npt.NDArray[np.int64]
 FloatRow = npt.NDArray[np.float64]
 Row = IntRow | FloatRow
 
@@ -117,13 +124,31 @@ def share(allocated: Row, of: Row, dims: npt.NDArray[np.bool_]) -> float:
     return float(np.max(allocated[dims] / of[dims]))
 
 
+_ZEROS: dict[int, IntRow] = {}
+
+
+def _zeros(width: int) -> IntRow:
+    """Return a shared read-only zero row of ``width`` columns."""
+    found = _ZEROS.get(width)
+    if found is None:
+        found = np.zeros(width, dtype=np.int64)
+        found.setflags(write=False)
+        _ZEROS[width] = found
+    return found
+
+
 def gated_request(job: JobInfo, index: ResourceIndex) -> IntRow:
-    """Return the summed request of the job's scheduling-gated pending tasks."""
-    out = np.zeros(len(index), dtype=np.int64)
+    """Return the summed request of the job's scheduling-gated pending tasks (do not modify it).
+
+    Most jobs have none: they all get one shared read-only zero row, without a new array.
+    """
+    out: IntRow | None = None
     for task in job.task_status_index.get(TaskStatus.PENDING, {}).values():
         if task.scheduling_gated and task.resreq_vec is not None:
+            if out is None:
+                out = np.zeros(len(index), dtype=np.int64)
             out += task.resreq_vec
-    return out
+    return _zeros(len(index)) if out is None else out
 
 
 def job_allocated_and_request(job: JobInfo, index: ResourceIndex) -> tuple[IntRow, IntRow]:
@@ -141,6 +166,81 @@ def job_allocated_and_request(job: JobInfo, index: ResourceIndex) -> tuple[IntRo
             if task.resreq_vec is not None:
                 target += task.resreq_vec
     return allocated, allocated + pending
+
+
+@dataclass(slots=True, eq=False)
+class JobAmounts:
+    """Every job's request sums as rows of ``(jobs, resources)`` matrices, row = ``position``.
+
+    ``allocated``: tasks in allocated statuses; ``pending``: Pending tasks. Read-only: a plugin
+    that keeps per-job rows copies the matrix.
+    """
+
+    position: dict[str, int]
+    allocated: IntMatrix
+    pending: IntMatrix
+
+
+_AMOUNTS_KEY = "quota.job_amounts"
+
+
+def job_amounts(ssn: Session) -> JobAmounts:
+    """Return every job's allocated and pending sums, computed once for the plugins' opens.
+
+    What ``job_allocated_and_request`` gives job by job, for all jobs at once: the tasks are
+    read in one pass (a job and a request code per task), then each matrix is summed per job
+    with one ``np.add.reduceat`` (exact ``int64`` sums, as the job-by-job additions). Kept in
+    ``ssn.scratch`` only while the plugins open (``open_session`` drops it), since allocation
+    changes the sums afterwards.
+    """
+    found = ssn.scratch.get(_AMOUNTS_KEY)
+    if isinstance(found, JobAmounts):
+        return found
+    width = len(ssn.resource_index)
+    codes: dict[int, int] = {}  # id(request row) -> row of ``table`` (rows are memoised)
+    table: list[IntRow] = []
+    owners: tuple[list[int], list[int]] = ([], [])  # (allocated, pending): job row per task
+    kinds: tuple[list[int], list[int]] = ([], [])  # the same: request code per task
+    position: dict[str, int] = {}
+    allocated_statuses = ALLOCATED_STATUSES
+    pending_status = TaskStatus.PENDING
+    for i, job in enumerate(ssn.jobs.values()):
+        position[job.uid] = i
+        for status, tasks in job.task_status_index.items():
+            if status in allocated_statuses:
+                which = 0
+            elif status == pending_status:
+                which = 1
+            else:
+                continue
+            owner, kind = owners[which], kinds[which]
+            for task in tasks.values():
+                vec = task.resreq_vec
+                if vec is None:
+                    continue
+                code = codes.get(id(vec))
+                if code is None:
+                    code = codes[id(vec)] = len(table)
+                    table.append(vec)
+                owner.append(i)
+                kind.append(code)
+    requests = np.array(table, dtype=np.int64).reshape(len(table), width)
+    sums = []
+    for owner, kind in zip(owners, kinds, strict=True):
+        out = np.zeros((len(position), width), dtype=np.int64)
+        if owner:
+            rows = np.array(owner, dtype=np.int64)  # non-decreasing: jobs were read in order
+            starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+            out[rows[starts]] = np.add.reduceat(requests[np.array(kind)], starts, axis=0)
+        sums.append(out)
+    amounts = JobAmounts(position, sums[0], sums[1])
+    ssn.scratch[_AMOUNTS_KEY] = amounts
+    return amounts
+
+
+def forget_job_amounts(ssn: Session) -> None:
+    """Drop the opens' ``job_amounts`` (allocation makes them stale)."""
+    ssn.scratch.pop(_AMOUNTS_KEY, None)
 
 
 def _allocated_task_count(job: JobInfo) -> int:
