@@ -9,6 +9,10 @@ the controller-manager's sync loop, which here runs first in the same cycle. One
 4. The cache writes the decisions in one transaction, refusing stale rows.
 5. The session is recorded (``SessionRecord``, with a retention limit) and its metrics stored.
 
+After the cycle, at most once per ``VOLCANO_CHANGE_PRUNE_PERIOD`` (default 60 s), the leader
+deletes the watch change stream's events older than ``VOLCANO_CHANGE_RETENTION`` (default 900 s,
+etcd's default compaction interval, so watches from older versions get 410 Expired and relist).
+
 Two ways to run it, one code path: ``EmbeddedWorker`` is a thread in the server process (``make
 run``) that also plays the simulated kubelet (``runtime.tick``) each period; in the distributed
 mode Celery beat sends ``scheduler.tasks.schedule`` every period and whichever worker holds the
@@ -40,10 +44,12 @@ from scheduler.leader import Lease, make_lease
 from scheduler.metrics import load_state, save_state
 from scheduler.metrics_session import observe_session
 from scheduler.models import SchedulerConfiguration, SessionRecord
+from volcano_site.kube.changes import prune_changes
 
 __all__ = [
     "EmbeddedWorker",
     "SessionSummary",
+    "prune_change_stream",
     "reconcile_jobs",
     "run_leader_cycle",
     "run_once",
@@ -175,13 +181,50 @@ def run_once(
     return SessionSummary(rec, decisions, applied)
 
 
+def _setting(name: str, default: float) -> float:
+    """Return a number from settings or the environment, where 0 is a value (not unset)."""
+    value = getattr(settings, name, None)
+    if value is None or value == "":
+        value = os.environ.get(name)
+    return default if value is None or value == "" else float(value)
+
+
+# When this process last pruned the change stream (time.monotonic()), if ever.
+_last_prune: float | None = None
+
+
+def prune_change_stream(*, clock: Callable[[], float] = time.monotonic) -> int | None:
+    """Delete change events older than the retention, at most once per prune period.
+
+    Return how many went, or None when the period has not passed yet (nothing queried).
+    Both ways of running (embedded and Celery) call it from ``run_leader_cycle``, holding
+    the lease, so one process prunes at a time.
+    """
+    global _last_prune
+    now = clock()
+    period = _setting("VOLCANO_CHANGE_PRUNE_PERIOD", 60.0)
+    if _last_prune is not None and now - _last_prune < period:
+        return None
+    _last_prune = now
+    keep = max(int(_setting("VOLCANO_CHANGE_RETENTION", 900.0)), 0)
+    deleted = prune_changes(keep_seconds=keep)
+    if deleted:
+        logger.info("pruned %d change events older than %d s", deleted, keep)
+    return deleted
+
+
 def run_leader_cycle(lease: Lease, *, tick_runtime: bool = False) -> SessionSummary | None:
     """Run one cycle if ``lease`` is ours (taking it if free); None when another holds it."""
     if not lease.acquire():
         return None
     if tick_runtime:
         runtime.tick()
-    return run_once(still_leader=lease.acquire)
+    summary = run_once(still_leader=lease.acquire)
+    try:
+        prune_change_stream()
+    except Exception:  # housekeeping: the next period tries again
+        logger.exception("pruning the change stream failed")
+    return summary
 
 
 class EmbeddedWorker(threading.Thread):
