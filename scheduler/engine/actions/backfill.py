@@ -54,9 +54,12 @@ class BackfillAction(Action):
         by_queue: dict[str, PriorityQueue[JobInfo]] = {}
         job_key = ssn.job_order_key()
         for job in schedulable_jobs(ssn):
-            for task in job.tasks_in(TaskStatus.PIPELINED):
-                if task.best_effort:
-                    ssn.unplace_task(task)
+            if job.task_status_index.get(TaskStatus.PIPELINED):
+                for task in job.tasks_in(TaskStatus.PIPELINED):
+                    if task.best_effort:
+                        ssn.unplace_task(task)
+            if not job.pending_best_effort:  # the job's count of Pending BestEffort tasks
+                continue
             if not any(
                 t.best_effort and not t.scheduling_gated
                 for t in job.task_status_index.get(TaskStatus.PENDING, {}).values()

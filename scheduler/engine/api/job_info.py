@@ -31,6 +31,7 @@ _READY = (
     TaskStatus.SUCCEEDED,
 )
 _VALID = (*_READY, TaskStatus.PIPELINED, TaskStatus.PENDING)
+_INVALID = tuple(s for s in TaskStatus if s not in _VALID)
 
 
 @dataclass(slots=True, eq=False)
@@ -90,8 +91,13 @@ class JobInfo:
 
     def count(self, *statuses: TaskStatus) -> int:
         """Return how many tasks are in any of ``statuses``."""
-        index = self.task_status_index
-        return sum(len(index[s]) for s in statuses if s in index)
+        get = self.task_status_index.get  # a plain loop: asked several times per job
+        total = 0
+        for status in statuses:
+            bucket = get(status)
+            if bucket:
+                total += len(bucket)
+        return total
 
     def tasks_in(self, *statuses: TaskStatus) -> list[TaskInfo]:
         """Return the tasks in any of ``statuses``."""
@@ -118,8 +124,12 @@ class JobInfo:
         return self.count(TaskStatus.PIPELINED)
 
     def valid_task_num(self) -> int:
-        """Return tasks that are allocated, succeeded, pipelined or pending."""
-        return self.count(*_VALID)
+        """Return tasks that are allocated, succeeded, pipelined or pending.
+
+        Every task is in exactly one bucket of the status index, so that is all tasks less the
+        few statuses outside ``_VALID`` (three lookups instead of seven; JobValid asks per action).
+        """
+        return len(self.tasks) - self.count(*_INVALID)
 
     def is_ready(self) -> bool:
         """Return True when ready + pending BestEffort tasks reach minAvailable."""

@@ -22,15 +22,17 @@ _SCHEDULED = (TaskStatus.RUNNING, TaskStatus.BOUND, TaskStatus.FAILED, TaskStatu
 
 def job_phase(job: JobInfo, session_uid: str) -> PodGroupPhase:
     """Return the PodGroup phase Volcano computes for ``job`` at the end of a session."""
-    unschedulable_now = any(
-        c.type == "Unschedulable" and c.status == "True" and c.transition_id == session_uid
-        for c in job.conditions
-    )
-    if job.count(TaskStatus.RUNNING) and unschedulable_now:
-        return PodGroupPhase.UNKNOWN
-    scheduled = job.count(*_SCHEDULED) + sum(
-        1 for t in job.tasks_in(TaskStatus.RELEASING) if t.node_name
-    )
+    if job.conditions and job.count(TaskStatus.RUNNING):
+        unschedulable_now = any(
+            c.type == "Unschedulable" and c.status == "True" and c.transition_id == session_uid
+            for c in job.conditions
+        )
+        if unschedulable_now:
+            return PodGroupPhase.UNKNOWN
+    scheduled = job.count(*_SCHEDULED)
+    releasing = job.task_status_index.get(TaskStatus.RELEASING)
+    if releasing:
+        scheduled += sum(1 for t in releasing.values() if t.node_name)
     if scheduled >= job.min_available:
         finished = job.count(TaskStatus.SUCCEEDED, TaskStatus.FAILED)
         return PodGroupPhase.COMPLETED if finished == scheduled else PodGroupPhase.RUNNING
@@ -49,10 +51,12 @@ def update_jobs(ssn: Session) -> None:
         stamped = [c for c in job.conditions if c.transition_id == ssn.uid]
         if stamped:
             decisions.pod_group_conditions[uid] = stamped
-        for cond in stamped:
-            if cond.type == "Unschedulable" and cond.status == "True":
-                decisions.unschedulable[uid] = cond.message
-        for task in sorted(job.tasks_in(TaskStatus.PIPELINED), key=lambda t: t.uid):
-            decisions.pipelined[task.uid] = task.node_name
-        for task_uid, reason in sorted(job.fit_errors.items()):
-            decisions.task_fit_errors[task_uid] = reason
+            for cond in stamped:
+                if cond.type == "Unschedulable" and cond.status == "True":
+                    decisions.unschedulable[uid] = cond.message
+        if job.task_status_index.get(TaskStatus.PIPELINED):
+            for task in sorted(job.tasks_in(TaskStatus.PIPELINED), key=lambda t: t.uid):
+                decisions.pipelined[task.uid] = task.node_name
+        if job.fit_errors:
+            for task_uid, reason in sorted(job.fit_errors.items()):
+                decisions.task_fit_errors[task_uid] = reason

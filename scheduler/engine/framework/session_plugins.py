@@ -71,6 +71,16 @@ def _order_key(
         return None
     stamped = [i.creation_timestamp is not None for i in items].count(True)
     if stamped == len(items):
+        # Spelled out for the usual one to three plugin keys: a key is computed per heap push.
+        if len(keys) == 1:
+            (k0,) = keys
+            return lambda item: (k0(item), item.creation_timestamp, item.uid)
+        if len(keys) == 2:
+            k0, k1 = keys
+            return lambda item: (k0(item), k1(item), item.creation_timestamp, item.uid)
+        if len(keys) == 3:
+            k0, k1, k2 = keys
+            return lambda item: (k0(item), k1(item), k2(item), item.creation_timestamp, item.uid)
 
         def key(item: Any) -> tuple[Any, ...]:
             return (*[k(item) for k in keys], item.creation_timestamp, item.uid)

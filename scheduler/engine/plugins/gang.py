@@ -113,8 +113,11 @@ class GangPlugin(Plugin):
     def on_session_close(self, ssn: Session) -> None:
         """Stamp Unschedulable on jobs that are not ready, Scheduled on those that are."""
         for job in ssn.jobs.values():
-            if not job.tasks or any(
-                c.type == "Unschedulable" and c.transition_id == ssn.uid for c in job.conditions
+            if not job.tasks or (
+                job.conditions
+                and any(
+                    c.type == "Unschedulable" and c.transition_id == ssn.uid for c in job.conditions
+                )
             ):
                 continue  # no tasks, or already refused this session (JobValid)
             if _ready(job):

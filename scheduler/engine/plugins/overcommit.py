@@ -41,6 +41,7 @@ class OvercommitPlugin(Plugin):
         self.idle = total * self.factor - arrays.used.sum(axis=0)
         # 2. Reserved by admitted jobs: Inqueue ones fully, Running ones for what is uncovered.
         self.inqueue = np.zeros(len(index), dtype=np.int64)
+        self._rows = quota.RowMemo(index)
         for job in ssn.jobs.values():
             if job.min_resources is None:
                 continue
@@ -54,6 +55,8 @@ class OvercommitPlugin(Plugin):
                 uncovered = quota.inqueue_uncovered(job, index, allocated)
                 if uncovered is not None:
                     self.inqueue += uncovered
+        # 3. Per session: the bound a job's minResources are compared with, and per-row memos.
+        self._idle_upper = quota.upper_bound(self.idle)
         ssn.add_job_enqueueable_fn(self.name, self._enqueueable)
         ssn.add_job_enqueued_fn(self.name, self._reserve)
 
@@ -61,13 +64,13 @@ class OvercommitPlugin(Plugin):
         """Add ``job``'s minResources (less its gated tasks) to what is held in reserve."""
         if job.min_resources is None:
             return
-        minimum = self._index.vector(job.min_resources)
-        self.inqueue += np.maximum(minimum - quota.gated_request(job, self._index), 0)
+        self.inqueue += self._rows.reserve(job)
 
     def _enqueueable(self, job: JobInfo) -> int:
         """Permit when reserve + the job's minResources fit the over-committed idle resources."""
         if job.min_resources is None:
             return PERMIT
         minimum = self._index.vector(job.min_resources)
-        dims = quota.quota_dims(self._index, minimum)
-        return PERMIT if quota.fits_on(self.inqueue + minimum, self.idle, dims) else REJECT
+        # quota.fits_on(inqueue + minimum, idle, dims), with its per-session parts memoised
+        fits = (self.inqueue + minimum <= self._idle_upper) | self._rows.ignored(minimum)
+        return PERMIT if fits.all() else REJECT

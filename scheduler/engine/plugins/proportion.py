@@ -177,6 +177,12 @@ class ProportionPlugin(Plugin):
         self.attrs = build_attrs(ssn)
         # 2. Deserved, by weight, water-filled.
         water_fill(list(self.attrs.values()), ssn.arrays.allocatable.sum(axis=0))
+        # Per queue, the bound of the enqueue test (realCapability does not change), and memos
+        # of what the tests derive from request rows.
+        self._real_upper = {
+            name: quota.upper_bound(attr.real_capability) for name, attr in self.attrs.items()
+        }
+        self._rows = quota.RowMemo(self._index)
         # 3. Hooks.
         ssn.add_queue_order_fn(self.name, self._queue_order, key=self._queue_order_key)
         ssn.add_overused_fn(self.name, self._overused)
@@ -278,13 +284,13 @@ class ProportionPlugin(Plugin):
             return ABSTAIN
         minimum = self._index.vector(job.min_resources)
         wanted = minimum + attr.allocated + attr.inqueue - attr.elastic
-        dims = quota.quota_dims(self._index, minimum)
-        return PERMIT if quota.fits_on(wanted, attr.real_capability, dims) else REJECT
+        # quota.fits_on(wanted, realCapability, dims), with its per-session parts memoised
+        fits = (wanted <= self._real_upper[job.queue]) | self._rows.ignored(minimum)
+        return PERMIT if fits.all() else REJECT
 
     def _enqueued(self, job: JobInfo) -> None:
         """Reserve the admitted job's minResources (less gated tasks) in its queue."""
         attr = self.attrs.get(job.queue)
         if attr is None or job.min_resources is None:
             return
-        minimum = self._index.vector(job.min_resources)
-        attr.inqueue += np.maximum(minimum - quota.gated_request(job, self._index), 0)
+        attr.inqueue += self._rows.reserve(job)

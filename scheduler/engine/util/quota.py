@@ -34,6 +34,7 @@ __all__ = [
     "IntMatrix",
     "IntRow",
     "JobAmounts",
+    "RowMemo",
     "capability_row",
     "exceeds_on",
     "fits_on",
@@ -48,6 +49,7 @@ __all__ = [
     "share",
     "slack",
     "total",
+    "upper_bound",
 ]
 
 IntRow = npt.NDArray[np.int64]
@@ -149,6 +151,57 @@ def gated_request(job: JobInfo, index: ResourceIndex) -> IntRow:
                 out = np.zeros(len(index), dtype=np.int64)
             out += task.resreq_vec
     return _zeros(len(index)) if out is None else out
+
+
+class RowMemo:
+    """Per-session memo of what the queue tests derive from a request or minResources row.
+
+    ``ResourceIndex.vector`` returns one shared read-only row per distinct amount, so the row's
+    identity is the key (the row is held, so its id stays unique): 10,000 jobs of one shape pay
+    for one derivation, not 10,000.
+    """
+
+    __slots__ = ("_ignored", "_index", "_reserve")
+
+    def __init__(self, index: ResourceIndex) -> None:
+        self._index = index
+        self._ignored: dict[int, tuple[Row, npt.NDArray[np.bool_]]] = {}
+        self._reserve: dict[int, tuple[IntRow, IntRow]] = {}
+
+    def ignored(self, request: Row) -> npt.NDArray[np.bool_]:
+        """Return ``~quota_dims(request)``: the columns a quota test does not look at."""
+        found = self._ignored.get(id(request))
+        if found is None or found[0] is not request:
+            found = self._ignored[id(request)] = (request, ~quota_dims(self._index, request))
+        return found[1]
+
+    def reserve(self, job: JobInfo) -> IntRow:
+        """Return what admitting ``job`` reserves: minResources less gated requests, floored at 0.
+
+        ``job.min_resources`` must be set. Do not modify the result (it may be shared).
+        """
+        assert job.min_resources is not None
+        index = self._index
+        minimum = index.vector(job.min_resources)
+        gated = gated_request(job, index)
+        if gated is not _zeros(len(index)):
+            reserved: IntRow = np.maximum(minimum - gated, 0)
+            return reserved
+        found = self._reserve.get(id(minimum))
+        if found is None or found[0] is not minimum:
+            floored = np.maximum(minimum - gated, 0)
+            floored.setflags(write=False)
+            found = self._reserve[id(minimum)] = (minimum, floored)
+        return found[1]
+
+
+def upper_bound(right: Row) -> FloatRow:
+    """Return ``right`` plus the tolerance of a "≤ right" test (``le_all``, ``fits_on``).
+
+    ``left <= upper_bound(right)`` is the same comparison those make, for a ``right`` that does
+    not change (compute it once).
+    """
+    return np.asarray(right + slack(right), dtype=np.float64)
 
 
 def job_allocated_and_request(job: JobInfo, index: ResourceIndex) -> tuple[IntRow, IntRow]:
