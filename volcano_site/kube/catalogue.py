@@ -18,7 +18,7 @@ from volcano_site.kube.resources import Resource
 __all__ = ["Column", "Entry", "catalogue", "group_versions"]
 
 READ_VERBS = ("get", "list", "watch")
-WRITE_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
+WRITE_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,18 @@ def _documented(
                 responses={201: serializer, **ERRORS},
                 tags=[tag],
             )
+            operations["delete"] = extend_schema(
+                operation_id=op("deleteCollection"),
+                summary=f"Delete every {resource.kind} the selectors match",
+                description=(
+                    "All or nothing, in one transaction: answers the list of the deleted"
+                    " objects; one refused deletion refuses the call."
+                ),
+                request=None,
+                parameters=[*paths, *LIST_PARAMETERS[:2], *WRITE_PARAMETERS],
+                responses={200: list_serializer, **ERRORS},
+                tags=[tag],
+            )
     else:
         what = f"{resource.kind} status" if base is StatusView else f"a {resource.kind}"
         operations["get"] = extend_schema(

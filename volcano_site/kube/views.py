@@ -21,7 +21,8 @@ from rest_framework.views import APIView
 from volcano_site.accounts.audit import acting_as, set_actor
 from volcano_site.accounts.authentication import TokenAuthentication
 from volcano_site.kube.bodies import APPLY_PATCH, MERGE_PATCH, media_type, parse_document
-from volcano_site.kube.listing import ListQuery, list_objects
+from volcano_site.kube.changes import latest_resource_version
+from volcano_site.kube.listing import ListQuery, filtered, list_objects
 from volcano_site.kube.render import render, render_list
 from volcano_site.kube.resources import Resource
 from volcano_site.kube.selectors import parse_field_selector, parse_label_selector
@@ -167,10 +168,11 @@ class ResourceView(KubeAPIView):
 
 
 class CollectionView(ResourceView):
-    """``GET`` list or watch, ``POST`` create."""
+    """``GET`` list or watch, ``POST`` create, ``DELETE`` every match (deletecollection)."""
 
-    def get(self, request: Request, **kwargs: Any) -> Any:
-        query = ListQuery(
+    def list_query(self, request: Request) -> ListQuery:
+        """Return what the call selects: the path's namespace, the roles', the selectors."""
+        return ListQuery(
             namespace=self.namespace(),
             allowed_namespaces=allowed_namespaces(request.user),
             labels=tuple(parse_label_selector(request.query_params.get("labelSelector"))),
@@ -182,6 +184,9 @@ class CollectionView(ResourceView):
             limit=_int_param(request, "limit", 0),
             cont=request.query_params.get("continue", ""),
         )
+
+    def get(self, request: Request, **kwargs: Any) -> Any:
+        query = self.list_query(request)
         if request.query_params.get("watch") in ("1", "true", "True"):
             since = request.query_params.get("resourceVersion", "")
             if since and not since.isdigit():
@@ -218,6 +223,33 @@ class CollectionView(ResourceView):
             user=request.user,
         )
         return Response(created, status=201)
+
+    def delete(self, request: Request, **kwargs: Any) -> Response:
+        """Delete every object the selectors match (``deletecollection``), all or nothing.
+
+        Answers the ``<Kind>List`` of the deleted objects' last states, as the Kubernetes API
+        server does. Unlike it, one refusal (the ``default`` queue) refuses the whole call in
+        one transaction: nothing is half deleted. ``dryRun=All`` deletes nothing.
+        """
+        if not self.resource.writable:
+            raise KubeError(405, f"deletecollection is not supported on {self.resource.qualified}")
+        delete_options(request)
+        query = self.list_query(request)
+        if query.limit or query.cont:
+            raise KubeError(400, "limit and continue are not supported by deletecollection")
+        dry = dry_run(request)
+        with transaction.atomic():
+            matched = filtered(self.resource, query).select_for_update(of=("self",))
+            order = ("namespace", "name", "pk") if self.resource.namespaced else ("name", "pk")
+            items = [
+                object_delete(self.resource, instance, dry_run=dry)
+                for instance in matched.order_by(*order)
+            ]
+            listed = render_list(
+                self.resource, [], resource_version=latest_resource_version(), cont="", remaining=0
+            )
+        listed["items"] = items
+        return Response(listed)
 
 
 class ItemView(ResourceView):
