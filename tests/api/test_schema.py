@@ -6,6 +6,7 @@ Kept bounded (a few examples per operation, generation phase only) so it runs in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -65,6 +66,24 @@ def test_api_answers_within_its_schema(case: Any, operator_headers: dict[str, st
     )
 
 
+def _api_routes() -> set[str]:
+    """Return every resource path the API routes, in OpenAPI's spelling (``{namespace}``)."""
+    from django.urls import URLResolver
+
+    from volcano_site import api_urls
+
+    def walk(patterns: list[Any], prefix: str) -> Iterator[str]:
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                module = getattr(pattern.urlconf_name, "__name__", pattern.urlconf_name)
+                if module != "volcano_site.kube.urls":  # discovery and OpenAPI: kubectl's
+                    yield from walk(pattern.url_patterns, prefix + str(pattern.pattern))
+            elif pattern.name not in ("schema", "api-docs") and "^" not in str(pattern.pattern):
+                yield "/" + prefix + str(pattern.pattern)
+
+    return {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route) for route in walk(api_urls.urlpatterns, "")}
+
+
 def test_schema_and_docs_pages_list_every_path(db: None) -> None:
     from django.test import Client
 
@@ -85,7 +104,67 @@ def test_schema_and_docs_pages_list_every_path(db: None) -> None:
         "/apis/scheduler.volcano.sh/v1alpha1/schedulerconfigurations/{name}/activate",
         "/apis/audit.volcano.sh/v1alpha1/auditentries",
     } <= paths
+    routes = _api_routes()
+    assert len(routes) > 25
+    assert routes - paths == set()
+    assert (
+        "delete" in document["paths"]["/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs"]
+    )
     assert Client().get("/api/docs/").status_code == 200
+
+
+def _asgi_get(path: str) -> tuple[int, dict[bytes, bytes], bytes]:
+    """Return (status, headers, body) of ``GET path`` through the ASGI app ``make run`` serves."""
+    from asgiref.sync import async_to_sync
+    from asgiref.testing import ApplicationCommunicator
+
+    from volcano_site.asgi import application
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"localhost")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("localhost", 8000),
+    }
+
+    async def call() -> tuple[int, dict[bytes, bytes], bytes]:
+        communicator = ApplicationCommunicator(application, scope)
+        await communicator.send_input({"type": "http.request", "body": b""})
+        start = await communicator.receive_output(10)
+        body, more = b"", True
+        while more:
+            message = await communicator.receive_output(10)
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        return start["status"], {k.lower(): v for k, v in start["headers"]}, body
+
+    return async_to_sync(call)()
+
+
+def test_docs_page_is_self_contained_and_its_assets_are_served(db: None) -> None:
+    status, _, page = _asgi_get("/api/docs/")
+    assert status == 200
+    html = page.decode()
+    references = re.findall(r"""(?:src|href)=["']([^"']+)["']""", html)
+    assert references, html
+    assert [ref for ref in references if not ref.startswith("/")] == []
+    assert "//" not in "".join(references)
+    assert '"validatorUrl": null' in html  # Swagger UI would send the schema's URL out
+    scripts = re.findall(r"""<script src=["']([^"']+\.js)["']""", html)
+    assert any("swagger-ui-bundle" in script for script in scripts)
+    for script in scripts:
+        status, headers, body = _asgi_get(script)
+        assert status == 200, script
+        assert b"javascript" in headers[b"content-type"]
+        assert len(body) > 1000
 
 
 EXAMPLE_RESOURCES = [
