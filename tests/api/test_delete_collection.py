@@ -174,6 +174,11 @@ def test_default_queue_survives_and_refuses_the_whole_call(operator: Client) -> 
     assert "`default` queue can not be deleted" in response.json()["message"]
     assert {"default", "research"} <= set(Queue.objects.values_list("name", flat=True))
 
+    around = "metadata.name!=default,metadata.name!=root"
+    assert operator.delete(f"{QUEUES}?fieldSelector={around}").status_code == 200
+    assert not Queue.objects.filter(name="research").exists()
+    assert Queue.objects.filter(name="default").exists()
+
 
 def test_queues_go_when_the_selector_leaves_the_default_out(operator: Client) -> None:
     _create_queue(operator, "research")
