@@ -11,7 +11,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 TLS_PORT ?= 8443
 
-.PHONY: run test install lint typecheck checks pytest prepare clean-venv
+.PHONY: run test install lint typecheck checks pytest prepare clean-venv chromium
 
 install: $(STAMP)
 
@@ -51,7 +51,22 @@ checks: install
 	$(MANAGE) check
 	$(MANAGE) makemigrations --check --dry-run
 
-pytest: install
+# The browser tests (tests/browser) drive Debian's Chromium through Playwright, which never
+# downloads a browser here. Root with apt-get installs it; anyone else gets the tests skipped,
+# each naming the missing /usr/bin/chromium.
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -q chromium >/dev/null 2>&1 \
+	      || { apt-get update -q >/dev/null && apt-get install -y -q chromium; } \
+	      || echo "apt-get could not install chromium: the browser tests will skip"; \
+	  else \
+	    echo "/usr/bin/chromium is missing (apt-get install chromium as root): the browser tests will skip"; \
+	  fi; \
+	fi
+
+pytest: install chromium
 	$(BIN)/pytest
 
 test: lint typecheck checks pytest
