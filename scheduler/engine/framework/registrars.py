@@ -134,6 +134,11 @@ class SessionRegistrars:
         # hook -> plugin_order_keys(hook) (allocate asks once per job; cleared on registration)
         self._keys_cache: dict[str, list[Callable[[Any], Any]] | None] = {}
         self.event_handlers: list[EventHandler] = []
+        # hook -> plugin -> the one-row form of a batch function (see ``row_fns``)
+        self._row_forms: dict[str, dict[str, Callable[..., Any]]] = {
+            "batch_predicate": {},
+            "batch_node_order": {},
+        }
         self._order_keys: dict[str, dict[str, Callable[[Any], Any] | None]] = {
             "task_order": {},
             "job_order": {},
@@ -203,6 +208,32 @@ class SessionRegistrars:
         if keys is None:
             return None
         return lambda task: tuple(k(task) for k in keys)
+
+    def _set_row_form(self, hook: str, plugin: str, row: Callable[..., Any] | None) -> None:
+        if row is None:
+            self._row_forms[hook].pop(plugin, None)
+        else:
+            self._row_forms[hook][plugin] = row
+
+    def row_fns(self, hook: str) -> list[Callable[..., Any]] | None:
+        """Return the one-row forms of ``hook``'s enabled batch functions, or None if one has none.
+
+        In the order of the enabled batch functions (conf order). Node selection calls them for
+        the one node a pod just took instead of building a one-element row array per plugin.
+        """
+        forms = self._row_forms[hook]
+        enabled = {id(fn) for fns in self._fns_by_tier(hook) for fn in fns}
+        found: list[Callable[..., Any]] = []
+        for tier in self.conf.tiers:
+            for option in tier.plugins:
+                fn = self._hooks[hook].get(option.name)
+                if fn is None or id(fn) not in enabled:
+                    continue
+                form = forms.get(option.name)
+                if form is None:
+                    return None
+                found.append(form)
+        return found
 
     def has_fns(self, hook: str) -> bool:
         """Return True when some enabled plugin answers ``hook``."""
@@ -331,20 +362,36 @@ class SessionRegistrars:
         self._register("predicate", plugin, fn)
 
     def add_batch_predicate_fn(
-        self, plugin: str, fn: Callable[[TaskInfo, IntArray], BoolArray]
+        self,
+        plugin: str,
+        fn: Callable[[TaskInfo, IntArray], BoolArray],
+        *,
+        row: Callable[[TaskInfo, int], bool] | None = None,
     ) -> None:
-        """Register a vectorised filter: True where the node at that row may take the task."""
+        """Register a vectorised filter: True where the node at that row may take the task.
+
+        ``row(task, row)``, when given, must answer ``bool(fn(task, [row])[0])`` for one row.
+        """
         self._register("batch_predicate", plugin, fn)
+        self._set_row_form("batch_predicate", plugin, row)
 
     def add_node_order_fn(self, plugin: str, fn: Callable[[TaskInfo, NodeInfo], float]) -> None:
         """Register a per-node score."""
         self._register("node_order", plugin, fn)
 
     def add_batch_node_order_fn(
-        self, plugin: str, fn: Callable[[TaskInfo, IntArray], FloatArray]
+        self,
+        plugin: str,
+        fn: Callable[[TaskInfo, IntArray], FloatArray],
+        *,
+        row: Callable[[TaskInfo, int], float] | None = None,
     ) -> None:
-        """Register a vectorised score over node rows."""
+        """Register a vectorised score over node rows.
+
+        ``row(task, row)``, when given, must answer ``float(fn(task, [row])[0])`` for one row.
+        """
         self._register("batch_node_order", plugin, fn)
+        self._set_row_form("batch_node_order", plugin, row)
 
     def add_best_node_fn(
         self, plugin: str, fn: Callable[[TaskInfo, dict[float, list[NodeInfo]]], NodeInfo | None]

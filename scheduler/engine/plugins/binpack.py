@@ -86,7 +86,7 @@ class BinpackPlugin(Plugin):
         # The same plan as Python lists (column, weight) and the request as a list: scalar form.
         self._scalar_plans: dict[int, tuple[list[tuple[int, float]], list[int]]] = {}
         self._cache = RowCache(ssn.arrays, self._vector, self._one)
-        ssn.add_batch_node_order_fn(self.name, self.score)
+        ssn.add_batch_node_order_fn(self.name, self.score, row=self.score_row)
 
     def _plan(self, req: IntArray) -> tuple[IntArray, FloatArray, float]:
         """Return the scored columns of a request, their weights and the weight sum (cached)."""
@@ -98,6 +98,12 @@ class BinpackPlugin(Plugin):
             found = (cols, weights[cols], float(weights.sum()))
             self._plans[key] = found
         return found
+
+    def score_row(self, task: TaskInfo, row: int) -> float:
+        """Return ``score`` for the one row ``row`` (the node a pod just took)."""
+        req = task.resreq_vec
+        assert req is not None
+        return float(self._cache.scores(req)[row])
 
     def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
         """Return the binpack score of each node row for ``task`` (0 where it would overflow)."""

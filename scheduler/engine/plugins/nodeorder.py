@@ -116,7 +116,7 @@ class NodeOrderPlugin(Plugin):
                     deallocate_func=lambda e: index.on_event(e, added=False),
                 )
             )
-        ssn.add_batch_node_order_fn(self.name, self.score)
+        ssn.add_batch_node_order_fn(self.name, self.score, row=self.score_row)
 
     def _needs_index(self, ssn: Session) -> bool:
         if not (self.w["podaffinity"] or self.w["podtopologyspread"]):
@@ -327,14 +327,22 @@ class NodeOrderPlugin(Plugin):
         return np.where(scored, np.floor(MAX_SCORE * (high + low - raw) / high), 0.0)
 
     # --- the batch score ------------------------------------------------------------------------
-    def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
-        """Return the weighted sum of every enabled scorer for each node row."""
+    def score_row(self, task: TaskInfo, row: int) -> float:
+        """Return ``score`` for the one row ``row`` (the node a pod just took)."""
+        if self.index is not None:
+            return float(self.score(task, np.array([row], dtype=np.int64))[0])
         req = task.resreq_vec
         assert req is not None
         static, resource = self._static_scores(task), self._resources.scores(req)
+        return float(static[row]) + float(resource[row])
+
+    def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
+        """Return the weighted sum of every enabled scorer for each node row."""
         if len(rows) == 1 and self.index is None:  # the node a pod just took
-            row = int(rows[0])
-            return np.array([float(static[row]) + float(resource[row])], dtype=np.float64)
+            return np.array([self.score_row(task, int(rows[0]))], dtype=np.float64)
+        req = task.resreq_vec
+        assert req is not None
+        static, resource = self._static_scores(task), self._resources.scores(req)
         total = static[rows] + resource[rows]
         index = self.index
         if index is not None:

@@ -67,6 +67,8 @@ class NodeSelector:
         "_entries",
         "_explained",
         "_one_predicate",
+        "_row_predicate",
+        "_row_scorers",
         "_scorers",
         "arrays",
         "best_node_hook",
@@ -89,6 +91,10 @@ class NodeSelector:
         alone = len(batch) == 1 and not ssn.node_only_fns("predicate", "batch_predicate")
         self._one_predicate = batch[0] if alone else None
         self._scorers = None if ssn.flat_fns("node_order") else ssn.flat_fns("batch_node_order")
+        # Their one-row forms when every one has one (no one-element arrays per placement).
+        row_predicates = ssn.row_fns("batch_predicate") if alone else None
+        self._row_predicate = row_predicates[0] if row_predicates else None
+        self._row_scorers = ssn.row_fns("batch_node_order") if self._scorers is not None else None
 
     @classmethod
     def of(cls, ssn: Session) -> NodeSelector:
@@ -104,7 +110,7 @@ class NodeSelector:
     def _refresh(self, entry: _Entry, task: TaskInfo, rows: npt.NDArray[np.int64]) -> None:
         arrays, req = self.arrays, entry.req
         if len(rows) == 1:  # the common case (one pod just landed): scalar writes are cheaper
-            self._refresh_row(entry, task, rows)
+            self._refresh_row(entry, task, int(rows[0]))
             return
         fit_idle = (arrays.idle[rows] >= req).all(axis=1)
         fit_future = (arrays.future_idle[rows] >= req).all(axis=1)
@@ -118,18 +124,28 @@ class NodeSelector:
         entry.best_future[rows] = np.where(usable, scores, -np.inf)
         entry.best_now[rows] = np.where(usable & fit_idle, scores, -np.inf)
 
-    def _refresh_row(self, entry: _Entry, task: TaskInfo, rows: npt.NDArray[np.int64]) -> None:
-        row = int(rows[0])
+    def _refresh_row(self, entry: _Entry, task: TaskInfo, row: int) -> None:
         arrays, req = self.arrays, entry.req_list
         # Plain-int comparison of a handful of columns beats numpy's per-call overhead.
         fit_idle = all(map(ge, arrays.idle[row].tolist(), req))
         fit_future = all(map(ge, arrays.future_idle[row].tolist(), req))
-        one = self._one_predicate
-        passes = bool((one or self.ssn.predicate_mask)(task, rows)[0])
-        scorers = self._scorers
+        row_predicate = self._row_predicate
+        if row_predicate is not None:
+            passes = row_predicate(task, row)
+        else:
+            rows = np.array([row], dtype=np.int64)
+            passes = bool((self._one_predicate or self.ssn.predicate_mask)(task, rows)[0])
+        scorers, row_scorers = self._scorers, self._row_scorers
         if scorers is None:
+            rows = np.array([row], dtype=np.int64)
             score = float(self.ssn.node_scores(task, rows)[0])
+        elif row_scorers is not None:  # the same float64 sum, in the same order
+            score = 0.0
+            for i, one in enumerate(row_scorers):
+                part = one(task, row)
+                score = part if i == 0 else score + part
         else:  # the same float64 sum, in the same order, as Session.node_scores
+            rows = np.array([row], dtype=np.int64)
             score = 0.0
             for i, fn in enumerate(scorers):
                 part = float(fn(task, rows)[0])
@@ -167,13 +183,14 @@ class NodeSelector:
             if n:
                 self._refresh(entry, task, np.arange(n, dtype=np.int64))
         elif entry.read < len(log):
+            if entry.read == len(log) - 1:  # the common case: one pod just landed
+                row = log[-1]
+                entry.read += 1
+                self._refresh_row(entry, task, row)
+                return entry
             changed = log[entry.read :]
             entry.read = len(log)
-            if len(changed) == 1:
-                rows = np.array(changed, dtype=np.int64)
-            else:
-                rows = np.unique(np.array(changed, dtype=np.int64))
-            self._refresh(entry, task, rows)
+            self._refresh(entry, task, np.unique(np.array(changed, dtype=np.int64)))
         return entry
 
     # --- choosing --------------------------------------------------------------------------------

@@ -126,7 +126,7 @@ class PredicatesPlugin(Plugin):
                 )
             )
         ssn.add_predicate_fn(self.name, self.predicate)
-        ssn.add_batch_predicate_fn(self.name, self.batch_predicate)
+        ssn.add_batch_predicate_fn(self.name, self.batch_predicate, row=self.row_predicate)
 
     @staticmethod
     def _needs_index(ssn: Session) -> bool:
@@ -214,18 +214,22 @@ class PredicatesPlugin(Plugin):
         return found
 
     # --- the two forms ---------------------------------------------------------------------------
+    def row_predicate(self, task: TaskInfo, row: int) -> bool:
+        """Return ``batch_predicate`` for the one row ``row`` (the node a pod just took)."""
+        if self.index is not None:
+            return bool(self.batch_predicate(task, np.array([row], dtype=np.int64))[0])
+        arrays, col = self.ssn.arrays, self._pods_col
+        held = (
+            int(arrays.used[row, col])
+            - int(arrays.releasing[row, col])
+            + int(arrays.pipelined[row, col])
+        ) // 1000
+        return held < int(self._max_pods[row]) and bool(self._static_mask(task)[row])
+
     def batch_predicate(self, task: TaskInfo, rows: IntArray) -> BoolArray:
         """Return True for each node row that passes every enabled check."""
         if len(rows) == 1 and self.index is None:  # one row: the node where a pod just landed
-            row = int(rows[0])
-            arrays, col = self.ssn.arrays, self._pods_col
-            held = (
-                int(arrays.used[row, col])
-                - int(arrays.releasing[row, col])
-                + int(arrays.pipelined[row, col])
-            ) // 1000
-            ok = held < int(self._max_pods[row]) and bool(self._static_mask(task)[row])
-            return np.array([ok], dtype=np.bool_)
+            return np.array([self.row_predicate(task, int(rows[0]))], dtype=np.bool_)
         mask: BoolArray = self._room()[rows] & self._static_mask(task)[rows]
         if self.index is not None:
             for check in self._dynamic_checks(task, rows):
