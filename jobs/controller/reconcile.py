@@ -23,6 +23,13 @@ PodGroup, read with four aggregate queries), unless it has a Command waiting or
 depends on the clock (a TTL or a policy timeout). A level-triggered pass over
 unchanged rows is a no-op, so the skip only saves time; the memo lives in the
 process, so a new worker process starts with a full pass.
+
+The jobs a pass does reconcile have their tasks read in one query per 500 jobs
+(not one per job), and their Commands looked for only when the pass's start saw
+one waiting (a Command issued during the pass is taken by the next one). Tasks
+are written only together with their job (the store, the services, the admin
+all save the job row), so the prefetched tasks are used only when the locked job
+row still has the resourceVersion the pass saw; otherwise they are read again.
 """
 
 from __future__ import annotations
@@ -102,16 +109,26 @@ class ReconcileReport:
 
 
 def reconcile_job(
-    job: Job | int, now: dt.datetime, *, classes: tuple[dict[str, int], int] | None = None
+    job: Job | int,
+    now: dt.datetime,
+    *,
+    classes: tuple[dict[str, int], int] | None = None,
+    commands: bool = True,
+    tasks: tuple[int, list[TaskSpec]] | None = None,
 ) -> JobResult:
     """Reconcile one job (a row or its primary key) at time ``now``; see the module doc.
 
     ``classes``: PriorityClass values and the default's, when the caller read them already.
+    ``commands``: whether to look for the job's Commands (False: the caller knows of none).
+    ``tasks``: the job's resourceVersion and its tasks as the caller read them; used only
+    if the locked row still has that version.
     """
     pk = job if isinstance(job, int) else job.pk
     with transaction.atomic():
-        row = Job.objects.select_for_update().filter(pk=pk).first()
-        if row is None:
+        try:
+            # get() orders nothing: the row is found by its key.
+            row = Job.objects.select_for_update().get(pk=pk)
+        except Job.DoesNotExist:
             return JobResult(key=f"#{pk}")
         result = JobResult(key=f"{row.namespace}/{row.name}")
         if ttl_expired(row, now):
@@ -125,8 +142,9 @@ def reconcile_job(
             Job.objects.filter(pk=row.pk, uid=row.uid).delete()
             result.changed = result.deleted_by_ttl = True
             return result
-        ctx = _load(row, now, classes)
-        requests = take_commands(row, now)
+        known = tasks[1] if tasks is not None and tasks[0] == row.resource_version else None
+        ctx = _load(row, now, classes, known)
+        requests = take_commands(row, now) if commands else []
         result.commands = len(requests)
         requests += observe_pods(ctx)
         for pod in [p for p in ctx.pods.values() if p.deletion_time is not None]:
@@ -166,10 +184,25 @@ def _timed(ctx: JobContext) -> bool:
     return any(policy.get("timeout") for policy in policies)
 
 
-def _load(job: Job, now: dt.datetime, classes: tuple[dict[str, int], int] | None) -> JobContext:
-    tasks = list(job.tasks.order_by("index"))
+def _load(
+    job: Job,
+    now: dt.datetime,
+    classes: tuple[dict[str, int], int] | None,
+    tasks: list[TaskSpec] | None = None,
+) -> JobContext:
+    if tasks is None:
+        tasks = list(TaskSpec.objects.filter(job=job).order_by("index"))
+    for task in tasks:
+        task.job = job  # the locked row, not a second copy
     pods = {pod.name: pod for pod in Pod.objects.filter(job=job)}
-    group = PodGroup.objects.filter(namespace=job.namespace, name=f"{job.name}-{job.uid}").first()
+    group = next(
+        iter(
+            PodGroup.objects.filter(
+                namespace=job.namespace, name=f"{job.name}-{job.uid}"
+            ).order_by()[:1]
+        ),
+        None,
+    )
     by_name, default = classes if classes is not None else priority_classes()
     return JobContext(
         job=job,
@@ -218,6 +251,17 @@ def _fingerprints() -> dict[int, tuple[object, ...]]:
     ):
         prints.setdefault(job_id, []).append(("group", group_pk, phase, version))
     return {pk: tuple(parts) for pk, parts in prints.items()}
+
+
+_TASK_BATCH = 500  # jobs whose tasks one query reads
+
+
+def _tasks_of(pks: list[int]) -> dict[int, list[TaskSpec]]:
+    """Return the tasks of the jobs ``pks``, in index order, by job pk (one query)."""
+    found: dict[int, list[TaskSpec]] = {pk: [] for pk in pks}
+    for task in TaskSpec.objects.filter(job_id__in=pks).order_by("job_id", "index"):
+        found[task.job_id].append(task)
+    return found
 
 
 def _with_commands() -> set[int]:
@@ -277,13 +321,22 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
     prints = _fingerprints()
     waiting = _with_commands()
     classes = priority_classes()
-    for pk in sorted(prints):
-        if not full and pk not in waiting and _settled.get(pk) == prints[pk]:
-            report.skipped += 1
-            continue
+    todo = [pk for pk in sorted(prints) if full or pk in waiting or _settled.get(pk) != prints[pk]]
+    report.skipped = len(prints) - len(todo)
+    tasks: dict[int, list[TaskSpec]] = {}
+    for number, pk in enumerate(todo):
+        if number % _TASK_BATCH == 0:
+            tasks = _tasks_of(todo[number : number + _TASK_BATCH])
         _settled.pop(pk, None)
+        version = int(prints[pk][1])  # type: ignore[call-overload]
         try:
-            result = reconcile_job(pk, now, classes=classes)
+            result = reconcile_job(
+                pk,
+                now,
+                classes=classes,
+                commands=pk in waiting,
+                tasks=(version, tasks.get(pk, [])),
+            )
         except Exception as exc:  # one bad job must not stop the others
             logger.exception("reconciling job #%s failed", pk)
             report.jobs += 1
