@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cmp_to_key
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,3 +47,22 @@ def test_priority_queue_pops_in_compare_order_and_keeps_insertion_order_on_ties(
     )
     assert [queue.pop() for _ in range(len(queue))] == [(1, "a"), (1, "b"), (2, "x"), (2, "y")]
     assert queue.empty()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=30))
+def test_a_queue_ordered_by_tuple_keys_pops_in_key_then_insertion_order(keys):
+    queue: PriorityQueue[int] = PriorityQueue(lambda a, b: 0, key=lambda i: keys[i])
+    for i in range(len(keys)):
+        queue.push(i)
+    popped = [queue.pop() for _ in range(len(keys))]
+    assert popped == sorted(range(len(keys)), key=lambda i: (keys[i], i))
+
+
+def test_a_queue_refuses_order_keys_of_different_shapes():
+    queue: PriorityQueue[tuple[int, ...]] = PriorityQueue(lambda a, b: 0, key=lambda k: k)
+    queue.push((1, 2))
+    with pytest.raises(ValueError, match="one length"):
+        queue.push((1,))
+    with pytest.raises(ValueError, match="one length"):
+        queue.push(3)  # type: ignore[arg-type]
