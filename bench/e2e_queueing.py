@@ -310,7 +310,7 @@ def _ms(values: list[float]) -> str:
     return f"mean {sum(values) / len(values) * 1000:.0f} / max {max(values) * 1000:.0f} ms"
 
 
-def report(figures: Figures, wall: float, cpu: float) -> None:
+def report(figures: Figures, wall: float, cpu: float, setup: float) -> None:
     """Print the figures of one run."""
     totals = [
         r + e + w for r, e, w in zip(figures.read, figures.engine, figures.write, strict=True)
@@ -349,7 +349,8 @@ def report(figures: Figures, wall: float, cpu: float) -> None:
     )
     print(f"  target (every class's mean admission below Kueue's): {'met' if met else 'NOT met'}")
     print(
-        f"  total wall {wall:.1f} s, CPU {cpu:.1f} s; peak RSS "
+        f"  total wall {wall:.1f} s (of which setup {setup:.1f} s: migrate, empty the "
+        f"database, nodes and queues), CPU {cpu:.1f} s; peak RSS "
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; load average "
         + " ".join(f"{x:.2f}" for x in os.getloadavg())
     )
@@ -380,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     _empty()
     conf_text = CONFS["default+binpack"]
     _load(base_cluster(), conf_text)
+    setup = time.perf_counter() - started
     jobs = generate(args.seed, args.jobs, args.arrival_window)
     counts = {k: sum(1 for a in jobs if a.kind == k) for k in CLASSES}
     print(
@@ -399,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
             + ", ".join(f"{k} {_stats(v)}" for k, v in engine.wait_by_class.items())
         )
     figures = simulate(jobs, conf_text, period=args.period, progress=args.progress)
-    report(figures, time.perf_counter() - started, time.process_time() - cpu_started)
+    report(figures, time.perf_counter() - started, time.process_time() - cpu_started, setup)
     return 0
 
 
