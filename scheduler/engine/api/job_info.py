@@ -54,6 +54,7 @@ class JobInfo:
     tasks: dict[str, TaskInfo] = field(default_factory=dict)
     task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = field(default_factory=dict)
     pending_best_effort: int = 0
+    pending_gated: int = 0  # Pending tasks with scheduling gates (their requests are not reserved)
     # Why each task did not fit in this session (task uid -> reason), and the job-level reason.
     fit_errors: dict[str, str] = field(default_factory=dict)
     job_fit_error: str = ""
@@ -71,8 +72,9 @@ class JobInfo:
         task.job = self.uid
         self.tasks[task.uid] = task
         self.task_status_index.setdefault(task.status, {})[task.uid] = task
-        if task.status == TaskStatus.PENDING and task.best_effort:
-            self.pending_best_effort += 1
+        if task.status == TaskStatus.PENDING:
+            self.pending_best_effort += task.best_effort
+            self.pending_gated += task.scheduling_gated
 
     def update_task_status(self, task: TaskInfo, status: TaskStatus) -> None:
         """Move ``task`` to ``status``, keeping the index and counters right."""
@@ -82,12 +84,14 @@ class JobInfo:
         bucket = self.task_status_index.get(old)
         if bucket is not None:
             bucket.pop(task.uid, None)
-        if old == TaskStatus.PENDING and task.best_effort:
-            self.pending_best_effort -= 1
+        if old == TaskStatus.PENDING:
+            self.pending_best_effort -= task.best_effort
+            self.pending_gated -= task.scheduling_gated
         task.status = status
         self.task_status_index.setdefault(status, {})[task.uid] = task
-        if status == TaskStatus.PENDING and task.best_effort:
-            self.pending_best_effort += 1
+        if status == TaskStatus.PENDING:
+            self.pending_best_effort += task.best_effort
+            self.pending_gated += task.scheduling_gated
 
     def count(self, *statuses: TaskStatus) -> int:
         """Return how many tasks are in any of ``statuses``."""

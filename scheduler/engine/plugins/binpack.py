@@ -86,6 +86,8 @@ class BinpackPlugin(Plugin):
         # The same plan as Python lists (column, weight) and the request as a list: scalar form.
         self._scalar_plans: dict[int, tuple[list[tuple[int, float]], list[int]]] = {}
         self._cache = RowCache(ssn.arrays, self._vector, self._one)
+        # Allocatable rows as Python lists (they do not change in a session): the scalar form.
+        self._alloc_lists: list[list[int]] = ssn.arrays.allocatable.tolist()
         ssn.add_batch_node_order_fn(self.name, self.score, row=self.score_row)
 
     def _plan(self, req: IntArray) -> tuple[IntArray, FloatArray, float]:
@@ -151,7 +153,7 @@ class BinpackPlugin(Plugin):
         self, row: int, plan: list[tuple[int, float]], req_row: list[int], weight_sum: float
     ) -> float:
         """Return the score of one row: the same arithmetic as ``score``, on Python scalars."""
-        alloc_row = self._arrays.allocatable[row].tolist()
+        alloc_row = self._alloc_lists[row]
         used_row = self._arrays.used[row].tolist()
         total = 0.0
         for col, weight in plan:

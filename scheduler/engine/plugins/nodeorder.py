@@ -96,6 +96,11 @@ class NodeOrderPlugin(Plugin):
         self._cols_list: list[int] = self._cols.tolist()
         self._balanced_list: list[int] = self._balanced_cols.tolist()
         self._resources = RowCache(ssn.arrays, self._resource_vector, self._resource_row)
+        # Allocatable rows as Python lists (they do not change in a session): the scalar form.
+        self._alloc_lists: list[list[int]] = ssn.arrays.allocatable.tolist()
+        self._least_w = self.w["leastrequested"]
+        self._most_w = self.w["mostrequested"]
+        self._balanced_w = self.w["balancedresource"]
         # Request rows (memoised per distinct request) as lists, for the scalar form.
         self._req_lists: dict[int, tuple[Vector, list[int]]] = {}
         self._static: dict[str, FloatArray] = {}
@@ -176,14 +181,13 @@ class NodeOrderPlugin(Plugin):
         Called once per placed pod, so written for the interpreter: plain loops, no generators,
         the request as a cached list; the arithmetic and its order are those of the vector form.
         """
-        arrays, w = self.ssn.arrays, self.w
-        alloc_row, used_row = arrays.allocatable[row].tolist(), arrays.used[row].tolist()
+        alloc_row, used_row = self._alloc_lists[row], self.ssn.arrays.used[row].tolist()
         req_row = self._req_lists.get(id(req))
         if req_row is None or req_row[0] is not req:
             req_row = self._req_lists[id(req)] = (req, req.tolist())
         wanted = req_row[1]
         total = 0.0
-        least_w, most_w, balanced_w = w["leastrequested"], w["mostrequested"], w["balancedresource"]
+        least_w, most_w, balanced_w = self._least_w, self._most_w, self._balanced_w
         if least_w or most_w:
             least = most = 0
             for col in self._cols_list:

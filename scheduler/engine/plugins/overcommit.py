@@ -73,4 +73,4 @@ class OvercommitPlugin(Plugin):
         minimum = self._index.vector(job.min_resources)
         # quota.fits_on(inqueue + minimum, idle, dims), with its per-session parts memoised
         fits = (self.inqueue + minimum <= self._idle_upper) | self._rows.ignored(minimum)
-        return PERMIT if fits.all() else REJECT
+        return PERMIT if np.logical_and.reduce(fits) else REJECT

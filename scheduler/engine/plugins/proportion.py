@@ -26,6 +26,9 @@ from scheduler.engine.util.quota import FloatRow, IntRow
 
 __all__ = ["ProportionPlugin", "QueueAttr", "water_fill"]
 
+# ``ndarray.all`` without its Python-level wrapper (asked once or twice per placed pod)
+_all = np.logical_and.reduce
+
 
 @dataclass(slots=True, eq=False)
 class QueueAttr:
@@ -63,7 +66,7 @@ class QueueAttr:
 
     def within_deserved(self, allocated: IntRow) -> bool:
         """Return True when ``allocated`` ≤ deserved in every column."""
-        return bool((allocated <= self.deserved_upper).all())
+        return bool(_all(allocated <= self.deserved_upper))
 
 
 def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, QueueAttr]:
@@ -243,7 +246,7 @@ class ProportionPlugin(Plugin):
                 request,
                 ~quota.quota_dims(self._index, request),
             )
-        return bool(((attr.allocated + request <= attr.deserved_upper) | ignored[1]).all())
+        return bool(_all((attr.allocated + request <= attr.deserved_upper) | ignored[1]))
 
     def _reclaimable(self, reclaimer: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
         """Return candidates of queues above their deserved, until each queue is back within it."""
@@ -286,7 +289,7 @@ class ProportionPlugin(Plugin):
         wanted = minimum + attr.allocated + attr.inqueue - attr.elastic
         # quota.fits_on(wanted, realCapability, dims), with its per-session parts memoised
         fits = (wanted <= self._real_upper[job.queue]) | self._rows.ignored(minimum)
-        return PERMIT if fits.all() else REJECT
+        return PERMIT if _all(fits) else REJECT
 
     def _enqueued(self, job: JobInfo) -> None:
         """Reserve the admitted job's minResources (less gated tasks) in its queue."""

@@ -57,6 +57,9 @@ IntMatrix = npt.NDArray[np.int64]
 FloatRow = npt.NDArray[np.float64]
 Row = IntRow | FloatRow
 
+# ``ndarray.all`` without its Python-level wrapper (these tests run per placed pod)
+_all = np.logical_and.reduce
+
 UNLIMITED = 2**60
 _TOLERANCE = 0.1  # Volcano's minResource
 _RELATIVE = 1e-12  # float rows of memory milli-bytes are not exact past 2**53
@@ -104,13 +107,13 @@ def slack(right: Row) -> Row | float:
 
 def le_all(left: Row, right: Row) -> bool:
     """Return True when ``left`` ≤ ``right`` in every column (Volcano's ``LessEqual``, Zero)."""
-    return bool((left <= right + slack(right)).all())
+    return bool(_all(left <= right + slack(right)))
 
 
 def fits_on(left: Row, right: Row, dims: npt.NDArray[np.bool_]) -> bool:
     """Return True when ``left`` ≤ ``right`` on the columns ``dims`` (``LessEqualWithDimension``)."""
     ok = left <= right + slack(right)
-    return bool((ok | ~dims).all())
+    return bool(_all(ok | ~dims))
 
 
 def exceeds_on(left: Row, right: Row, dims: npt.NDArray[np.bool_]) -> bool:
@@ -142,8 +145,11 @@ def _zeros(width: int) -> IntRow:
 def gated_request(job: JobInfo, index: ResourceIndex) -> IntRow:
     """Return the summed request of the job's scheduling-gated pending tasks (do not modify it).
 
-    Most jobs have none: they all get one shared read-only zero row, without a new array.
+    Most jobs have none (``JobInfo.pending_gated``): they all get one shared read-only zero row,
+    without a new array or a look at their tasks.
     """
+    if not job.pending_gated:
+        return _zeros(len(index))
     out: IntRow | None = None
     for task in job.task_status_index.get(TaskStatus.PENDING, {}).values():
         if task.scheduling_gated and task.resreq_vec is not None:
