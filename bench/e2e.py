@@ -153,14 +153,14 @@ def run_case(case: Any) -> dict[str, float]:
     _load(case.build(), case.conf)
     load_s = time.perf_counter() - began
     conf = load_conf(case.conf)
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     snapshot = read_snapshot()
-    t1 = time.perf_counter()
+    c1, t1 = time.process_time(), time.perf_counter()
     pending = sum(j.count(TaskStatus.PENDING) for j in snapshot.cluster.jobs.values())
     decisions = run_session(snapshot.cluster, conf, uid="bench")
-    t2 = time.perf_counter()
+    c2, t2 = time.process_time(), time.perf_counter()
     applied = apply_decisions(snapshot, decisions, session_uid="bench")
-    t3 = time.perf_counter()
+    c3, t3 = time.process_time(), time.perf_counter()
     total = t3 - t0
     actions = ", ".join(
         f"{k.split('.', 1)[1]} {v * 1000:.0f}" for k, v in decisions.timings.items()
@@ -171,6 +171,9 @@ def run_case(case: Any) -> dict[str, float]:
         f"(loaded in {load_s:.1f} s)\n"
         f"    session {total * 1000:.0f} ms = read {(t1 - t0) * 1000:.0f} + engine "
         f"{(t2 - t1) * 1000:.0f} ({actions}) + write {(t3 - t2) * 1000:.0f} ms\n"
+        f"    CPU {(c3 - c0) * 1000:.0f} ms = read {(c1 - c0) * 1000:.0f} + engine "
+        f"{(c2 - c1) * 1000:.0f} + write {(c3 - c2) * 1000:.0f} ms (this process; the "
+        f"database's own work is not in it), load average {os.getloadavg()[0]:.2f}\n"
         f"    bound {applied.bound} (refused {len(applied.skipped_binds)}), "
         f"{applied.bound / total if total else 0:.0f} pods/s, unschedulable jobs "
         f"{len(decisions.unschedulable)}, pending after {pending - applied.bound}, "

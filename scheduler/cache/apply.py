@@ -23,28 +23,24 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from jobs.models import Event, Pod, PodGroup
-from scheduler.cache.snapshot import ACTIVE_PHASES, Snapshot
+from scheduler.cache.rows import id_filter, write_rows
+from scheduler.cache.snapshot import Snapshot
 from scheduler.cache.status import write_queue_status
 from scheduler.engine.api.types import PodGroupCondition, TaskStatus
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.models import Node
-from volcano_site.kube.changes import record_rows
 
 __all__ = ["ApplyResult", "apply_decisions"]
 
-CHUNK = 2000
 GPU = "nvidia.com/gpu"
-T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -57,11 +53,6 @@ class ApplyResult:
     skipped_binds: list[str] = field(default_factory=list)
     skipped_evictions: list[str] = field(default_factory=list)
     seconds: float = 0.0
-
-
-def _chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def apply_decisions(
@@ -114,36 +105,35 @@ def _accept_binds(snapshot: Snapshot, decisions: Decisions, result: ApplyResult)
         return []
     # 1. Nodes first (lock order: nodes, then pods), then the pods themselves.
     node_pks = sorted({b.node_pk for b in binds})
-    allocatable: dict[int, dict[str, int]] = {}
-    for pks in _chunks(node_pks):
-        node_rows = (
-            Node.objects.select_for_update()
-            .filter(pk__in=pks)
-            .order_by("pk")
-            .values_list("pk", "name", "resource_version", "ready", "unschedulable", "allocatable")
-        )
-        for pk, name, version, ready, cordoned, alloc in node_rows:
-            if ready and not cordoned and snapshot.nodes.get(name) == (pk, version):
-                allocatable[pk] = alloc or {}
-    current: dict[int, int] = {}
     lock = " ORDER BY id FOR UPDATE" if connection.vendor == "postgresql" else ""
-    table = Pod._meta.db_table
+    allocatable: dict[int, dict[str, int]] = {}
+    texts: dict[str, dict[str, int]] = {}
     with connection.cursor() as cursor:
-        for pks in _chunks(sorted(b.pod_pk for b in binds)):
-            # Raw SQL: building a 2,000-value IN filter through the ORM costs more than the query.
-            marks = ", ".join(["%s"] * len(pks))
-            cursor.execute(
-                f"SELECT id, resource_version FROM {table} WHERE id IN ({marks}) AND node_id IS "
-                f"NULL AND phase = 'Pending' AND deletion_time IS NULL{lock}",
-                list(pks),
-            )
-            current.update(cursor.fetchall())
+        in_nodes, params = id_filter("id", node_pks)
+        cursor.execute(
+            "SELECT id, name, resource_version, ready, unschedulable, CAST(allocatable AS TEXT) "
+            f"FROM {Node._meta.db_table} WHERE {in_nodes}{lock}",
+            params,
+        )
+        for pk, name, version, ready, cordoned, alloc in cursor.fetchall():
+            if ready and not cordoned and snapshot.nodes.get(name) == (pk, version):
+                if alloc not in texts:
+                    texts[alloc] = json.loads(alloc) if alloc else {}
+                allocatable[pk] = texts[alloc] or {}
+        in_pods, params = id_filter("id", sorted(b.pod_pk for b in binds))
+        cursor.execute(
+            f"SELECT id, resource_version FROM {Pod._meta.db_table} WHERE {in_pods} AND node_id "
+            f"IS NULL AND phase = 'Pending' AND deletion_time IS NULL{lock}",
+            params,
+        )
+        current: dict[int, int] = dict(cursor.fetchall())
     # 2. Stale pods and nodes refuse their jobs' binds.
     for b in binds:
         if current.get(b.pod_pk) != b.version or b.node_pk not in allocatable:
             bad_jobs.add(b.job)
     # 3. Capacity against the database's view of each node, until no node overflows.
     used: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    table = Pod._meta.db_table
     with connection.cursor() as cursor:
         # One aggregate over every node (cheaper than IN lists when thousands of nodes get binds).
         cursor.execute(
@@ -185,58 +175,45 @@ def _overflows(load: list[int], allocatable: dict[str, Any] | None) -> bool:
 
 
 def _write_binds(accepted: list[_Bind], result: ApplyResult) -> None:
-    if not accepted:
-        return
-    table = Pod._meta.db_table
-    sql = (
-        f"UPDATE {table} SET node_id = %s, task_status = %s, "  # the table name is ours
-        "resource_version = resource_version + 1 WHERE id = %s AND resource_version = %s"
+    rows = [(b.pod_pk, b.version, b.node_pk, TaskStatus.BOUND.value) for b in accepted]
+    written = write_rows(
+        Pod,
+        [("node_id", "bigint"), ("task_status", "text")],
+        rows,
+        where="t.node_id IS NULL AND t.phase = 'Pending' AND t.deletion_time IS NULL",
     )
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            # One UPDATE … FROM (VALUES …) per chunk: PostgreSQL pays a round trip per statement,
-            # so 50,000 single-row UPDATEs cost ten times more than fifty of these.
-            for chunk in _chunks(accepted, 1000):
-                values = ", ".join(["(%s::bigint, %s::bigint, %s::bigint)"] * len(chunk))
-                cursor.execute(
-                    f"UPDATE {table} AS p SET node_id = v.node, task_status = %s, "
-                    f"resource_version = p.resource_version + 1 FROM (VALUES {values}) "
-                    "AS v(id, node, version) WHERE p.id = v.id AND p.resource_version = v.version",
-                    [TaskStatus.BOUND.value]
-                    + [x for b in chunk for x in (b.pod_pk, b.node_pk, b.version)],
-                )
-        else:  # SQLite runs executemany in-process: as fast as it gets there
-            params = [(b.node_pk, TaskStatus.BOUND.value, b.pod_pk, b.version) for b in accepted]
-            cursor.executemany(sql, params)
-    record_rows(Pod, [b.pod_pk for b in accepted])  # watchers see the pods bound
-    result.bound = len(accepted)
+    result.bound = len(written)
 
 
 # --- evictions -----------------------------------------------------------------------------------
 def _write_evictions(
     snapshot: Snapshot, decisions: Decisions, now: datetime, result: ApplyResult
 ) -> None:
+    rows: list[tuple[Any, ...]] = []
+    for eviction in decisions.evictions:
+        row = snapshot.pods.get(eviction.task)
+        if row is None:
+            result.skipped_evictions.append(eviction.task)
+            continue
+        rows.append((row.pk, row.resource_version, now, TaskStatus.RELEASING.value, "Evicted",
+                     eviction.reason[:10000]))  # fmt: skip
+    written = set(
+        write_rows(
+            Pod,
+            [("deletion_time", "timestamptz"), ("task_status", "text"), ("reason", "text"),
+             ("message", "text")],
+            rows,
+            where="t.phase IN ('Pending', 'Running') AND t.deletion_time IS NULL",
+        )
+    )  # fmt: skip
     events: list[Event] = []
     for eviction in decisions.evictions:
         row = snapshot.pods.get(eviction.task)
-        written = 0
-        if row is not None:
-            written = Pod.objects.filter(
-                pk=row.pk,
-                resource_version=row.resource_version,
-                phase__in=ACTIVE_PHASES,
-                deletion_time__isnull=True,
-            ).update(
-                deletion_time=now,
-                task_status=TaskStatus.RELEASING.value,
-                reason="Evicted",
-                message=eviction.reason[:10000],
-                resource_version=F("resource_version") + 1,
-            )
-        if not written:
+        if row is None:
+            continue
+        if row.pk not in written:
             result.skipped_evictions.append(eviction.task)
             continue
-        record_rows(Pod, [row.pk])  # type: ignore[union-attr]  # written implies a row
         result.evicted += 1
         namespace, name = eviction.task.split("/", 1)
         message = f"Pod {eviction.task} evicted from {eviction.node}: {eviction.reason}"
@@ -290,7 +267,7 @@ def _write_pod_groups(
     result: ApplyResult,
 ) -> None:
     cluster = snapshot.cluster
-    params: list[tuple[str | int, ...]] = []
+    rows: list[tuple[Any, ...]] = []
     for uid, phase in decisions.pod_group_phases.items():
         known = snapshot.pod_groups.get(uid)
         job = cluster.jobs.get(uid)
@@ -312,20 +289,14 @@ def _write_pod_groups(
         )
         if unchanged:
             continue
-        params.append((str(phase), json.dumps(conditions), *counts, pk, version))
-    if not params:
-        return
-    # One executemany of a conditional UPDATE: a group another writer changed is skipped.
-    as_json = "CAST(%s AS jsonb)" if connection.vendor == "postgresql" else "%s"
-    sql = (
-        f"UPDATE {PodGroup._meta.db_table} SET phase = %s, conditions = {as_json}, running = %s, "
-        "succeeded = %s, failed = %s, resource_version = resource_version + 1 "
-        "WHERE id = %s AND resource_version = %s"
-    )
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
-        result.pod_groups_updated = max(cursor.rowcount, 0)
-    record_rows(PodGroup, [int(str(p[-2])) for p in params])  # watchers see the new status
+        rows.append((pk, version, str(phase), json.dumps(conditions), *counts))
+    written = write_rows(
+        PodGroup,
+        [("phase", "text"), ("conditions", "jsonb"), ("running", "bigint"),
+         ("succeeded", "bigint"), ("failed", "bigint")],
+        rows,
+    )  # fmt: skip
+    result.pod_groups_updated = len(written)
 
 
 def _same(new: list[dict[str, Any]], old: list[dict[str, Any]]) -> bool:

@@ -15,6 +15,7 @@ serialises writers.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -33,10 +34,11 @@ __all__ = [
     "prune_changes",
     "record_changes",
     "record_rows",
+    "record_versions",
+    "reserve_versions",
 ]
 
 _ADVISORY_LOCK_KEY = 0x766F6C63  # "volc"
-_CHUNK = 500  # rows per statement in record_rows (SQLite's variable limit, plan size)
 _SQL_CHUNK = 5000  # rows per statement on PostgreSQL (one array parameter)
 # Watchers in this process wait on it; writers notify after commit (others poll).
 WAKE = threading.Condition()
@@ -139,26 +141,80 @@ def record_rows(
     kind = model_label(model)
     if connection.vendor == "postgresql":
         _record_rows_in_sql(model, keys, kind, change)
-        transaction.on_commit(_notify)
-        return
-    columns = ["pk", "name"] + (["namespace"] if _has_field(model, "namespace") else [])
-    for start in range(0, len(keys), _CHUNK):
-        rows = list(
-            model._default_manager.filter(pk__in=keys[start : start + _CHUNK]).values(*columns)
-        )
-        # One INSERT for the events and one executemany UPDATE for the versions.
-        events = ChangeEvent.objects.bulk_create(
-            ChangeEvent(
-                kind=kind,
-                type=change,
-                namespace=row.get("namespace") or "",
-                name=row["name"],
-                object_pk=row["pk"],
+    else:
+        _record_rows_in_sqlite(model, keys, kind, change)
+    transaction.on_commit(_notify)
+
+
+def reserve_versions(count: int) -> list[int]:
+    """Take ``count`` change-event ids for rows the caller is about to write itself.
+
+    For set-based writers that stamp ``resource_version`` in the same statement that changes
+    the row (one write per row instead of two); pair with ``record_versions``. Call it inside
+    the writing transaction: PostgreSQL hands the ids out from the events' sequence under the
+    writers' lock, SQLite's IMMEDIATE transaction already holds the one write lock. An id that
+    ends up unused (its row was refused as stale) is a gap in the stream, which watchers skip.
+    """
+    if count <= 0:
+        return []
+    _serialise_writers()
+    table = ChangeEvent._meta.db_table
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT nextval(s.seq) FROM (SELECT pg_get_serial_sequence(%s, 'id') AS seq) s, "
+                "generate_series(1, %s) ORDER BY 1",
+                [table, count],
             )
-            for row in rows
+            return [row[0] for row in cursor.fetchall()]
+        cursor.execute(
+            "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = %s), 0), "
+            f"COALESCE((SELECT MAX(id) FROM {connection.ops.quote_name(table)}), 0))",
+            [table],
         )
-        if _has_field(model, "resource_version") and events:
-            _set_versions(model, [(event.object_pk, event.id) for event in events])
+        last = int(cursor.fetchone()[0])
+    return list(range(last + 1, last + 1 + count))
+
+
+def record_versions(
+    model: type[models.Model],
+    rows: Iterable[tuple[int, str, str, int]],
+    change: ChangeType = ChangeType.MODIFIED,
+) -> None:
+    """Record rows already stamped with ids from ``reserve_versions``.
+
+    ``rows`` are ``(pk, namespace, name, version)`` of the rows actually written (an UPDATE's
+    RETURNING); each becomes the change event whose id is its version.
+    """
+    written = list(rows)
+    if not written:
+        return
+    kind = model_label(model)
+    events = connection.ops.quote_name(ChangeEvent._meta.db_table)
+    columns = "(id, kind, type, namespace, name, object_pk, created_at)"
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            for start in range(0, len(written), _SQL_CHUNK):
+                chunk = written[start : start + _SQL_CHUNK]
+                cursor.execute(
+                    f"INSERT INTO {events} {columns} SELECT v.id, %s, %s, v.ns, v.name, v.pk, "
+                    "now() FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::bigint[]) "
+                    "AS v(id, ns, name, pk)",
+                    [
+                        kind,
+                        str(change),
+                        [r[3] for r in chunk],
+                        [r[1] or "" for r in chunk],
+                        [r[2] for r in chunk],
+                        [r[0] for r in chunk],
+                    ],
+                )
+        else:
+            stamp = connection.ops.adapt_datetimefield_value(timezone.now())
+            cursor.executemany(
+                f"INSERT INTO {events} {columns} VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                [(v, kind, str(change), ns or "", name, pk, stamp) for pk, ns, name, v in written],
+            )
     transaction.on_commit(_notify)
 
 
@@ -193,14 +249,33 @@ def _record_rows_in_sql(
                 cursor.execute(insert, [kind, str(change), chunk])
 
 
-def _set_versions(model: type[models.Model], versions: list[tuple[int | None, int | None]]) -> None:
-    """Give each ``(pk, version)`` row its version (SQLite: one prepared statement, in process)."""
-    table = connection.ops.quote_name(model._meta.db_table)  # our table
+def _record_rows_in_sqlite(
+    model: type[models.Model], keys: list[int], kind: str, change: ChangeType
+) -> None:
+    """SQLite: one ``INSERT … SELECT`` for the events, one ``UPDATE … FROM`` for the versions.
+
+    The IMMEDIATE transaction holds the write lock, so the events this call inserts are exactly
+    those after the newest id it saw first; the keys travel as one JSON parameter.
+    """
+    events = connection.ops.quote_name(ChangeEvent._meta.db_table)
+    table = connection.ops.quote_name(model._meta.db_table)  # our tables
+    namespace = "namespace" if _has_field(model, "namespace") else "''"
+    stamp = connection.ops.adapt_datetimefield_value(timezone.now())
     with connection.cursor() as cursor:
-        cursor.executemany(
-            f"UPDATE {table} SET resource_version = %s WHERE id = %s",
-            [(version, pk) for pk, version in versions],
+        cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {events}")
+        last = int(cursor.fetchone()[0])
+        cursor.execute(
+            f"INSERT INTO {events} (kind, type, namespace, name, object_pk, created_at) "
+            f"SELECT %s, %s, {namespace}, name, id, %s FROM {table} "
+            "WHERE id IN (SELECT value FROM json_each(%s)) ORDER BY id",
+            [kind, str(change), stamp, json.dumps(keys)],
         )
+        if _has_field(model, "resource_version"):
+            cursor.execute(
+                f"UPDATE {table} SET resource_version = e.id FROM {events} AS e "
+                f"WHERE e.id > %s AND {table}.id = e.object_pk",
+                [last],
+            )
 
 
 def _has_field(model: type[models.Model], name: str) -> bool:

@@ -1,0 +1,121 @@
+"""Set-based conditional writes: many rows, one statement, stale rows refused, watchers told.
+
+``write_rows`` is the one way apply writes rows: every row carries the ``resource_version`` the
+snapshot read, and only rows still at that version (and matching ``where``) are written. The new
+version is the id of the row's change event, stamped in the same statement (``reserve_versions``),
+so a row is written once, not once for the change and again for its version.
+
+PostgreSQL gets the rows as one array parameter per column (``UPDATE … FROM unnest(…)``): no
+per-row placeholders for the driver to splice and no per-row round trips. SQLite gets them as one
+JSON parameter (``UPDATE … FROM json_each(?)``), so the variable limit never applies.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from django.db import connection, models
+
+from volcano_site.kube.changes import record_versions, reserve_versions
+
+__all__ = ["Column", "id_filter", "write_rows"]
+
+CHUNK = 5000
+Column = tuple[str, str]  # (column, PostgreSQL type: bigint, text, jsonb, timestamptz, …)
+
+
+def id_filter(column: str, ids: Sequence[int]) -> tuple[str, list[Any]]:
+    """Return ``(sql, params)`` for ``column`` in ``ids`` as one parameter on either database."""
+    if connection.vendor == "postgresql":
+        return f"{column} = ANY(%s)", [list(ids)]
+    return f"{column} IN (SELECT value FROM json_each(%s))", [json.dumps(list(ids))]
+
+
+def write_rows(
+    model: type[models.Model],
+    columns: Sequence[Column],
+    rows: Sequence[tuple[Any, ...]],
+    *,
+    where: str = "",
+) -> list[int]:
+    """Write ``rows`` of ``(pk, version, *values)``; return the pks written.
+
+    A row whose ``resource_version`` is no longer ``version`` (or that fails ``where``, SQL
+    over the table's columns) is left alone. Each written row gets a change event.
+    """
+    if not rows:
+        return []
+    versions = reserve_versions(len(rows))
+    table = connection.ops.quote_name(model._meta.db_table)  # our tables
+    written: list[tuple[int, str, str, int]] = []
+    stamped = [(r[0], r[1], v, *r[2:]) for r, v in zip(rows, versions, strict=True)]
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            for start in range(0, len(stamped), CHUNK):
+                sql, params = _statement(table, columns, stamped[start : start + CHUNK], where)
+                cursor.execute(sql, params)
+                written.extend(cursor.fetchall())
+        else:
+            written = _sqlite_write(cursor, table, columns, stamped, where, versions)
+    record_versions(model, written)
+    return [row[0] for row in written]
+
+
+def _statement(
+    table: str, columns: Sequence[Column], rows: list[tuple[Any, ...]], where: str
+) -> tuple[str, list[Any]]:
+    """PostgreSQL: ``UPDATE … FROM unnest(<one array per column>) … RETURNING``."""
+    names = [name for name, _ in columns]
+    extra = f" AND ({where})" if where else ""
+    sets = ", ".join(
+        f"{n} = CAST(v.{n} AS jsonb)" if kind == "jsonb" else f"{n} = v.{n}" for n, kind in columns
+    )
+    arrays = ", ".join(
+        ["%s::bigint[]"] * 3 + [f"%s::{'text' if k == 'jsonb' else k}[]" for _, k in columns]
+    )
+    params = [[row[i] for row in rows] for i in range(3 + len(columns))]
+    sql = (
+        f"UPDATE {table} AS t SET {sets}, resource_version = v.new_version "
+        f"FROM unnest({arrays}) AS v(id, version, new_version, {', '.join(names)}) "
+        f"WHERE t.id = v.id AND t.resource_version = v.version{extra} "
+        "RETURNING t.id, t.namespace, t.name, t.resource_version"
+    )
+    return sql, params
+
+
+def _sqlite_write(
+    cursor: Any,
+    table: str,
+    columns: Sequence[Column],
+    rows: list[tuple[Any, ...]],
+    where: str,
+    versions: list[int],
+) -> list[tuple[int, str, str, int]]:
+    """SQLite: one prepared UPDATE run in-process per row, then read back what took.
+
+    (``UPDATE … FROM json_each`` lets the planner drive the join from an index on the table,
+    scanning the JSON once per row.) The new versions are unique to this call, so the rows
+    holding one of them are exactly the rows written.
+    """
+    sets = ", ".join(f"{name} = %s" for name, _ in columns)
+    extra = f" AND ({where})" if where else ""
+    cursor.executemany(
+        f"UPDATE {table} AS t SET {sets}, resource_version = %s "
+        f"WHERE t.id = %s AND t.resource_version = %s{extra}",
+        [(*(_sqlite(x) for x in row[3:]), row[2], row[0], row[1]) for row in rows],
+    )
+    cursor.execute(
+        f"SELECT id, namespace, name, resource_version FROM {table} "
+        "WHERE id IN (SELECT value FROM json_each(%s)) AND resource_version BETWEEN %s AND %s",
+        [json.dumps([row[0] for row in rows]), versions[0], versions[-1]],
+    )
+    return list(cursor.fetchall())
+
+
+def _sqlite(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return connection.ops.adapt_datetimefield_value(value)
+    return value
