@@ -56,7 +56,7 @@ class OvercommitPlugin(Plugin):
                 if uncovered is not None:
                     self.inqueue += uncovered
         # 3. Per session: the bound a job's minResources are compared with, and per-row memos.
-        self._idle_upper = quota.upper_bound(self.idle)
+        self._idle_upper: list[float] = quota.upper_bound(self.idle).tolist()
         ssn.add_job_enqueueable_fn(self.name, self._enqueueable)
         ssn.add_job_enqueued_fn(self.name, self._reserve)
 
@@ -70,7 +70,12 @@ class OvercommitPlugin(Plugin):
         """Permit when reserve + the job's minResources fit the over-committed idle resources."""
         if job.min_resources is None:
             return PERMIT
-        minimum = self._index.vector(job.min_resources)
-        # quota.fits_on(inqueue + minimum, idle, dims), with its per-session parts memoised
-        fits = (self.inqueue + minimum <= self._idle_upper) | self._rows.ignored(minimum)
-        return PERMIT if np.logical_and.reduce(fits) else REJECT
+        # quota.fits_on(inqueue + minimum, idle, dims), on the requested columns only, in
+        # Python scalars (asked once per Pending job)
+        cols, minimum = self._rows.columns(self._index.vector(job.min_resources))
+        inqueue, upper = self.inqueue.tolist(), self._idle_upper
+        return (
+            PERMIT
+            if quota.fits_scalar((inqueue[c] + minimum[c], upper[c]) for c in cols)
+            else REJECT
+        )

@@ -183,7 +183,8 @@ class ProportionPlugin(Plugin):
         # Per queue, the bound of the enqueue test (realCapability does not change), and memos
         # of what the tests derive from request rows.
         self._real_upper = {
-            name: quota.upper_bound(attr.real_capability) for name, attr in self.attrs.items()
+            name: quota.upper_bound(attr.real_capability).tolist()
+            for name, attr in self.attrs.items()
         }
         self._rows = quota.RowMemo(self._index)
         # 3. Hooks.
@@ -285,11 +286,13 @@ class ProportionPlugin(Plugin):
         attr = self.attrs.get(job.queue)
         if attr is None:
             return ABSTAIN
-        minimum = self._index.vector(job.min_resources)
-        wanted = minimum + attr.allocated + attr.inqueue - attr.elastic
-        # quota.fits_on(wanted, realCapability, dims), with its per-session parts memoised
-        fits = (wanted <= self._real_upper[job.queue]) | self._rows.ignored(minimum)
-        return PERMIT if _all(fits) else REJECT
+        # quota.fits_on(minimum + allocated + inqueue - elastic, realCapability, dims), on the
+        # requested columns only, in Python scalars (asked once per Pending job)
+        cols, minimum = self._rows.columns(self._index.vector(job.min_resources))
+        allocated, inqueue = attr.allocated.tolist(), attr.inqueue.tolist()
+        elastic, upper = attr.elastic.tolist(), self._real_upper[job.queue]
+        wanted = ((minimum[c] + allocated[c] + inqueue[c] - elastic[c], upper[c]) for c in cols)
+        return PERMIT if quota.fits_scalar(wanted) else REJECT
 
     def _enqueued(self, job: JobInfo) -> None:
         """Reserve the admitted job's minResources (less gated tasks) in its queue."""

@@ -38,6 +38,7 @@ __all__ = [
     "capability_row",
     "exceeds_on",
     "fits_on",
+    "fits_scalar",
     "forget_job_amounts",
     "gated_request",
     "inqueue_uncovered",
@@ -167,19 +168,23 @@ class RowMemo:
     for one derivation, not 10,000.
     """
 
-    __slots__ = ("_ignored", "_index", "_reserve")
+    __slots__ = ("_columns", "_index", "_reserve")
 
     def __init__(self, index: ResourceIndex) -> None:
         self._index = index
-        self._ignored: dict[int, tuple[Row, npt.NDArray[np.bool_]]] = {}
         self._reserve: dict[int, tuple[IntRow, IntRow]] = {}
+        self._columns: dict[int, tuple[IntRow, list[int], list[int]]] = {}
 
-    def ignored(self, request: Row) -> npt.NDArray[np.bool_]:
-        """Return ``~quota_dims(request)``: the columns a quota test does not look at."""
-        found = self._ignored.get(id(request))
+    def columns(self, request: IntRow) -> tuple[list[int], list[int]]:
+        """Return (the columns a quota test looks at, ``request`` as a list of ints).
+
+        For the scalar form of ``fits_on`` (``fits_scalar``): the per-job enqueue votes.
+        """
+        found = self._columns.get(id(request))
         if found is None or found[0] is not request:
-            found = self._ignored[id(request)] = (request, ~quota_dims(self._index, request))
-        return found[1]
+            dims = np.flatnonzero(quota_dims(self._index, request)).tolist()
+            found = self._columns[id(request)] = (request, dims, request.tolist())
+        return found[1], found[2]
 
     def reserve(self, job: JobInfo) -> IntRow:
         """Return what admitting ``job`` reserves: minResources less gated requests, floored at 0.
@@ -199,6 +204,17 @@ class RowMemo:
             floored.setflags(write=False)
             found = self._reserve[id(minimum)] = (minimum, floored)
         return found[1]
+
+
+def fits_scalar(wanted: Iterable[tuple[int, float]]) -> bool:
+    """Return True when every (left, bound) pair has ``float(left) <= bound``.
+
+    The scalar form of ``fits_on`` against an ``upper_bound`` for the few columns a quota test
+    looks at: NumPy compares an ``int64`` amount with a ``float64`` bound by converting the
+    amount to ``float64`` (round to nearest, as ``float()`` does), then comparing. ``left`` must
+    be the exact ``int64`` value NumPy would have (amounts are far below 2**63).
+    """
+    return all(float(left) <= bound for left, bound in wanted)
 
 
 def upper_bound(right: Row) -> FloatRow:
