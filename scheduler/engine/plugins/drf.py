@@ -48,6 +48,7 @@ class DrfPlugin(Plugin):
         self.total: IntRow = ssn.arrays.allocatable.sum(axis=0)
         present = self.total > 0
         self._inverse: FloatRow = np.where(present, 1.0 / np.where(present, self.total, 1), 0.0)
+        self._inverse_values: list[float] = self._inverse.tolist()
         # 2. Per-job allocation: one row of a matrix this plugin owns per job, every share at
         # once (the same products and max per row as ``share_of``).
         amounts = quota.job_amounts(ssn)
@@ -89,7 +90,10 @@ class DrfPlugin(Plugin):
             attr.allocated += task.resreq_vec
         else:
             attr.allocated -= task.resreq_vec
-        attr.share = self.share_of(attr.allocated)
+        # share_of(attr.allocated) in scalars (once per placed pod): NumPy's product converts
+        # each int64 amount to float64, as ``int * float`` does
+        products = zip(attr.allocated.tolist(), self._inverse_values, strict=True)
+        attr.share = max([a * b for a, b in products]) if self._inverse_values else 0.0
         if self.tree is not None:
             self.tree.job_changed(task.job, task.resreq_vec * sign)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import numpy.typing as npt
 
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
@@ -49,6 +48,11 @@ class QueueAttr:
     # included) and 1/deserved where deserved counts, so per-event work is one multiply.
     deserved_upper: FloatRow = field(default_factory=lambda: np.zeros(0))
     inverse: FloatRow = field(default_factory=lambda: np.zeros(0))
+    # The same three rows as Python floats, for the per-pod tests (``_overused``,
+    # ``_allocatable``, ``update_share``): a handful of columns is faster in scalars.
+    deserved_values: list[float] = field(default_factory=list)
+    upper_values: list[float] = field(default_factory=list)
+    inverse_values: list[float] = field(default_factory=list)
 
     def set_deserved(self, deserved: FloatRow) -> None:
         """Set deserved and what is derived from it, then the share."""
@@ -56,13 +60,22 @@ class QueueAttr:
         self.deserved_upper = deserved + quota.slack(deserved)
         counted = deserved >= 0.1
         self.inverse = np.where(counted, 1.0 / np.where(counted, deserved, 1.0), 0.0)
+        self.deserved_values = deserved.tolist()
+        self.upper_values = self.deserved_upper.tolist()
+        self.inverse_values = self.inverse.tolist()
         self.update_share()
 
     def update_share(self) -> None:
-        """Recompute the share: max of allocated / deserved over the deserved columns."""
-        # maximum.reduce: the same max without ndarray.max's Python wrapper (once per placed pod)
-        share = np.maximum.reduce(self.allocated * self.inverse) if len(self.inverse) else 0.0
-        self.share = float(share)
+        """Recompute the share: max of allocated / deserved over the deserved columns.
+
+        In scalars, once per placed pod: NumPy's ``max(allocated * inverse)`` converts each
+        int64 amount to float64 and multiplies, as ``int * float`` does in Python.
+        """
+        inverse = self.inverse_values
+        if not inverse:
+            self.share = 0.0
+            return
+        self.share = max([a * b for a, b in zip(self.allocated.tolist(), inverse, strict=True)])
 
     def within_deserved(self, allocated: IntRow) -> bool:
         """Return True when ``allocated`` ≤ deserved in every column."""
@@ -173,8 +186,6 @@ class ProportionPlugin(Plugin):
         """Compute deserved shares and register the queue hooks and event handlers."""
         self._ssn = ssn
         self._index = ssn.resource_index
-        # Per request row: the columns the queue test ignores (what it does not ask for, pods).
-        self._ignored: dict[int, tuple[IntRow, npt.NDArray[np.bool_]]] = {}
         self._pods = self._index.position["pods"]
         # 1. Per-queue accounting from the snapshot.
         self.attrs = build_attrs(ssn)
@@ -231,7 +242,11 @@ class ProportionPlugin(Plugin):
     def _overused(self, queue: QueueInfo) -> bool:
         """Return True when the queue has at least its deserved in every column."""
         attr = self.attrs.get(queue.name)
-        return attr is not None and quota.le_all(attr.deserved, attr.allocated)
+        if attr is None:
+            return False
+        # quota.le_all(deserved, allocated) in scalars (allocated is exact: no tolerance)
+        allocated = attr.allocated.tolist()
+        return all(d <= float(a) for d, a in zip(attr.deserved_values, allocated, strict=True))
 
     def _allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
         """Return True when the queue is Open and stays within deserved on the task's columns."""
@@ -240,14 +255,10 @@ class ProportionPlugin(Plugin):
         attr = self.attrs.get(queue.name)
         if attr is None or task.resreq_vec is None:
             return True
-        request = task.resreq_vec
-        ignored = self._ignored.get(id(request))  # request rows are memoised per distinct request
-        if ignored is None or ignored[0] is not request:
-            ignored = self._ignored[id(request)] = (
-                request,
-                ~quota.quota_dims(self._index, request),
-            )
-        return bool(_all((attr.allocated + request <= attr.deserved_upper) | ignored[1]))
+        # allocated + request <= deserved on the requested columns, in scalars (per placed pod)
+        cols, request = self._rows.columns(task.resreq_vec)
+        allocated, upper = attr.allocated.tolist(), attr.upper_values
+        return quota.fits_scalar((allocated[c] + request[c], upper[c]) for c in cols)
 
     def _reclaimable(self, reclaimer: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
         """Return candidates of queues above their deserved, until each queue is back within it."""
