@@ -116,3 +116,16 @@ def test_discovery_lists_secrets_in_core_v1(operator: Client) -> None:
     assert secret["kind"] == "Secret"
     assert secret["namespaced"] is True
     assert "create" not in secret["verbs"]
+
+
+def test_deleting_the_job_through_the_api_deletes_its_secret(
+    ssh_job: Job, operator: Client
+) -> None:
+    url = f"{SECRETS.format(ns='default')}/mpi-ssh"
+    assert operator.get(url).status_code == 200
+
+    deleted = operator.delete("/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs/mpi")
+
+    assert deleted.status_code == 200
+    assert operator.get(url).status_code == 404
+    assert not Secret.objects.exists()

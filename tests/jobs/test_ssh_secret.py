@@ -206,3 +206,14 @@ def test_migration_moves_pod_key_annotations_into_a_secret() -> None:
     assert not Secret.objects.exists()
     for pod in Pod.objects.filter(job=job):
         assert pod.annotations["ssh.volcano.sh/id_rsa"] == files["id_rsa"]
+
+
+def test_a_completed_job_no_longer_holds_its_keys() -> None:
+    job = ssh_job()
+    start(job)
+    set_pods(job, PodPhase.SUCCEEDED, exit_code=0)
+    tick(job)
+    tick(job)
+
+    assert job.phase == "Completed"
+    assert not Secret.objects.exists()  # every full kill deletes it, as Volcano's OnJobDelete
