@@ -71,13 +71,15 @@ class PodKind(Kind):
         self.read_status(doc.obj("status"), pod)
 
     def read_status(self, status: Fields, pod: Pod) -> None:
-        """Read phase, reason, message, start time and the first container's termination."""
+        """Read phase, reason, message, conditions, nominee, start time, first container's end."""
         pod.phase = status.string("phase", PodPhase.PENDING)
         if pod.phase not in PodPhase.values:
             raise status.error("phase", f"unsupported value {pod.phase!r}")
         pod.reason = status.string("reason")
         pod.message = status.string("message")
         pod.start_time = status.time("startTime")
+        pod.conditions = status.json("conditions", [])
+        pod.nominated_node_name = status.string("nominatedNodeName")
         for container in status.objects("containerStatuses"):
             container.string("name")
             terminated = container.obj("state").obj("terminated")
@@ -140,6 +142,10 @@ class PodKind(Kind):
             status["reason"] = pod.reason
         if pod.message:
             status["message"] = pod.message
+        if pod.nominated_node_name:
+            status["nominatedNodeName"] = pod.nominated_node_name
+        if pod.conditions:
+            status["conditions"] = pod.conditions
         if pod.start_time is not None:
             status["startTime"] = format_time(pod.start_time)
         if pod.exit_code is not None:

@@ -68,6 +68,9 @@ class Pod(KubeObject):
     start_time = models.DateTimeField(null=True, blank=True)
     finish_time = models.DateTimeField(null=True, blank=True)
     deletion_time = models.DateTimeField(null=True, blank=True)
+    # Written by the scheduler's apply: why the pod waits (PodScheduled) and its pipelined node.
+    conditions = models.JSONField(default=list, blank=True, help_text="status.conditions")
+    nominated_node_name = models.CharField(max_length=253, blank=True)
 
     class Meta:
         ordering = ["namespace", "name"]

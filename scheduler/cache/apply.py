@@ -12,8 +12,10 @@ do the same with the versions the snapshot was read at:
 3. Each target node's load is re-read from the database (whatever any other writer did meanwhile)
    and a node that the accepted binds would push over its allocatable cpu, memory, GPUs or pod
    slots refuses the binds of the jobs that land on it.
-4. The accepted binds are written with one ``executemany`` of a conditional UPDATE (``WHERE
-   resource_version = <snapshot's>``); evictions and PodGroup status the same way, row by row.
+4. The accepted binds are written with one set-based conditional UPDATE (``WHERE
+   resource_version = <snapshot's>``, ``rows.write_rows``); evictions and PodGroup status the
+   same way. A bound pod gets ``PodScheduled=True`` in its bind; a pod left pending gets the
+   engine's reason (``pod_status``), written only when it changed.
 
 Refused rows are not errors: the next session reads them afresh and decides again.
 """
@@ -31,6 +33,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from jobs.models import Event, Pod, PodGroup
+from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import id_filter, write_rows
 from scheduler.cache.snapshot import Snapshot
 from scheduler.cache.status import write_queue_status
@@ -50,6 +53,7 @@ class ApplyResult:
     bound: int = 0
     evicted: int = 0
     pod_groups_updated: int = 0
+    pods_explained: int = 0  # pending pods whose PodScheduled condition or nominee changed
     skipped_binds: list[str] = field(default_factory=list)
     skipped_evictions: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -68,8 +72,10 @@ def apply_decisions(
     result = ApplyResult()
     with transaction.atomic():
         accepted = _accept_binds(snapshot, decisions, result)
-        _write_binds(accepted, result)
+        pods = PodStatusWriter(now)
+        _write_binds(snapshot, accepted, pods, result)
         _write_evictions(snapshot, decisions, now, result)
+        _write_pending_pods(snapshot, decisions, pods, result)
         _write_pod_groups(snapshot, decisions, now, session_uid, result)
         write_queue_status()
     result.seconds = time.perf_counter() - started
@@ -174,15 +180,32 @@ def _overflows(load: list[int], allocatable: dict[str, Any] | None) -> bool:
     return any(used > limit for used, limit in zip(load, limits, strict=True) if used)
 
 
-def _write_binds(accepted: list[_Bind], result: ApplyResult) -> None:
-    rows = [(b.pod_pk, b.version, b.node_pk, TaskStatus.BOUND.value) for b in accepted]
+def _write_binds(
+    snapshot: Snapshot, accepted: list[_Bind], pods: PodStatusWriter, result: ApplyResult
+) -> None:
+    """Bind: the node, status Bound, ``PodScheduled=True`` and no nominee, in one write."""
+    rows = [
+        (b.pod_pk, b.version, b.node_pk, TaskStatus.BOUND.value,
+         pods.scheduled(snapshot.pods[b.task]), "")
+        for b in accepted
+    ]  # fmt: skip
     written = write_rows(
         Pod,
-        [("node_id", "bigint"), ("task_status", "text")],
+        [("node_id", "bigint"), ("task_status", "text"), ("conditions", "jsonb"),
+         ("nominated_node_name", "text")],
         rows,
         where="t.node_id IS NULL AND t.phase = 'Pending' AND t.deletion_time IS NULL",
-    )
+    )  # fmt: skip
     result.bound = len(written)
+
+
+def _write_pending_pods(
+    snapshot: Snapshot, decisions: Decisions, pods: PodStatusWriter, result: ApplyResult
+) -> None:
+    """Pods left pending: why (``PodScheduled=False``) and, if pipelined, their nominee."""
+    rows = pods.pending_rows(snapshot, decisions, bound=set(decisions.binds))
+    written = write_rows(Pod, [("conditions", "jsonb"), ("nominated_node_name", "text")], rows)
+    result.pods_explained = len(written)
 
 
 # --- evictions -----------------------------------------------------------------------------------
@@ -196,12 +219,12 @@ def _write_evictions(
             result.skipped_evictions.append(eviction.task)
             continue
         rows.append((row.pk, row.resource_version, now, TaskStatus.RELEASING.value, "Evicted",
-                     eviction.reason[:10000]))  # fmt: skip
+                     eviction.reason[:10000], ""))  # fmt: skip
     written = set(
         write_rows(
             Pod,
             [("deletion_time", "timestamptz"), ("task_status", "text"), ("reason", "text"),
-             ("message", "text")],
+             ("message", "text"), ("nominated_node_name", "text")],
             rows,
             where="t.phase IN ('Pending', 'Running') AND t.deletion_time IS NULL",
         )

@@ -53,6 +53,9 @@ class PodRow:
     memory: int
     gpu: int
     job: str
+    pending: bool = False  # waiting for a node (the only pods whose PodScheduled apply explains)
+    conditions: str | None = None  # status.conditions as stored (JSON text), decoded on demand
+    nominated: str = ""  # status.nominatedNodeName
 
 
 @dataclass(slots=True)
@@ -183,7 +186,10 @@ def _read(now: datetime) -> Snapshot:
         else:
             job = jobs[group_uids[group_pk]]
         job.add_task(task)
-        snapshot.pods[task.uid] = PodRow(row[0], row[2], row[13], row[14], row[15], job.uid)
+        snapshot.pods[task.uid] = PodRow(
+            row[0], row[2], row[13], row[14], row[15], job.uid,
+            task.status == TaskStatus.PENDING, row[20], row[21],
+        )  # fmt: skip
     snapshot.cluster = ClusterInfo.build(
         now=now,
         nodes=nodes,
@@ -305,7 +311,7 @@ SELECT p.id, p.namespace, p.resource_version, p.pod_group_id, p.name, p.node_id,
        p.task_status, CASE WHEN p.deletion_time IS NULL THEN 0 ELSE 1 END, p.priority,
        p.task_name, p.created_at, '', p.cpu_milli, p.memory_milli, p.gpu_milli,
        CAST(p.requests AS TEXT), CAST(p.spec AS TEXT), CAST(p.labels AS TEXT),
-       CAST(p.annotations AS TEXT)
+       CAST(p.annotations AS TEXT), CAST(p.conditions AS TEXT), p.nominated_node_name
 FROM {pod} p LEFT JOIN {group} g ON g.id = p.pod_group_id
 WHERE g.phase IS NULL OR g.phase <> 'Completed' OR p.phase IN ('Pending', 'Running')
 """
@@ -376,7 +382,7 @@ def _task(
     default_priority: int,
 ) -> TaskInfo:
     (_pk, ns, _rv, group_pk, name, node_pk, phase, _ts, deleting, prio, task_name, created, _g,
-     _c, _m, _gpu, requests_text, spec_text, labels_text, annotations_text) = row  # fmt: skip
+     _c, _m, _gpu, requests_text, spec_text, labels_text, annotations_text) = row[:20]  # fmt: skip
     key: tuple[object, ...] = (
         (group_pk, task_name, labels_text) if group_pk and task_name else (spec_text, labels_text)
     )
