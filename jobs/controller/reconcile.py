@@ -38,6 +38,7 @@ import datetime as dt
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 from django.db import transaction
 from django.db.models import Count, Max, Sum
@@ -328,7 +329,7 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
         if number % _TASK_BATCH == 0:
             tasks = _tasks_of(todo[number : number + _TASK_BATCH])
         _settled.pop(pk, None)
-        version = int(prints[pk][1])  # type: ignore[call-overload]
+        version = cast(int, prints[pk][1])  # the job's resourceVersion (_fingerprints)
         try:
             result = reconcile_job(
                 pk,
