@@ -32,6 +32,7 @@ _READY = (
 )
 _VALID = (*_READY, TaskStatus.PIPELINED, TaskStatus.PENDING)
 _INVALID = tuple(s for s in TaskStatus if s not in _VALID)
+_READY_SET = frozenset(_READY)
 
 
 @dataclass(slots=True, eq=False)
@@ -55,6 +56,7 @@ class JobInfo:
     task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = field(default_factory=dict)
     pending_best_effort: int = 0
     pending_gated: int = 0  # Pending tasks with scheduling gates (their requests are not reserved)
+    ready_num: int = 0  # tasks in the ``_READY`` statuses (``ready_task_num``), kept by the index
     # Why each task did not fit in this session (task uid -> reason), and the job-level reason.
     fit_errors: dict[str, str] = field(default_factory=dict)
     job_fit_error: str = ""
@@ -68,10 +70,21 @@ class JobInfo:
 
     # --- membership and status -------------------------------------------------------------
     def add_task(self, task: TaskInfo) -> None:
-        """Add ``task`` to the job and its status index."""
+        """Add ``task`` to the job and its status index (replacing a task of the same uid)."""
         task.job = self.uid
+        previous = self.tasks.get(task.uid)
+        if previous is not None:  # keep the counters equal to the buckets
+            bucket = self.task_status_index.get(previous.status)
+            if bucket is not None and bucket.pop(previous.uid, None) is not None:
+                if previous.status in _READY_SET:
+                    self.ready_num -= 1
+                elif previous.status == TaskStatus.PENDING:
+                    self.pending_best_effort -= previous.best_effort
+                    self.pending_gated -= previous.scheduling_gated
         self.tasks[task.uid] = task
         self.task_status_index.setdefault(task.status, {})[task.uid] = task
+        if task.status in _READY_SET:
+            self.ready_num += 1
         if task.status == TaskStatus.PENDING:
             self.pending_best_effort += task.best_effort
             self.pending_gated += task.scheduling_gated
@@ -87,9 +100,13 @@ class JobInfo:
         if old == TaskStatus.PENDING:
             self.pending_best_effort -= task.best_effort
             self.pending_gated -= task.scheduling_gated
+        elif old in _READY_SET:
+            self.ready_num -= 1
         task.status = status
         self.task_status_index.setdefault(status, {})[task.uid] = task
-        if status == TaskStatus.PENDING:
+        if status in _READY_SET:
+            self.ready_num += 1
+        elif status == TaskStatus.PENDING:
             self.pending_best_effort += task.best_effort
             self.pending_gated += task.scheduling_gated
 
@@ -112,16 +129,8 @@ class JobInfo:
 
     # --- Volcano's counters ----------------------------------------------------------------
     def ready_task_num(self) -> int:
-        """Return Bound + Binding + Running + Allocated + Succeeded."""
-        index = self.task_status_index  # called after every placement: kept loop-free
-        get = index.get
-        return (
-            len(get(TaskStatus.BOUND) or ())
-            + len(get(TaskStatus.BINDING) or ())
-            + len(get(TaskStatus.RUNNING) or ())
-            + len(get(TaskStatus.ALLOCATED) or ())
-            + len(get(TaskStatus.SUCCEEDED) or ())
-        )
+        """Return Bound + Binding + Running + Allocated + Succeeded (a counter the index keeps)."""
+        return self.ready_num
 
     def waiting_task_num(self) -> int:
         """Return the Pipelined count."""
@@ -137,7 +146,7 @@ class JobInfo:
 
     def is_ready(self) -> bool:
         """Return True when ready + pending BestEffort tasks reach minAvailable."""
-        return self.ready_task_num() + self.pending_best_effort >= self.min_available
+        return self.ready_num + self.pending_best_effort >= self.min_available
 
     def is_pipelined(self) -> bool:
         """Return True when waiting + ready + pending BestEffort tasks reach minAvailable."""

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.node_info import NodeInfo
-from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
 from scheduler.engine.api.types import PodGroupCondition, TaskStatus
 from scheduler.engine.framework.arguments import Arguments
 from scheduler.engine.framework.decisions import Decisions, Eviction
@@ -72,6 +72,25 @@ class Session(SessionPlugins):
         # Any state plugins or actions share within the session (e.g. a node-score cache).
         self.scratch: dict[str, object] = {}
         self._init_hooks()
+
+    def templates(self) -> list[TaskTemplate]:
+        """Return the distinct pod templates (by identity) of the session's jobs' tasks.
+
+        Computed once and shared: plugins that look for pods with inter-pod rules or host ports
+        ask at open, and 10,000 one-pod jobs usually share a handful of templates.
+        """
+        found = self.scratch.get("templates")
+        if isinstance(found, list):
+            return found
+        seen: dict[int, TaskTemplate] = {}
+        for job in self.jobs.values():
+            for task in job.tasks.values():
+                template = task.template
+                if id(template) not in seen:
+                    seen[id(template)] = template
+        templates = list(seen.values())
+        self.scratch["templates"] = templates
+        return templates
 
     # --- configuration -----------------------------------------------------------------------
     def action_arguments(self, action: str) -> Arguments:

@@ -126,13 +126,11 @@ class NodeOrderPlugin(Plugin):
     def _needs_index(self, ssn: Session) -> bool:
         if not (self.w["podaffinity"] or self.w["podtopologyspread"]):
             return False
-        for job in ssn.jobs.values():
-            for task in job.tasks.values():
-                affinity = task.template.affinity
-                if task.template.topology_spread_constraints:
-                    return True
-                if "podAffinity" in affinity or "podAntiAffinity" in affinity:
-                    return True
+        for template in ssn.templates():
+            if template.topology_spread_constraints:
+                return True
+            if "podAffinity" in template.affinity or "podAntiAffinity" in template.affinity:
+                return True
         return False
 
     # --- resource scores -----------------------------------------------------------------------

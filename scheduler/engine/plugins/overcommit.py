@@ -74,8 +74,7 @@ class OvercommitPlugin(Plugin):
         # Python scalars (asked once per Pending job)
         cols, minimum = self._rows.columns(self._index.vector(job.min_resources))
         inqueue, upper = self.inqueue.tolist(), self._idle_upper
-        return (
-            PERMIT
-            if quota.fits_scalar((inqueue[c] + minimum[c], upper[c]) for c in cols)
-            else REJECT
-        )
+        for c in cols:  # (see quota.fits_scalar for why float(int) <= bound is NumPy's test)
+            if not float(inqueue[c] + minimum[c]) <= upper[c]:
+                return REJECT
+        return PERMIT

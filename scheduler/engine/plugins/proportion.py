@@ -256,9 +256,13 @@ class ProportionPlugin(Plugin):
         if attr is None or task.resreq_vec is None:
             return True
         # allocated + request <= deserved on the requested columns, in scalars (per placed pod)
+        # (see quota.fits_scalar for why float(int) <= bound is NumPy's comparison)
         cols, request = self._rows.columns(task.resreq_vec)
         allocated, upper = attr.allocated.tolist(), attr.upper_values
-        return quota.fits_scalar((allocated[c] + request[c], upper[c]) for c in cols)
+        for c in cols:  # noqa: SIM110 - a plain loop: all() over a generator costs more here
+            if not float(allocated[c] + request[c]) <= upper[c]:
+                return False
+        return True
 
     def _reclaimable(self, reclaimer: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
         """Return candidates of queues above their deserved, until each queue is back within it."""
@@ -299,11 +303,14 @@ class ProportionPlugin(Plugin):
             return ABSTAIN
         # quota.fits_on(minimum + allocated + inqueue - elastic, realCapability, dims), on the
         # requested columns only, in Python scalars (asked once per Pending job)
+        # (see quota.fits_scalar for why float(int) <= bound is NumPy's comparison)
         cols, minimum = self._rows.columns(self._index.vector(job.min_resources))
         allocated, inqueue = attr.allocated.tolist(), attr.inqueue.tolist()
         elastic, upper = attr.elastic.tolist(), self._real_upper[job.queue]
-        wanted = ((minimum[c] + allocated[c] + inqueue[c] - elastic[c], upper[c]) for c in cols)
-        return PERMIT if quota.fits_scalar(wanted) else REJECT
+        for c in cols:
+            if not float(minimum[c] + allocated[c] + inqueue[c] - elastic[c]) <= upper[c]:
+                return REJECT
+        return PERMIT
 
     def _enqueued(self, job: JobInfo) -> None:
         """Reserve the admitted job's minResources (less gated tasks) in its queue."""

@@ -194,13 +194,12 @@ class RowMemo:
         assert job.min_resources is not None
         index = self._index
         minimum = index.vector(job.min_resources)
-        gated = gated_request(job, index)
-        if gated is not _zeros(len(index)):
-            reserved: IntRow = np.maximum(minimum - gated, 0)
+        if job.pending_gated:
+            reserved: IntRow = np.maximum(minimum - gated_request(job, index), 0)
             return reserved
         found = self._reserve.get(id(minimum))
         if found is None or found[0] is not minimum:
-            floored = np.maximum(minimum - gated, 0)
+            floored = np.maximum(minimum - _zeros(len(index)), 0)
             floored.setflags(write=False)
             found = self._reserve[id(minimum)] = (minimum, floored)
         return found[1]

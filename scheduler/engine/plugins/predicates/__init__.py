@@ -131,17 +131,11 @@ class PredicatesPlugin(Plugin):
     @staticmethod
     def _needs_index(ssn: Session) -> bool:
         """Return True when some pod has inter-pod constraints or host ports."""
-        seen: set[int] = set()
-        for job in ssn.jobs.values():
-            for task in job.tasks.values():
-                template = task.template
-                if id(template) in seen:
-                    continue
-                seen.add(id(template))
-                if template.host_ports or template.topology_spread_constraints:
-                    return True
-                if "podAffinity" in template.affinity or "podAntiAffinity" in template.affinity:
-                    return True
+        for template in ssn.templates():
+            if template.host_ports or template.topology_spread_constraints:
+                return True
+            if "podAffinity" in template.affinity or "podAntiAffinity" in template.affinity:
+                return True
         return False
 
     # --- per-template node facts -----------------------------------------------------------------
