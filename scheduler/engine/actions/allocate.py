@@ -9,6 +9,7 @@ else is discarded. Queues are re-ordered after every round, so shares interleave
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from scheduler.engine.api.job_info import JobInfo
@@ -51,10 +52,10 @@ def admit_pending_without_enqueue(ssn: Session) -> None:
             job.phase = PodGroupPhase.INQUEUE
 
 
-def schedulable_jobs(ssn: Session) -> list[JobInfo]:
-    """Return admitted, valid jobs (in uid order)."""
+def schedulable_jobs(ssn: Session, candidates: Iterable[JobInfo] | None = None) -> list[JobInfo]:
+    """Return the admitted, valid jobs among ``candidates`` (default: every job, in uid order)."""
     jobs = []
-    for job in ssn.jobs.values():
+    for job in ssn.jobs.values() if candidates is None else candidates:
         if job.is_pending() or job.queue not in ssn.queues:
             continue
         if ssn.job_valid(job) is not None:

@@ -53,7 +53,14 @@ class BackfillAction(Action):
         )
         by_queue: dict[str, PriorityQueue[JobInfo]] = {}
         job_key = ssn.job_order_key()
-        for job in schedulable_jobs(ssn):
+        # Only jobs with a Pipelined task or a Pending BestEffort one have anything to do here:
+        # the others are left out before asking JobValid (10,000 one-pod jobs: 10,000 calls).
+        relevant = [
+            job
+            for job in ssn.jobs.values()
+            if job.pending_best_effort or job.task_status_index.get(TaskStatus.PIPELINED)
+        ]
+        for job in schedulable_jobs(ssn, relevant):
             if job.task_status_index.get(TaskStatus.PIPELINED):
                 for task in job.tasks_in(TaskStatus.PIPELINED):
                     if task.best_effort:

@@ -18,7 +18,7 @@ import numpy as np
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.task_info import TaskInfo
-from scheduler.engine.api.types import ABSTAIN, PERMIT, REJECT
+from scheduler.engine.api.types import ABSTAIN, PERMIT, REJECT, PodGroupPhase
 from scheduler.engine.framework import Event, EventHandler, Plugin, Session, register_plugin
 from scheduler.engine.util import quota
 from scheduler.engine.util.quota import FloatRow, IntRow
@@ -101,6 +101,8 @@ def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, Queu
     attrs: dict[str, QueueAttr] = {}
     members: dict[str, list[int]] = {}  # queue -> job rows of ``amounts``
     minimum = np.zeros((len(amounts.position), width), dtype=np.int64)  # minResources rows
+    with_minimum: tuple[list[int], list[IntRow]] = ([], [])  # (job row, minResources row)
+    reserving = (PodGroupPhase.INQUEUE, PodGroupPhase.RUNNING)  # see quota.inqueue_uncovered
     for job in ssn.jobs.values():
         row = amounts.position[job.uid]
         rows = members.get(job.queue)
@@ -125,10 +127,14 @@ def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, Queu
             attrs[job.queue] = attr
         rows.append(row)
         if job.min_resources is not None:
-            minimum[row] = index.vector(job.min_resources)
-            inqueue = quota.inqueue_uncovered(job, index, amounts.allocated[row])
-            if inqueue is not None:
-                attrs[job.queue].inqueue += inqueue
+            with_minimum[0].append(row)
+            with_minimum[1].append(index.vector(job.min_resources))
+            if job.phase in reserving:
+                inqueue = quota.inqueue_uncovered(job, index, amounts.allocated[row])
+                if inqueue is not None:
+                    attrs[job.queue].inqueue += inqueue
+    if with_minimum[0]:
+        minimum[with_minimum[0]] = with_minimum[1]
     # Per queue, the sums over its jobs (exact int64 sums: the order does not matter).
     elastic = np.maximum(amounts.allocated - minimum, 0)
     for name, rows in members.items():
