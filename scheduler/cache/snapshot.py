@@ -146,13 +146,16 @@ def _read(now: datetime) -> Snapshot:
     snapshot = Snapshot(cluster=ClusterInfo.build(now=now, nodes=(), jobs=()))
     node_names: dict[int, str] = {}
     nodes: list[NodeInfo] = []
-    for pk, name, version, ready, *rest in Node.objects.values_list(*_NODE_FIELDS):
+    decode = _Decoder()
+    for pk, name, version, ready, alloc, labels, notes, taints, cordoned in _node_rows():
         node_names[pk] = name
         if ready:
             snapshot.nodes[name] = (pk, version)
-            nodes.append(_node(name, *rest))
+            nodes.append(
+                _node(name, decode(alloc), decode(labels), decode(notes), decode(taints),
+                      bool(cordoned))
+            )  # fmt: skip
     # 4. PodGroups that are not finished, and pods of them (or still holding a node).
-    decode = _Decoder()
     jobs: dict[str, JobInfo] = {}
     group_uids: dict[int, str] = {}
     groups = PodGroup.objects.exclude(phase=PodGroupPhase.COMPLETED).values_list(*_GROUP_FIELDS)
@@ -236,10 +239,18 @@ def _queue(row: tuple[Any, ...]) -> QueueInfo:
     )
 
 
-_NODE_FIELDS = (
-    "pk", "name", "resource_version", "ready", "allocatable", "labels", "annotations", "taints",
-    "unschedulable",
-)  # fmt: skip
+_NODE_SQL = """
+SELECT id, name, resource_version, ready, CAST(allocatable AS TEXT), CAST(labels AS TEXT),
+       CAST(annotations AS TEXT), CAST(taints AS TEXT), unschedulable
+FROM {node}
+"""
+
+
+def _node_rows() -> list[tuple[Any, ...]]:
+    """Return node rows by raw SQL, JSON as text (nodes of one pool share their texts)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_NODE_SQL.format(node=Node._meta.db_table))
+        return list(cursor.fetchall())
 
 
 def _node(
