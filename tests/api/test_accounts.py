@@ -40,8 +40,9 @@ def test_profile_issues_a_token_shown_once_that_the_api_accepts(
     client = Client()
     client.force_login(user)
 
-    response = client.post("/accounts/profile/", {"name": "laptop"})
+    response = client.post("/accounts/profile/", {"name": "laptop"}, follow=True)
 
+    assert response.redirect_chain == [("/accounts/profile/", 302)]
     token = re.search(rb'id="new-token">([^<]+)<', response.content)
     assert token is not None
     stored = ApiToken.objects.get(user=user)
@@ -49,7 +50,8 @@ def test_profile_issues_a_token_shown_once_that_the_api_accepts(
     assert token.group(1).decode() not in stored.digest  # only the hash is kept
     api = Client(headers={"authorization": f"Bearer {token.group(1).decode()}"})
     assert api.get(QUEUES).status_code == 200
-    assert b"new-token" not in client.get("/accounts/profile/").content
+    assert b"new-token" not in client.get("/accounts/profile/").content  # a reload: not again
+    assert ApiToken.objects.filter(user=user).count() == 1
 
 
 def test_profile_revokes_a_token(make_user: Callable[..., Any]) -> None:
@@ -57,7 +59,8 @@ def test_profile_revokes_a_token(make_user: Callable[..., Any]) -> None:
     client = Client()
     client.force_login(user)
     token = re.search(
-        rb'id="new-token">([^<]+)<', client.post("/accounts/profile/", {"name": "ci"}).content
+        rb'id="new-token">([^<]+)<',
+        client.post("/accounts/profile/", {"name": "ci"}, follow=True).content,
     )
     assert token is not None
     stored = ApiToken.objects.get(user=user)

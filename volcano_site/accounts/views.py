@@ -24,19 +24,28 @@ class TokenForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="What the token is for, e.g. ci or laptop")
 
 
+# The new token's secret waits in the server-side session between the POST and the redirected
+# GET, which pops it: shown once, and a reload of the page cannot issue a second token.
+NEW_TOKEN_KEY = "accounts.new_token"
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def profile(request: HttpRequest) -> HttpResponse:
-    """Show the user's roles, namespaces and tokens; a POST issues a token shown once."""
+    """Show the user's roles, namespaces and tokens; a POST issues a token, shown once.
+
+    Post/Redirect/Get: a valid POST stores the secret in the session and redirects, so
+    reloading the page that shows it re-sends nothing.
+    """
     form = TokenForm(request.POST or None)
-    new_token = ""
     if request.method == "POST" and form.is_valid():
-        _, new_token = token_create(user=request.user, name=form.cleaned_data["name"])
-        form = TokenForm()
+        _, secret = token_create(user=request.user, name=form.cleaned_data["name"])
+        request.session[NEW_TOKEN_KEY] = secret
+        return redirect("accounts:profile")
     namespaces = allowed_namespaces(request.user)
     context = {
         "form": form,
-        "new_token": new_token,
+        "new_token": request.session.pop(NEW_TOKEN_KEY, ""),
         "tokens": ApiToken.objects.filter(user_id=int(request.user.pk or 0)),
         "roles": sorted(roles_of(request.user)),
         "namespaces": "all" if namespaces is None else ", ".join(sorted(namespaces)) or "none",
