@@ -66,3 +66,16 @@ def test_a_queue_refuses_order_keys_of_different_shapes():
         queue.push((1,))
     with pytest.raises(ValueError, match="one length"):
         queue.push(3)  # type: ignore[arg-type]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=30), st.integers(0, 30))
+def test_pushing_all_at_once_pops_as_pushing_one_by_one(keys, split):
+    one_by_one: PriorityQueue[int] = PriorityQueue(lambda a, b: 0, key=lambda i: keys[i])
+    at_once: PriorityQueue[int] = PriorityQueue(lambda a, b: 0, key=lambda i: keys[i])
+    for i in range(len(keys)):
+        one_by_one.push(i)
+    at_once.push_all(range(min(split, len(keys))))
+    for i in range(min(split, len(keys)), len(keys)):
+        at_once.push(i)
+    assert [one_by_one.pop() for _ in keys] == [at_once.pop() for _ in keys]

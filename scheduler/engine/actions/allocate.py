@@ -103,6 +103,7 @@ class AllocateAction(Action):
         jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
         job_key = ssn.job_order_key()
         sheets: dict[str, _Worksheet] = {}
+        members: dict[str, list[JobInfo]] = {}  # queue -> its jobs, in uid order
         for job in schedulable_jobs(ssn):
             pending = [
                 t
@@ -114,8 +115,11 @@ class AllocateAction(Action):
             sheets[job.uid] = _Worksheet(sort_tasks(ssn, pending))
             if job.queue not in jobs_by_queue:
                 jobs_by_queue[job.queue] = PriorityQueue(ssn.job_order_cmp, key=job_key)
+                members[job.queue] = []
                 queues.push(ssn.queues[job.queue])
-            jobs_by_queue[job.queue].push(job)
+            members[job.queue].append(job)
+        for name, queued in members.items():  # one heapify per queue instead of a push per job
+            jobs_by_queue[name].push_all(queued)
         # 3. Rounds: best queue, its best job, that job's tasks into one statement.
         while not queues.empty():
             queue = queues.pop()

@@ -47,6 +47,7 @@ class EnqueueAction(Action):
             ssn.queue_order_cmp, key=ssn.queue_order_key()
         )
         pending: dict[str, PriorityQueue[JobInfo]] = {}
+        members: dict[str, list[JobInfo]] = {}  # queue -> its pending jobs, in uid order
         job_key = ssn.job_order_key()
         for job in ssn.jobs.values():
             queue = ssn.queues.get(job.queue)
@@ -54,6 +55,9 @@ class EnqueueAction(Action):
                 continue
             if queue.name not in pending:
                 pending[queue.name] = PriorityQueue(ssn.job_order_cmp, key=job_key)
+                members[queue.name] = []
                 queues.push(queue)
-            pending[queue.name].push(job)
+            members[queue.name].append(job)
+        for name, queued in members.items():  # one heapify per queue instead of a push per job
+            pending[name].push_all(queued)
         return queues, pending

@@ -68,6 +68,25 @@ class PriorityQueue(Generic[T]):
                 self._check_width(0)
             heapq.heappush(self._heap, (key, next(self._counter), item))
 
+    def push_all(self, items: Iterable[T]) -> None:
+        """Add every item of ``items``, in order (as many ``push`` calls, heapified at once).
+
+        Entries are unique (the sequence number), so the heap's layout does not change what
+        ``pop`` returns: pushing one by one and heapifying once give the same pops.
+        """
+        heap = self._heap
+        for item in items:
+            key = self._key(item)
+            if type(key) is tuple:
+                if len(key) + 1 != self._width:
+                    self._check_width(len(key) + 1)
+                heap.append((*key, next(self._counter), item))
+            else:
+                if self._width:
+                    self._check_width(0)
+                heap.append((key, next(self._counter), item))
+        heapq.heapify(heap)
+
     def _check_width(self, width: int) -> None:
         if self._width == -1:
             self._width = width
