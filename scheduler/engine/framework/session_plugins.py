@@ -175,13 +175,18 @@ class SessionPlugins(SessionRegistrars):
         return []
 
     # --- queue and job tests -------------------------------------------------------------------
+    # overused, allocatable, job_ready, pre_predicate_fn are asked per placed pod: they loop over
+    # the cached flat list (tiers do not matter to any / all / first answer, only conf order).
     def overused(self, queue: QueueInfo) -> bool:
-        """Return True when some plugin says ``queue`` has used its share."""
-        return dispatch.any_true(self._fns_by_tier("overused"), queue)
+        """Return True when some plugin says ``queue`` has used its share (``dispatch.any_true``)."""
+        return any(fn(queue) for fn in self._flat("overused"))
 
     def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
-        """Return True when every plugin lets ``queue`` take ``task``."""
-        return dispatch.all_pass(self._fns_by_tier("allocatable"), queue, task)
+        """Return True when every plugin lets ``queue`` take ``task`` (``dispatch.all_pass``)."""
+        for fn in self._flat("allocatable"):  # noqa: SIM110 - cheaper than all() over a generator
+            if not fn(queue, task):
+                return False
+        return True
 
     def preemptive(self, queue: QueueInfo, task: TaskInfo) -> bool:
         """Return True when every plugin lets ``queue`` reclaim for ``task``."""
@@ -198,8 +203,11 @@ class SessionPlugins(SessionRegistrars):
                 fn(job)
 
     def job_ready(self, job: JobInfo) -> bool:
-        """Return True when every plugin says ``job`` may be bound."""
-        return dispatch.all_pass(self._fns_by_tier("job_ready"), job)
+        """Return True when every plugin says ``job`` may be bound (``dispatch.all_pass``)."""
+        for fn in self._flat("job_ready"):  # noqa: SIM110 - cheaper than all() over a generator
+            if not fn(job):
+                return False
+        return True
 
     def job_pipelined(self, job: JobInfo) -> bool:
         """Return the pipelined vote for ``job``."""
@@ -216,11 +224,12 @@ class SessionPlugins(SessionRegistrars):
 
     # --- nodes -----------------------------------------------------------------------------------
     def pre_predicate_fn(self, task: TaskInfo) -> PredicateStatus | None:
-        """Return the first pre-filter failure of ``task``, or None."""
-        answer: PredicateStatus | None = dispatch.first_answer(
-            self._fns_by_tier("pre_predicate"), task
-        )
-        return answer
+        """Return the first pre-filter failure of ``task``, or None (``dispatch.first_answer``)."""
+        for fn in self._flat("pre_predicate"):
+            answer: PredicateStatus | None = fn(task)
+            if answer is not None:
+                return answer
+        return None
 
     def predicate_fn(self, task: TaskInfo, node: NodeInfo) -> PredicateStatus | None:
         """Return why ``node`` refuses ``task`` (first failing plugin), or None when it fits.
