@@ -105,7 +105,9 @@ class BinpackPlugin(Plugin):
         """Return ``score`` for the one row ``row`` (the node a pod just took)."""
         req = task.resreq_vec
         assert req is not None
-        return float(self._cache.scores(req)[row])
+        # The scalar form directly: the RowCache catches up from the change log when next asked
+        # for a whole vector (the two forms give the same numbers).
+        return self._one(req, row)
 
     def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
         """Return the binpack score of each node row for ``task`` (0 where it would overflow)."""

@@ -335,8 +335,9 @@ class NodeOrderPlugin(Plugin):
             return float(self.score(task, np.array([row], dtype=np.int64))[0])
         req = task.resreq_vec
         assert req is not None
-        static, resource = self._static_scores(task), self._resources.scores(req)
-        return float(static[row]) + float(resource[row])
+        # The scalar form directly: the RowCache catches up from the change log when next asked
+        # for a whole vector (the two forms give the same numbers).
+        return float(self._static_scores(task)[row]) + self._resource_row(req, row)
 
     def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
         """Return the weighted sum of every enabled scorer for each node row."""
