@@ -50,7 +50,7 @@ def write_rows(
         return []
     versions = reserve_versions(len(rows))
     table = connection.ops.quote_name(model._meta.db_table)  # our tables
-    written: list[tuple[int, str, str, int]] = []
+    written: list[tuple[int, int]] = []
     stamped = [(r[0], r[1], v, *r[2:]) for r, v in zip(rows, versions, strict=True)]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -67,23 +67,37 @@ def write_rows(
 def _statement(
     table: str, columns: Sequence[Column], rows: list[tuple[Any, ...]], where: str
 ) -> tuple[str, list[Any]]:
-    """PostgreSQL: ``UPDATE … FROM unnest(<one array per column>) … RETURNING``."""
-    names = [name for name, _ in columns]
+    """PostgreSQL: ``UPDATE … FROM unnest(<one array per column>) … RETURNING``.
+
+    A column with one value for every row (a status, a shared condition) is sent once, as a
+    scalar: the driver quotes each text element of an array, which costs more than the query.
+    """
+    values = [[row[i] for row in rows] for i in range(3 + len(columns))]
+    sets: list[str] = []
+    scalars: list[Any] = []
+    arrays: list[list[Any]] = values[:3]
+    names: list[str] = ["id", "version", "new_version"]
+    types: list[str] = ["bigint"] * 3
+    for (name, kind), column in zip(columns, values[3:], strict=True):
+        if len(set(column)) == 1:
+            sets.append(f"{name} = CAST(%s AS {kind})")
+            scalars.append(column[0])
+            continue
+        sets.append(
+            f"{name} = CAST(v.{name} AS jsonb)" if kind == "jsonb" else f"{name} = v.{name}"
+        )
+        names.append(name)
+        types.append("text" if kind == "jsonb" else kind)
+        arrays.append(column)
+    unnest = ", ".join(f"%s::{kind}[]" for kind in types)
     extra = f" AND ({where})" if where else ""
-    sets = ", ".join(
-        f"{n} = CAST(v.{n} AS jsonb)" if kind == "jsonb" else f"{n} = v.{n}" for n, kind in columns
-    )
-    arrays = ", ".join(
-        ["%s::bigint[]"] * 3 + [f"%s::{'text' if k == 'jsonb' else k}[]" for _, k in columns]
-    )
-    params = [[row[i] for row in rows] for i in range(3 + len(columns))]
     sql = (
-        f"UPDATE {table} AS t SET {sets}, resource_version = v.new_version "
-        f"FROM unnest({arrays}) AS v(id, version, new_version, {', '.join(names)}) "
+        f"UPDATE {table} AS t SET {', '.join(sets)}, resource_version = v.new_version "
+        f"FROM unnest({unnest}) AS v({', '.join(names)}) "
         f"WHERE t.id = v.id AND t.resource_version = v.version{extra} "
-        "RETURNING t.id, t.namespace, t.name, t.resource_version"
+        "RETURNING t.id, t.resource_version"
     )
-    return sql, params
+    return sql, [*scalars, *arrays]
 
 
 def _sqlite_write(
@@ -93,7 +107,7 @@ def _sqlite_write(
     rows: list[tuple[Any, ...]],
     where: str,
     versions: list[int],
-) -> list[tuple[int, str, str, int]]:
+) -> list[tuple[int, int]]:
     """SQLite: one prepared UPDATE run in-process per row, then read back what took.
 
     (``UPDATE … FROM json_each`` lets the planner drive the join from an index on the table,
@@ -108,7 +122,7 @@ def _sqlite_write(
         [(*(_sqlite(x) for x in row[3:]), row[2], row[0], row[1]) for row in rows],
     )
     cursor.execute(
-        f"SELECT id, namespace, name, resource_version FROM {table} "
+        f"SELECT id, resource_version FROM {table} "
         "WHERE id IN (SELECT value FROM json_each(%s)) AND resource_version BETWEEN %s AND %s",
         [json.dumps([row[0] for row in rows]), versions[0], versions[-1]],
     )

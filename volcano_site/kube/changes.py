@@ -178,42 +178,44 @@ def reserve_versions(count: int) -> list[int]:
 
 def record_versions(
     model: type[models.Model],
-    rows: Iterable[tuple[int, str, str, int]],
+    rows: Iterable[tuple[int, int]],
     change: ChangeType = ChangeType.MODIFIED,
 ) -> None:
     """Record rows already stamped with ids from ``reserve_versions``.
 
-    ``rows`` are ``(pk, namespace, name, version)`` of the rows actually written (an UPDATE's
-    RETURNING); each becomes the change event whose id is its version.
+    ``rows`` are ``(pk, version)`` of the rows actually written (an UPDATE's RETURNING); each
+    becomes the change event whose id is its version, named from the row itself (only numbers
+    travel: no per-row text for the driver to quote).
     """
     written = list(rows)
     if not written:
         return
     kind = model_label(model)
     events = connection.ops.quote_name(ChangeEvent._meta.db_table)
-    columns = "(id, kind, type, namespace, name, object_pk, created_at)"
+    table = connection.ops.quote_name(model._meta.db_table)  # our tables
+    namespace = "t.namespace" if _has_field(model, "namespace") else "''"
+    insert = f"INSERT INTO {events} (id, kind, type, namespace, name, object_pk, created_at) "
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             for start in range(0, len(written), _SQL_CHUNK):
                 chunk = written[start : start + _SQL_CHUNK]
                 cursor.execute(
-                    f"INSERT INTO {events} {columns} SELECT v.id, %s, %s, v.ns, v.name, v.pk, "
-                    "now() FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::bigint[]) "
-                    "AS v(id, ns, name, pk)",
-                    [
-                        kind,
-                        str(change),
-                        [r[3] for r in chunk],
-                        [r[1] or "" for r in chunk],
-                        [r[2] for r in chunk],
-                        [r[0] for r in chunk],
-                    ],
+                    f"{insert} SELECT v.version, %s, %s, {namespace}, t.name, t.id, now() "
+                    f"FROM unnest(%s::bigint[], %s::bigint[]) AS v(id, version) "
+                    f"JOIN {table} AS t ON t.id = v.id",
+                    [kind, str(change), [r[0] for r in chunk], [r[1] for r in chunk]],
                 )
         else:
-            stamp = connection.ops.adapt_datetimefield_value(timezone.now())
-            cursor.executemany(
-                f"INSERT INTO {events} {columns} VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                [(v, kind, str(change), ns or "", name, pk, stamp) for pk, ns, name, v in written],
+            # CROSS JOIN: SQLite keeps the JSON outermost and finds each row by its key.
+            cursor.execute(
+                f"{insert} SELECT j.value ->> 1, %s, %s, {namespace}, t.name, t.id, %s "
+                f"FROM json_each(%s) AS j CROSS JOIN {table} AS t ON t.id = j.value ->> 0",
+                [
+                    kind,
+                    str(change),
+                    connection.ops.adapt_datetimefield_value(timezone.now()),
+                    json.dumps(written),
+                ],
             )
     transaction.on_commit(_notify)
 
