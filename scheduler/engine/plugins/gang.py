@@ -27,7 +27,7 @@ NOT_READY = "pod group is not ready"
 
 
 def _valid(job: JobInfo) -> ValidateResult | None:
-    if not job.check_task_valid():
+    if job.task_min_available and not job.check_task_valid():  # per-role checks: roles only
         return ValidateResult(
             "NotEnoughPodsOfTask", "Not enough valid pods of each task for gang-scheduling"
         )
@@ -41,7 +41,11 @@ def _valid(job: JobInfo) -> ValidateResult | None:
 
 
 def _ready(job: JobInfo) -> bool:
-    return job.check_task_ready() and job.is_ready()
+    # is_ready() and, for jobs with per-role minimums only, check_task_ready(): asked several
+    # times per job (order key, JobReady, close), so the common case is one comparison
+    if job.task_min_available and not job.check_task_ready():
+        return False
+    return job.ready_num + job.pending_best_effort >= job.min_available
 
 
 def _pipelined(job: JobInfo) -> int:
