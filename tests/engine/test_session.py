@@ -82,7 +82,12 @@ def test_action_arguments_default_from_the_schema_and_timings_are_recorded():
 
 def test_a_session_holds_garbage_collection_off_and_leaves_it_as_it_found_it(probe):
     seen: list[bool] = []
-    probe["job_ready"] = lambda job: seen.append(gc.isenabled()) or True
+
+    def job_ready(job: object) -> bool:
+        seen.append(gc.isenabled())
+        return True
+
+    probe["job_ready"] = job_ready
     assert gc.isenabled()
     run_session(build_cluster([build_node("n1")], [gang("j", 1)]), probe_conf())
     assert seen == [False]
