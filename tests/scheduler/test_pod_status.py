@@ -11,7 +11,7 @@ from django.utils import timezone
 from jobs.models import Pod
 from scheduler.cache import Snapshot, apply_decisions, read_snapshot
 from scheduler.engine import load_conf, run_session
-from scheduler.engine.framework.decisions import Decisions
+from scheduler.engine.framework.decisions import Decisions, Eviction
 from tests.scheduler.factories import TEST_CONF, make_gang, make_node
 
 pytestmark = pytest.mark.django_db
@@ -142,3 +142,17 @@ def test_the_pod_api_object_shows_conditions_and_nominated_node(superuser_client
     assert condition["message"] == decisions.task_fit_errors["default/big-task-0"]
     assert condition["lastProbeTime"] is None
     assert condition["lastTransitionTime"].endswith("Z")
+
+
+def test_an_evicted_pod_loses_its_nomination() -> None:
+    node = make_node("n1")
+    _, (pod,) = make_gang("victim", replicas=1)
+    Pod.objects.filter(pk=pod.pk).update(node=node, phase="Running", nominated_node_name="n2")
+    snapshot = read_snapshot()
+    decisions = Decisions(evictions=[Eviction("default/victim-task-0", "n1", "preempted")])
+
+    assert apply_decisions(snapshot, decisions).evicted == 1
+
+    pod.refresh_from_db()
+    assert pod.nominated_node_name == ""
+    assert pod.task_status == "Releasing"
