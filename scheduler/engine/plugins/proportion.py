@@ -252,7 +252,10 @@ class ProportionPlugin(Plugin):
             return False
         # quota.le_all(deserved, allocated) in scalars (allocated is exact: no tolerance)
         allocated = attr.allocated.tolist()
-        return all(d <= float(a) for d, a in zip(attr.deserved_values, allocated, strict=True))
+        for d, a in zip(attr.deserved_values, allocated, strict=True):  # noqa: SIM110 - cheaper than all()
+            if not d <= float(a):
+                return False
+        return True
 
     def _allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
         """Return True when the queue is Open and stays within deserved on the task's columns."""
@@ -265,7 +268,7 @@ class ProportionPlugin(Plugin):
         # (see quota.fits_scalar for why float(int) <= bound is NumPy's comparison)
         cols, request = self._rows.columns(task.resreq_vec)
         allocated, upper = attr.allocated.tolist(), attr.upper_values
-        for c in cols:  # noqa: SIM110 - a plain loop: all() over a generator costs more here
+        for c in cols:  # noqa: SIM110 - a plain loop: all() over a generator costs more
             if not float(allocated[c] + request[c]) <= upper[c]:
                 return False
         return True
