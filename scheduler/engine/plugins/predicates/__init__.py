@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from scheduler.engine.api.node_info import NodeInfo, Taint
 from scheduler.engine.api.resource import PODS
-from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
 from scheduler.engine.api.types import FitCode, PredicateStatus
 from scheduler.engine.framework import ArgSpec, EventHandler, Plugin, Session, register_plugin
 from scheduler.engine.plugins.predicates import inter_pod
@@ -109,6 +109,8 @@ class PredicatesPlugin(Plugin):
         self._max_pods = arrays.allocatable[:, self._pods_col] // 1000
         self._unschedulable = np.array([n.unschedulable for n in self.nodes], dtype=np.bool_)
         self._static: dict[str, BoolArray] = {}
+        # template identity -> (template, its static mask): holding the template keeps ids unique
+        self._static_by_template: dict[int, tuple[TaskTemplate, BoolArray]] = {}
         self._eligible: dict[str, BoolArray] = {}
         self._keys = NodeConstraintKeys()
         self._taint_groups = taint_groups(self.nodes)
@@ -218,7 +220,16 @@ class PredicatesPlugin(Plugin):
             - int(arrays.releasing[row, col])
             + int(arrays.pipelined[row, col])
         ) // 1000
-        return held < int(self._max_pods[row]) and bool(self._static_mask(task)[row])
+        if held >= int(self._max_pods[row]):
+            return False
+        # the template's static mask, found by the template's identity first (once per pod)
+        found = self._static_by_template.get(id(task.template))
+        if found is None or found[0] is not task.template:
+            found = self._static_by_template[id(task.template)] = (
+                task.template,
+                self._static_mask(task),
+            )
+        return bool(found[1][row])
 
     def batch_predicate(self, task: TaskInfo, rows: IntArray) -> BoolArray:
         """Return True for each node row that passes every enabled check."""
