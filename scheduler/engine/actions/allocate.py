@@ -94,6 +94,7 @@ class AllocateAction(Action):
         """Run allocate's steps on ``ssn``."""
         role_cache = ssn.action_arguments(self.name).get_bool("predicateErrorCacheEnable")
         selector = NodeSelector.of(ssn)
+        pre_filters = ssn.has_fns("pre_predicate")  # none in the usual confs: skip the calls
         # 1. Admit Pending jobs when there is no enqueue action.
         admit_pending_without_enqueue(ssn)
         # 2. Worksheets of pending tasks; queues and jobs in priority queues.
@@ -131,7 +132,7 @@ class AllocateAction(Action):
             job = jobs.pop()
             sheet = sheets[job.uid]
             stmt, ready = self._allocate_job(
-                ssn, selector, queue, job, sheet, role_cache=role_cache
+                ssn, selector, queue, job, sheet, role_cache=role_cache, pre_filters=pre_filters
             )
             # 4. Commit a ready job; push it back if it has more to place.
             if stmt is not None and ready:
@@ -149,6 +150,7 @@ class AllocateAction(Action):
         sheet: _Worksheet,
         *,
         role_cache: bool,
+        pre_filters: bool = True,
     ) -> tuple[Statement | None, bool]:
         """Return the statement of one job round (None when discarded) and whether the job is ready.
 
@@ -163,7 +165,7 @@ class AllocateAction(Action):
                 continue
             if role_cache and task.role and task.role in sheet.failed_roles:
                 continue
-            failure = ssn.pre_predicate_fn(task)
+            failure = ssn.pre_predicate_fn(task) if pre_filters else None
             placement = None if failure is not None else selector.select(task)
             if placement is None:
                 job.fit_errors[task.uid] = (

@@ -70,7 +70,11 @@ class Resource:
         """Return a hashable canonical form (sorted, zeros dropped)."""
         key = self._key  # immutable, so computed once (ResourceIndex.vector asks per job)
         if key is None:
-            key = self._key = tuple(sorted((k, v) for k, v in self._q.items() if v))
+            items = sorted(self._q.items())
+            if all(v for _, v in items):  # the usual case: no zero to drop
+                key = self._key = tuple(items)
+            else:
+                key = self._key = tuple((k, v) for k, v in items if v)
         return key
 
     def is_empty(self) -> bool:
