@@ -106,14 +106,18 @@ class AllocateAction(Action):
         sheets: dict[str, _Worksheet] = {}
         members: dict[str, list[JobInfo]] = {}  # queue -> its jobs, in uid order
         for job in schedulable_jobs(ssn):
-            pending = [
-                t
-                for t in job.task_status_index.get(TaskStatus.PENDING, {}).values()
-                if not t.best_effort and not t.scheduling_gated
-            ]
-            if not pending:
+            bucket = job.task_status_index.get(TaskStatus.PENDING)
+            if not bucket:
                 continue
-            sheets[job.uid] = _Worksheet(sort_tasks(ssn, pending))
+            if job.pending_best_effort or job.pending_gated:
+                pending = [
+                    t for t in bucket.values() if not t.best_effort and not t.scheduling_gated
+                ]
+                if not pending:
+                    continue
+            else:  # the job's counters say every Pending task is placeable
+                pending = list(bucket.values())
+            sheets[job.uid] = _Worksheet(pending if len(pending) < 2 else sort_tasks(ssn, pending))
             if job.queue not in jobs_by_queue:
                 jobs_by_queue[job.queue] = PriorityQueue(ssn.job_order_cmp, key=job_key)
                 members[job.queue] = []
