@@ -72,7 +72,7 @@ class OvercommitPlugin(Plugin):
             return PERMIT
         # quota.fits_on(inqueue + minimum, idle, dims), on the requested columns only, in
         # Python scalars (asked once per Pending job)
-        cols, minimum = self._rows.columns(self._index.vector(job.min_resources))
+        _, cols, minimum = self._rows.minimum(job.min_resources)
         inqueue, upper = self.inqueue.tolist(), self._idle_upper
         for c in cols:  # (see quota.fits_scalar for why float(int) <= bound is NumPy's test)
             if not float(inqueue[c] + minimum[c]) <= upper[c]:

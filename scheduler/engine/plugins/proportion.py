@@ -313,7 +313,7 @@ class ProportionPlugin(Plugin):
         # quota.fits_on(minimum + allocated + inqueue - elastic, realCapability, dims), on the
         # requested columns only, in Python scalars (asked once per Pending job)
         # (see quota.fits_scalar for why float(int) <= bound is NumPy's comparison)
-        cols, minimum = self._rows.columns(self._index.vector(job.min_resources))
+        _, cols, minimum = self._rows.minimum(job.min_resources)
         allocated, inqueue = attr.allocated.tolist(), attr.inqueue.tolist()
         elastic, upper = attr.elastic.tolist(), self._real_upper[job.queue]
         for c in cols:

@@ -168,12 +168,26 @@ class RowMemo:
     for one derivation, not 10,000.
     """
 
-    __slots__ = ("_columns", "_index", "_reserve")
+    __slots__ = ("_columns", "_index", "_minimums", "_reserve")
 
     def __init__(self, index: ResourceIndex) -> None:
         self._index = index
         self._reserve: dict[int, tuple[IntRow, IntRow]] = {}
         self._columns: dict[int, tuple[IntRow, list[int], list[int]]] = {}
+        self._minimums: dict[int, tuple[Resource, IntRow, list[int], list[int]]] = {}
+
+    def minimum(self, resource: Resource) -> tuple[IntRow, list[int], list[int]]:
+        """Return a job's minResources as (row, the columns a quota test looks at, list of ints).
+
+        Memoised per ``Resource`` object (held, so its id stays unique): the enqueue votes and
+        reserves ask four times per job, and this is one lookup instead of a key and two.
+        """
+        found = self._minimums.get(id(resource))
+        if found is None or found[0] is not resource:
+            row = self._index.vector(resource)
+            cols, values = self.columns(row)
+            found = self._minimums[id(resource)] = (resource, row, cols, values)
+        return found[1], found[2], found[3]
 
     def columns(self, request: IntRow) -> tuple[list[int], list[int]]:
         """Return (the columns a quota test looks at, ``request`` as a list of ints).
@@ -193,7 +207,7 @@ class RowMemo:
         """
         assert job.min_resources is not None
         index = self._index
-        minimum = index.vector(job.min_resources)
+        minimum = self.minimum(job.min_resources)[0]
         if job.pending_gated:
             reserved: IntRow = np.maximum(minimum - gated_request(job, index), 0)
             return reserved
