@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from jobs.models import Event, Pod, PodGroup
 from scheduler.cache.pod_status import PodStatusWriter
-from scheduler.cache.rows import id_filter, write_rows
+from scheduler.cache.rows import keyed_rows, write_rows
 from scheduler.cache.snapshot import Snapshot
 from scheduler.cache.status import write_queue_status
 from scheduler.engine.api.types import PodGroupCondition, TaskStatus
@@ -111,27 +111,29 @@ def _accept_binds(snapshot: Snapshot, decisions: Decisions, result: ApplyResult)
         return []
     # 1. Nodes first (lock order: nodes, then pods), then the pods themselves.
     node_pks = sorted({b.node_pk for b in binds})
-    lock = " ORDER BY id FOR UPDATE" if connection.vendor == "postgresql" else ""
+    pg = connection.vendor == "postgresql"
     allocatable: dict[int, dict[str, int]] = {}
     texts: dict[str, dict[str, int]] = {}
     with connection.cursor() as cursor:
-        in_nodes, params = id_filter("id", node_pks)
-        cursor.execute(
-            "SELECT id, name, resource_version, ready, unschedulable, CAST(allocatable AS TEXT) "
-            f"FROM {Node._meta.db_table} WHERE {in_nodes}{lock}",
-            params,
+        sql, params = keyed_rows(
+            Node._meta.db_table,
+            node_pks,
+            "t.id, t.name, t.resource_version, t.ready, t.unschedulable, "
+            "CAST(t.allocatable AS TEXT)",
         )
+        cursor.execute(sql + (" ORDER BY t.id FOR UPDATE OF t" if pg else ""), params)
         for pk, name, version, ready, cordoned, alloc in cursor.fetchall():
             if ready and not cordoned and snapshot.nodes.get(name) == (pk, version):
                 if alloc not in texts:
                     texts[alloc] = json.loads(alloc) if alloc else {}
                 allocatable[pk] = texts[alloc] or {}
-        in_pods, params = id_filter("id", sorted(b.pod_pk for b in binds))
-        cursor.execute(
-            f"SELECT id, resource_version FROM {Pod._meta.db_table} WHERE {in_pods} AND node_id "
-            f"IS NULL AND phase = 'Pending' AND deletion_time IS NULL{lock}",
-            params,
+        sql, params = keyed_rows(
+            Pod._meta.db_table,
+            sorted(b.pod_pk for b in binds),
+            "t.id, t.resource_version",
+            "t.node_id IS NULL AND t.phase = 'Pending' AND t.deletion_time IS NULL",
         )
+        cursor.execute(sql + (" ORDER BY t.id FOR UPDATE OF t" if pg else ""), params)
         current: dict[int, int] = dict(cursor.fetchall())
     # 2. Stale pods and nodes refuse their jobs' binds.
     for b in binds:

@@ -21,17 +21,29 @@ from django.db import connection, models
 
 from volcano_site.kube.changes import record_versions, reserve_versions
 
-__all__ = ["Column", "id_filter", "write_rows"]
+__all__ = ["Column", "keyed_rows", "write_rows"]
 
 CHUNK = 5000
 Column = tuple[str, str]  # (column, PostgreSQL type: bigint, text, jsonb, timestamptz, …)
 
 
-def id_filter(column: str, ids: Sequence[int]) -> tuple[str, list[Any]]:
-    """Return ``(sql, params)`` for ``column`` in ``ids`` as one parameter on either database."""
+def keyed_rows(
+    table: str, ids: Sequence[int], columns: str, where: str = ""
+) -> tuple[str, list[Any]]:
+    """Return ``(sql, params)`` selecting ``columns`` of the rows of ``table`` (alias ``t``) in ``ids``.
+
+    The ids are one parameter driving a join by primary key (PostgreSQL: ``unnest``; SQLite:
+    ``json_each`` held outermost by ``CROSS JOIN``): an ``= ANY(<50,000 ids>)`` filter gets
+    planned as a scan that searches the array once per row, seconds instead of milliseconds.
+    """
+    extra = f" WHERE {where}" if where else ""
+    params: list[Any]
     if connection.vendor == "postgresql":
-        return f"{column} = ANY(%s)", [list(ids)]
-    return f"{column} IN (SELECT value FROM json_each(%s))", [json.dumps(list(ids))]
+        source, join, key, params = "unnest(%s::bigint[]) AS k(id)", "JOIN", "k.id", [list(ids)]
+    else:
+        source, join, key = "json_each(%s) AS k", "CROSS JOIN", "k.value"
+        params = [json.dumps(list(ids))]
+    return f"SELECT {columns} FROM {source} {join} {table} AS t ON t.id = {key}{extra}", params
 
 
 def write_rows(
