@@ -200,10 +200,9 @@ class SessionPlugins(SessionRegistrars):
         return dispatch.vote(self._fns_by_tier("job_enqueueable"), job)
 
     def job_enqueued(self, job: JobInfo) -> None:
-        """Tell every plugin ``job`` was admitted."""
-        for fns in self._fns_by_tier("job_enqueued"):
-            for fn in fns:
-                fn(job)
+        """Tell every plugin ``job`` was admitted (in conf order)."""
+        for fn in self._flat("job_enqueued"):
+            fn(job)
 
     def job_ready(self, job: JobInfo) -> bool:
         """Return True when every plugin says ``job`` may be bound (``dispatch.all_pass``)."""
@@ -217,9 +216,15 @@ class SessionPlugins(SessionRegistrars):
         return dispatch.vote(self._fns_by_tier("job_pipelined"), job)
 
     def job_valid(self, job: JobInfo) -> ValidateResult | None:
-        """Return the first refusal of ``job``, or None when valid."""
-        answer: ValidateResult | None = dispatch.first_answer(self._fns_by_tier("job_valid"), job)
-        return answer
+        """Return the first refusal of ``job``, or None when valid (``dispatch.first_answer``).
+
+        Asked of every job at open and again by allocate: it loops over the cached flat list.
+        """
+        for fn in self._flat("job_valid"):
+            answer: ValidateResult | None = fn(job)
+            if answer is not None:
+                return answer
+        return None
 
     def job_starving(self, job: JobInfo) -> bool:
         """Return True when ``job`` wants more (first tier with a function decides)."""
