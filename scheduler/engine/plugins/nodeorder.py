@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.engine.api.resource import CPU, MEMORY, Vector
-from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
+from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.framework import ArgSpec, EventHandler, Plugin, Session, register_plugin
 from scheduler.engine.plugins.predicates.inter_pod import SpreadConstraint
 from scheduler.engine.plugins.predicates.pod_index import Matcher, PodIndex
@@ -104,8 +104,9 @@ class NodeOrderPlugin(Plugin):
         # Request rows (memoised per distinct request) as lists, for the scalar form.
         self._req_lists: dict[int, tuple[Vector, list[int]]] = {}
         self._static: dict[str, FloatArray] = {}
-        # template identity -> (template, its static scores) for the one-row form
-        self._static_by_template: dict[int, tuple[TaskTemplate, FloatArray]] = {}
+        # template key (``TaskInfo.template_key``) -> its static scores as a list, for the
+        # one-row form: one-pod jobs each have their own template object but share a key
+        self._static_by_key: dict[tuple[object, ...], list[float]] = {}
         self._eligible: dict[str, BoolArray] = {}
         self._keys = NodeConstraintKeys()
         self._prefer_groups = [
@@ -339,13 +340,11 @@ class NodeOrderPlugin(Plugin):
         assert req is not None
         # The scalar form directly: the RowCache catches up from the change log when next asked
         # for a whole vector (the two forms give the same numbers).
-        found = self._static_by_template.get(id(task.template))
-        if found is None or found[0] is not task.template:
-            found = self._static_by_template[id(task.template)] = (
-                task.template,
-                self._static_scores(task),
-            )
-        return float(found[1][row]) + self._resource_row(req, row)
+        key = task.template_key or task.compute_template_key()
+        found = self._static_by_key.get(key)
+        if found is None:
+            found = self._static_by_key[key] = self._static_scores(task).tolist()
+        return found[row] + self._resource_row(req, row)
 
     def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
         """Return the weighted sum of every enabled scorer for each node row."""

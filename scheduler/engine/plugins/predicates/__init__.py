@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from scheduler.engine.api.node_info import NodeInfo, Taint
 from scheduler.engine.api.resource import PODS
-from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
+from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import FitCode, PredicateStatus
 from scheduler.engine.framework import ArgSpec, EventHandler, Plugin, Session, register_plugin
 from scheduler.engine.plugins.predicates import inter_pod
@@ -109,8 +109,9 @@ class PredicatesPlugin(Plugin):
         self._max_pods = arrays.allocatable[:, self._pods_col] // 1000
         self._unschedulable = np.array([n.unschedulable for n in self.nodes], dtype=np.bool_)
         self._static: dict[str, BoolArray] = {}
-        # template identity -> (template, its static mask): holding the template keeps ids unique
-        self._static_by_template: dict[int, tuple[TaskTemplate, BoolArray]] = {}
+        # template key (``TaskInfo.template_key``) -> its static mask as a list, for the one-row
+        # form: one-pod jobs each have their own template object but share a key
+        self._static_by_key: dict[tuple[object, ...], list[bool]] = {}
         self._eligible: dict[str, BoolArray] = {}
         self._keys = NodeConstraintKeys()
         self._taint_groups = taint_groups(self.nodes)
@@ -222,14 +223,13 @@ class PredicatesPlugin(Plugin):
         ) // 1000
         if held >= int(self._max_pods[row]):
             return False
-        # the template's static mask, found by the template's identity first (once per pod)
-        found = self._static_by_template.get(id(task.template))
-        if found is None or found[0] is not task.template:
-            found = self._static_by_template[id(task.template)] = (
-                task.template,
-                self._static_mask(task),
-            )
-        return bool(found[1][row])
+        # the template's static mask, found by the task's template key (once per placed pod;
+        # the node selector caches its answers under the same key)
+        key = task.template_key or task.compute_template_key()
+        found = self._static_by_key.get(key)
+        if found is None:
+            found = self._static_by_key[key] = self._static_mask(task).tolist()
+        return found[row]
 
     def batch_predicate(self, task: TaskInfo, rows: IntArray) -> BoolArray:
         """Return True for each node row that passes every enabled check."""
