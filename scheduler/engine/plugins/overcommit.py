@@ -41,7 +41,7 @@ class OvercommitPlugin(Plugin):
         self.idle = total * self.factor - arrays.used.sum(axis=0)
         # 2. Reserved by admitted jobs: Inqueue ones fully, Running ones for what is uncovered.
         self.inqueue = np.zeros(len(index), dtype=np.int64)
-        self._rows = quota.RowMemo(index)
+        self._rows = quota.RowMemo.shared(ssn.scratch, index)
         for job in ssn.jobs.values():
             if job.min_resources is None:
                 continue

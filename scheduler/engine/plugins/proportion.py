@@ -203,7 +203,7 @@ class ProportionPlugin(Plugin):
             name: quota.upper_bound(attr.real_capability).tolist()
             for name, attr in self.attrs.items()
         }
-        self._rows = quota.RowMemo(self._index)
+        self._rows = quota.RowMemo.shared(ssn.scratch, self._index)
         # 3. Hooks.
         ssn.add_queue_order_fn(self.name, self._queue_order, key=self._queue_order_key)
         ssn.add_overused_fn(self.name, self._overused)

@@ -176,6 +176,19 @@ class RowMemo:
         self._columns: dict[int, tuple[IntRow, list[int], list[int]]] = {}
         self._minimums: dict[int, tuple[Resource, IntRow, list[int], list[int]]] = {}
 
+    @classmethod
+    def shared(cls, scratch: dict[str, object], index: ResourceIndex) -> RowMemo:
+        """Return the session's memo (``scratch``: ``Session.scratch``), made on first use.
+
+        Every answer is a function of its argument, so the plugins that vote on a job (proportion,
+        overcommit) share one: each job's minResources is derived once, not once per plugin.
+        """
+        found = scratch.get("quota.rows")
+        if isinstance(found, RowMemo) and found._index is index:
+            return found
+        memo = scratch["quota.rows"] = cls(index)
+        return memo
+
     def minimum(self, resource: Resource) -> tuple[IntRow, list[int], list[int]]:
         """Return a job's minResources as (row, the columns a quota test looks at, list of ints).
 
