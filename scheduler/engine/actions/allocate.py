@@ -9,7 +9,7 @@ else is discarded. Queues are re-ordered after every round, so shares interleave
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from scheduler.engine.api.job_info import JobInfo
@@ -62,6 +62,22 @@ def schedulable_jobs(ssn: Session, candidates: Iterable[JobInfo] | None = None) 
             continue
         jobs.append(job)
     return jobs
+
+
+def all_say(fns: list[Callable[..., bool]], *args: object) -> bool:
+    """Return True when every function of ``fns`` says yes (``dispatch.all_pass``, flat)."""
+    for fn in fns:  # noqa: SIM110 - cheaper than all() over a generator
+        if not fn(*args):
+            return False
+    return True
+
+
+def any_says(fns: list[Callable[..., bool]], *args: object) -> bool:
+    """Return True when some function of ``fns`` says yes (``dispatch.any_true``, flat)."""
+    for fn in fns:  # noqa: SIM110 - cheaper than any() over a generator
+        if fn(*args):
+            return True
+    return False
 
 
 def need_continue(job: JobInfo, worksheet: _Worksheet) -> bool:
@@ -126,22 +142,23 @@ class AllocateAction(Action):
         for name, queued in members.items():  # one heapify per queue instead of a push per job
             jobs_by_queue[name].push_all(queued)
         # 3. Rounds: best queue, its best job, that job's tasks into one statement.
-        while not queues.empty():
+        # (Overused asked here through the session's cached list of functions: once per round.)
+        overused_fns = ssn.flat_fns("overused")
+        allocate_job = self._allocate_job
+        while queues:
             queue = queues.pop()
-            if ssn.overused(queue):
+            if any_says(overused_fns, queue):
                 continue
             jobs = jobs_by_queue[queue.name]
-            if jobs.empty():
+            if not jobs:
                 continue
             job = jobs.pop()
             sheet = sheets[job.uid]
-            stmt, ready = self._allocate_job(
-                ssn, selector, queue, job, sheet, role_cache=role_cache, pre_filters=pre_filters
-            )
+            stmt, ready = allocate_job(ssn, selector, queue, job, sheet, role_cache, pre_filters)
             # 4. Commit a ready job; push it back if it has more to place.
             if stmt is not None and ready:
                 stmt.commit()
-                if not sheet.empty():
+                if sheet.next < len(sheet.tasks):
                     jobs.push(job)
             queues.push(queue)
 
@@ -152,20 +169,23 @@ class AllocateAction(Action):
         queue: QueueInfo,
         job: JobInfo,
         sheet: _Worksheet,
-        *,
         role_cache: bool,
         pre_filters: bool = True,
     ) -> tuple[Statement | None, bool]:
         """Return the statement of one job round (None when discarded) and whether the job is ready.
 
         JobReady is asked once per placement and its last answer reused: a task that does not fit
-        changes nothing JobReady reads.
+        changes nothing JobReady reads. (Allocatable and JobReady are asked through the session's
+        cached lists of functions, as ``Session.allocatable`` and ``Session.job_ready`` do.)
         """
-        stmt = ssn.statement()
+        stmt = Statement(ssn)
+        allocatable_fns, ready_fns = ssn.flat_fns("allocatable"), ssn.flat_fns("job_ready")
         ready: bool | None = None  # JobReady after the last placement (None: not asked yet)
-        while not sheet.empty():
-            task = sheet.pop()
-            if not ssn.allocatable(queue, task):
+        tasks = sheet.tasks
+        while sheet.next < len(tasks):
+            task = tasks[sheet.next]
+            sheet.next += 1
+            if not all_say(allocatable_fns, queue, task):
                 continue
             if role_cache and task.role and task.role in sheet.failed_roles:
                 continue
@@ -184,11 +204,11 @@ class AllocateAction(Action):
                 stmt.pipeline(task, placement.node)
             else:
                 stmt.allocate(task, placement.node)
-            ready = ssn.job_ready(job)
+            ready = all_say(ready_fns, job)
             if ready:
                 break
         if ready is None:
-            ready = ssn.job_ready(job)
+            ready = all_say(ready_fns, job)
         if ready or ssn.job_pipelined(job):
             return stmt, ready
         stmt.discard()
