@@ -103,7 +103,10 @@ class JobInfo:
         elif old in _READY_SET:
             self.ready_num -= 1
         task.status = status
-        self.task_status_index.setdefault(status, {})[task.uid] = task
+        target = self.task_status_index.get(status)  # (setdefault would build a dict per call)
+        if target is None:
+            target = self.task_status_index[status] = {}
+        target[task.uid] = task
         if status in _READY_SET:
             self.ready_num += 1
         elif status == TaskStatus.PENDING:

@@ -55,16 +55,24 @@ class NodeArrays:
 
     def add(self, row: int, vec: Vector, status: TaskStatus) -> None:
         """Account a task of ``status`` requesting ``vec`` on node ``row``."""
+        # In place on each row's view: ``a[row] += vec`` would also copy the row back onto itself
+        # (once per placed pod, three rows).
         if status == TaskStatus.PIPELINED:
-            self.pipelined[row] += vec
-            self.future_idle[row] -= vec
+            pipelined = self.pipelined[row]
+            pipelined += vec
+            future_idle = self.future_idle[row]
+            future_idle -= vec
         else:
-            self.used[row] += vec
-            self.idle[row] -= vec
+            used = self.used[row]
+            used += vec
+            idle = self.idle[row]
+            idle -= vec
             if status == TaskStatus.RELEASING:
-                self.releasing[row] += vec
+                releasing = self.releasing[row]
+                releasing += vec
             else:
-                self.future_idle[row] -= vec
+                future_idle = self.future_idle[row]
+                future_idle -= vec
         self.changes.append(row)
 
     def remove(self, row: int, vec: Vector, status: TaskStatus) -> None:
