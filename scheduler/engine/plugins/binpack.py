@@ -106,8 +106,14 @@ class BinpackPlugin(Plugin):
         req = task.resreq_vec
         assert req is not None
         # The scalar form directly: the RowCache catches up from the change log when next asked
-        # for a whole vector (the two forms give the same numbers).
-        return self._one(req, row)
+        # for a whole vector (the two forms give the same numbers). ``_one``, inlined (per pod).
+        scalar = self._scalar_plans.get(id(req))
+        if scalar is None:
+            return self._one(req, row)
+        weight_sum = self._plans[id(req)][2]
+        if weight_sum == 0:
+            return 0.0
+        return self._score_row(row, scalar[0], scalar[1], weight_sum)
 
     def score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
         """Return the binpack score of each node row for ``task`` (0 where it would overflow)."""

@@ -98,7 +98,16 @@ class DrfPlugin(Plugin):
             self.tree.job_changed(task.job, task.resreq_vec * sign)
 
     def _on_allocate(self, event: Event) -> None:
-        self._change(event.task, 1)
+        # ``_change(task, 1)``, inlined (once per placed pod)
+        task = event.task
+        attr = self.jobs.get(task.job)
+        if attr is None or task.resreq_vec is None:
+            return
+        attr.allocated += task.resreq_vec
+        products = zip(attr.allocated.tolist(), self._inverse_values, strict=True)
+        attr.share = max([a * b for a, b in products]) if self._inverse_values else 0.0
+        if self.tree is not None:
+            self.tree.job_changed(task.job, task.resreq_vec)
 
     def _on_deallocate(self, event: Event) -> None:
         self._change(event.task, -1)

@@ -220,9 +220,11 @@ class ProportionPlugin(Plugin):
         return None if job is None else self.attrs.get(job.queue)
 
     def _on_allocate(self, event: Event) -> None:
-        attr = self._attr_of(event.task)
-        if attr is not None and event.task.resreq_vec is not None:
-            attr.allocated += event.task.resreq_vec
+        task = event.task  # (``_attr_of`` inlined: once per placed pod)
+        job = self._ssn.jobs.get(task.job)
+        attr = None if job is None else self.attrs.get(job.queue)
+        if attr is not None and task.resreq_vec is not None:
+            attr.allocated += task.resreq_vec
             attr.update_share()
 
     def _on_deallocate(self, event: Event) -> None:
