@@ -174,7 +174,7 @@ class RowMemo:
         self._index = index
         self._reserve: dict[int, tuple[IntRow, IntRow]] = {}
         self._columns: dict[int, tuple[IntRow, list[int], list[int]]] = {}
-        self._minimums: dict[int, tuple[Resource, IntRow, list[int], list[int]]] = {}
+        self._minimums: dict[int, tuple[Resource, IntRow, list[int], list[int], IntRow]] = {}
 
     @classmethod
     def shared(cls, scratch: dict[str, object], index: ResourceIndex) -> RowMemo:
@@ -197,10 +197,22 @@ class RowMemo:
         """
         found = self._minimums.get(id(resource))
         if found is None or found[0] is not resource:
-            row = self._index.vector(resource)
-            cols, values = self.columns(row)
-            found = self._minimums[id(resource)] = (resource, row, cols, values)
+            found = self._minimum_entry(resource)
         return found[1], found[2], found[3]
+
+    def _minimum_entry(
+        self, resource: Resource
+    ) -> tuple[Resource, IntRow, list[int], list[int], IntRow]:
+        """Derive and remember (resource, row, columns, row as ints, the row floored at 0)."""
+        row = self._index.vector(resource)
+        cols, values = self.columns(row)
+        floored = self._reserve.get(id(row))
+        if floored is None or floored[0] is not row:
+            zero_floor = np.maximum(row - _zeros(len(self._index)), 0)
+            zero_floor.setflags(write=False)
+            floored = self._reserve[id(row)] = (row, zero_floor)
+        found = self._minimums[id(resource)] = (resource, row, cols, values, floored[1])
+        return found
 
     def columns(self, request: IntRow) -> tuple[list[int], list[int]]:
         """Return (the columns a quota test looks at, ``request`` as a list of ints).
@@ -218,18 +230,15 @@ class RowMemo:
 
         ``job.min_resources`` must be set. Do not modify the result (it may be shared).
         """
-        assert job.min_resources is not None
-        index = self._index
-        minimum = self.minimum(job.min_resources)[0]
+        resource = job.min_resources
+        assert resource is not None
+        found = self._minimums.get(id(resource))  # one look-up: asked per plugin per job
+        if found is None or found[0] is not resource:
+            found = self._minimum_entry(resource)
         if job.pending_gated:
-            reserved: IntRow = np.maximum(minimum - gated_request(job, index), 0)
+            reserved: IntRow = np.maximum(found[1] - gated_request(job, self._index), 0)
             return reserved
-        found = self._reserve.get(id(minimum))
-        if found is None or found[0] is not minimum:
-            floored = np.maximum(minimum - _zeros(len(index)), 0)
-            floored.setflags(write=False)
-            found = self._reserve[id(minimum)] = (minimum, floored)
-        return found[1]
+        return found[4]
 
 
 def fits_scalar(wanted: Iterable[tuple[int, float]]) -> bool:
