@@ -27,16 +27,19 @@ class EnqueueAction(Action):
         # 1. Bucket pending jobs by queue, in job order; queues in queue order.
         queues, pending = self._pending_by_queue(ssn)
         # 2. Serve the best queue's best job, then put the queue back to be re-ordered.
-        while not queues.empty():
+        # (JobEnqueued told through the session's cached list, as ``Session.job_enqueued`` does)
+        enqueued_fns, enqueued = ssn.flat_fns("job_enqueued"), ssn.decisions.enqueued
+        while queues:
             queue = queues.pop()
             jobs = pending.get(queue.name)
-            if jobs is None or jobs.empty():
+            if not jobs:
                 continue
             job = jobs.pop()
             if job.min_resources is None or ssn.job_enqueueable(job):
-                ssn.job_enqueued(job)
+                for fn in enqueued_fns:
+                    fn(job)
                 job.phase = PodGroupPhase.INQUEUE
-                ssn.decisions.enqueued.append(job.uid)
+                enqueued.append(job.uid)
             queues.push(queue)
 
     @staticmethod
