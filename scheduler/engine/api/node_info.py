@@ -159,7 +159,10 @@ class NodeInfo:
             raise RuntimeError(f"task {task.uid} has no request row: build it with ClusterInfo")
         task.node_name = self.name
         self.tasks[task.uid] = task
-        self._attached().add(self.index, task.resreq_vec, task.status)
+        arrays = self.arrays  # (``_attached()``, inlined: once per placed pod)
+        if arrays is None:
+            raise RuntimeError(f"node {self.name} is not part of a ClusterInfo yet")
+        arrays.add(self.index, task.resreq_vec, task.status)
 
     def remove_task(self, task: TaskInfo) -> None:
         """Take ``task`` off this node (its status must be the one it was added with)."""

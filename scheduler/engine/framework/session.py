@@ -126,7 +126,11 @@ class Session(SessionPlugins):
         job = self.jobs[task.job]
         job.update_task_status(task, status)
         node.add_task(task)
-        self._fire(task, allocate=True)
+        event = Event(task)  # ``_fire(task, allocate=True)``, inlined (once per placed pod)
+        for handler in self.event_handlers:
+            fn = handler.allocate_func
+            if fn is not None:
+                fn(event)
 
     def unplace_task(self, task: TaskInfo) -> None:
         """Undo ``place_task``: the task is Pending again and off its node."""
