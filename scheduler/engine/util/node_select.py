@@ -64,6 +64,7 @@ class NodeSelector:
     """Per-session cache of per-template node answers, and the choice of a node for a task."""
 
     __slots__ = (
+        "_allocate_at",
         "_entries",
         "_explained",
         "_one_predicate",
@@ -95,6 +96,9 @@ class NodeSelector:
         row_predicates = ssn.row_fns("batch_predicate") if alone else None
         self._row_predicate = row_predicates[0] if row_predicates else None
         self._row_scorers = ssn.row_fns("batch_node_order") if self._scorers is not None else None
+        # One (frozen) allocate placement per node row, made on first use: select() returns it
+        # instead of building one per placed pod.
+        self._allocate_at: list[Placement | None] = [None] * len(self.nodes)
 
     @classmethod
     def of(cls, ssn: Session) -> NodeSelector:
@@ -221,7 +225,10 @@ class NodeSelector:
                 return nominated
         node = self._best(task, entry.best_now)
         if node is not None:
-            return Placement(node, pipelined=False)
+            placement = self._allocate_at[node.index]
+            if placement is None or placement.node is not node:
+                placement = self._allocate_at[node.index] = Placement(node, pipelined=False)
+            return placement
         node = self._best(task, entry.best_future)
         return None if node is None else Placement(node, pipelined=True)
 
