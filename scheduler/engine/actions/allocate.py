@@ -25,19 +25,14 @@ __all__ = ["AllocateAction"]
 
 @dataclass(slots=True)
 class _Worksheet:
-    """A job's pending tasks in task order, consumed from the front."""
+    """A job's pending tasks in task order, consumed from the front (``next``: the first left).
+
+    The rounds read ``tasks[next]`` and advance ``next`` in place (once per task).
+    """
 
     tasks: list[TaskInfo]
     next: int = 0
     failed_roles: set[str] = field(default_factory=set)
-
-    def empty(self) -> bool:
-        return self.next >= len(self.tasks)
-
-    def pop(self) -> TaskInfo:
-        task = self.tasks[self.next]
-        self.next += 1
-        return task
 
     def remaining(self) -> list[TaskInfo]:
         return self.tasks[self.next :]
