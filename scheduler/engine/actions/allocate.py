@@ -139,6 +139,7 @@ class AllocateAction(Action):
         # 3. Rounds: best queue, its best job, that job's tasks into one statement.
         # (Overused asked here through the session's cached list of functions: once per round.)
         overused_fns = ssn.flat_fns("overused")
+        fns = (ssn.flat_fns("allocatable"), ssn.flat_fns("job_ready"))
         allocate_job = self._allocate_job
         while queues:
             queue = queues.pop()
@@ -149,7 +150,9 @@ class AllocateAction(Action):
                 continue
             job = jobs.pop()
             sheet = sheets[job.uid]
-            stmt, ready = allocate_job(ssn, selector, queue, job, sheet, role_cache, pre_filters)
+            stmt, ready = allocate_job(
+                ssn, selector, queue, job, sheet, role_cache, pre_filters, fns
+            )
             # 4. Commit a ready job; push it back if it has more to place.
             if stmt is not None and ready:
                 stmt.commit()
@@ -166,15 +169,19 @@ class AllocateAction(Action):
         sheet: _Worksheet,
         role_cache: bool,
         pre_filters: bool = True,
+        fns: tuple[list[Callable[..., bool]], list[Callable[..., bool]]] | None = None,
     ) -> tuple[Statement | None, bool]:
         """Return the statement of one job round (None when discarded) and whether the job is ready.
 
         JobReady is asked once per placement and its last answer reused: a task that does not fit
         changes nothing JobReady reads. (Allocatable and JobReady are asked through the session's
-        cached lists of functions, as ``Session.allocatable`` and ``Session.job_ready`` do.)
+        cached lists of functions, as ``Session.allocatable`` and ``Session.job_ready`` do; ``fns``
+        holds the two lists when the caller looked them up once for all rounds.)
         """
         stmt = Statement(ssn)
-        allocatable_fns, ready_fns = ssn.flat_fns("allocatable"), ssn.flat_fns("job_ready")
+        if fns is None:
+            fns = (ssn.flat_fns("allocatable"), ssn.flat_fns("job_ready"))
+        allocatable_fns, ready_fns = fns
         ready: bool | None = None  # JobReady after the last placement (None: not asked yet)
         tasks = sheet.tasks
         while sheet.next < len(tasks):

@@ -65,6 +65,7 @@ class NodeSelector:
 
     __slots__ = (
         "_allocate_at",
+        "_catch_up_limit",
         "_entries",
         "_explained",
         "_one_predicate",
@@ -99,6 +100,8 @@ class NodeSelector:
         # One (frozen) allocate placement per node row, made on first use: select() returns it
         # instead of building one per placed pod.
         self._allocate_at: list[Placement | None] = [None] * len(self.nodes)
+        # entry(): past this many changed rows, one full recomputation beats row refreshes
+        self._catch_up_limit = max(len(self.nodes) // 4, 8)
 
     @classmethod
     def of(cls, ssn: Session) -> NodeSelector:
@@ -167,9 +170,13 @@ class NodeSelector:
         arrays = self.arrays
         key = task.template_key or task.compute_template_key()
         entry = self._entries.get(key)
-        n = len(self.nodes)
         log = arrays.changes
-        if entry is None or entry.epoch != arrays.epoch or len(log) - entry.read > max(n // 4, 8):
+        if (
+            entry is None
+            or entry.epoch != arrays.epoch
+            or len(log) - entry.read > self._catch_up_limit
+        ):
+            n = len(self.nodes)
             assert task.resreq_vec is not None
             entry = _Entry(
                 req=task.resreq_vec,
