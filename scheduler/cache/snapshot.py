@@ -14,6 +14,7 @@ engine cache predicate masks per template.
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from collections.abc import Iterator, Mapping
@@ -79,15 +80,15 @@ class _Decoder:
         self.resources: dict[str | None, Resource] = {}
         # template key → (template, priorityClassName, preemptionPolicy)
         self.templates: dict[tuple[object, ...], tuple[TaskTemplate, str, str]] = {}
-        self.template_keys: dict[tuple[object, ...], tuple[object, ...]] = {}
+        self.template_keys: dict[tuple[str | None, int], tuple[object, ...]] = {}
 
     def template_key(
-        self, text: str | None, key: tuple[object, ...], res: Resource, template: TaskTemplate
+        self, text: str | None, res: Resource, template: TaskTemplate
     ) -> tuple[object, ...]:
         """Return the engine's per-template cache key, computed once per request and template."""
-        found = self.template_keys.get((text, key))
+        found = self.template_keys.get((text, id(template)))
         if found is None:
-            found = self.template_keys[(text, key)] = (res.key(), template.key)
+            found = self.template_keys[(text, id(template))] = (res.key(), template.key)
         return found
 
     def request(self, text: str | None) -> Resource:
@@ -121,11 +122,21 @@ def read_snapshot(*, now: datetime | None = None) -> Snapshot:
     started = time.perf_counter()
     # An outer transaction (a test, a caller's atomic block) already fixes what we see.
     outermost = not connection.in_atomic_block
-    with transaction.atomic():
-        if connection.vendor == "postgresql" and outermost:
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        snapshot = _read(now or timezone.now())
+    # No automatic cyclic collection while reading, as in the engine's session: the read builds
+    # the objects the session keeps, so passes during it free nothing yet walk them all (on
+    # 10,000 one-pod jobs about a third of the read). Only a caller that found it on turns it off.
+    enabled = gc.isenabled()
+    if enabled:
+        gc.disable()
+    try:
+        with transaction.atomic():
+            if connection.vendor == "postgresql" and outermost:
+                with connection.cursor() as cursor:
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            snapshot = _read(now or timezone.now())
+    finally:
+        if enabled:
+            gc.enable()
     snapshot.read_seconds = time.perf_counter() - started
     return snapshot
 
@@ -158,19 +169,18 @@ def _read(now: datetime) -> Snapshot:
     # 4. PodGroups that are not finished, and pods of them (or still holding a node).
     jobs: dict[str, JobInfo] = {}
     group_uids: dict[int, str] = {}
-    groups = PodGroup.objects.exclude(phase=PodGroupPhase.COMPLETED).values_list(*_GROUP_FIELDS)
-    for row in groups:
-        job = _job(row, classes, default_priority, snapshot)
+    for row in _group_rows("g.phase <> 'Completed'"):
+        job = _job(row, decode, classes, default_priority, snapshot)
         jobs[job.uid] = job
         group_uids[row[0]] = job.uid
     for row in _pod_rows():
         group_pk = row[3]
         if group_pk is not None and group_pk not in group_uids:
             # A Completed group with a pod still on a node: read the group too.
-            extra = PodGroup.objects.filter(pk=group_pk).values_list(*_GROUP_FIELDS).first()
-            if extra is None:
+            extra = _group_rows("g.id = %s", [group_pk])
+            if not extra:
                 continue
-            job = _job(extra, classes, default_priority, snapshot)
+            job = _job(extra[0], decode, classes, default_priority, snapshot)
             jobs[job.uid], group_uids[group_pk] = job, job.uid
         task = _task(row, decode, node_names, classes, default_priority)
         if group_pk is None:  # a bare pod is its own gang of one, as in Kubernetes
@@ -274,33 +284,48 @@ def _node(
     )
 
 
-_GROUP_FIELDS = (
-    "pk", "namespace", "name", "resource_version", "min_member", "min_task_member",
-    "min_resources", "queue", "priority_class_name", "phase", "conditions", "created_at",
-    "annotations", "running", "succeeded", "failed",
-)  # fmt: skip
+_GROUP_SQL = """
+SELECT g.id, g.namespace, g.name, g.resource_version, g.min_member,
+       CAST(g.min_task_member AS TEXT), CAST(g.min_resources AS TEXT), g.queue,
+       g.priority_class_name, g.phase, CAST(g.conditions AS TEXT), g.created_at,
+       CAST(g.annotations AS TEXT), g.running, g.succeeded, g.failed
+FROM {group} g WHERE {where}
+"""
+
+
+def _group_rows(where: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Return PodGroup rows by raw SQL, JSON as text (Django's converters cost 0.3 s per 10,000)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_GROUP_SQL.format(group=PodGroup._meta.db_table, where=where), params)
+        return list(cursor.fetchall())
 
 
 def _job(
-    row: tuple[Any, ...], classes: dict[str, int], default_priority: int, snapshot: Snapshot
+    row: tuple[Any, ...],
+    decode: _Decoder,
+    classes: dict[str, int],
+    default_priority: int,
+    snapshot: Snapshot,
 ) -> JobInfo:
-    pk, ns, name, version, min_member, task_min, min_res, queue, class_name, phase, conds, *rest = (
-        row
-    )
-    created, annotations, running, succeeded, failed = rest
+    pk, ns, name, version, min_member, task_min_text, min_res_text, queue, class_name, *rest = row
+    phase, conds_text, created, annotations_text, running, succeeded, failed = rest
+    task_min: dict[str, Any] = decode(task_min_text) or {}
+    conds: list[dict[str, Any]] = decode(conds_text) or []
+    annotations: dict[str, str] = decode(annotations_text) or {}
     uid = f"{ns}/{name}"
     snapshot.pod_groups[uid] = (pk, version, phase, running, succeeded, failed)
-    snapshot.pod_group_conditions[uid] = list(conds or [])
+    # The decoded dicts are shared between groups with equal text: apply copies before editing.
+    snapshot.pod_group_conditions[uid] = list(conds)
     return JobInfo(
         name=name,
         namespace=ns,
         queue=queue,
         min_available=min_member,
-        task_min_available={str(k): int(v) for k, v in (task_min or {}).items()},
-        min_resources=_resource(min_res),
+        task_min_available={str(k): int(v) for k, v in task_min.items()},
+        min_resources=_resource(decode(min_res_text)),
         priority_class_name=class_name,
         priority=classes.get(class_name, default_priority),
-        creation_timestamp=created,
+        creation_timestamp=_aware(created),
         phase=PodGroupPhase(phase),
         conditions=[
             PodGroupCondition(
@@ -310,9 +335,9 @@ def _job(
                 message=str(c.get("message", "")),
                 transition_id=str(c.get("transitionID", "")),
             )
-            for c in conds or ()
+            for c in conds
         ],
-        annotations=dict(annotations or {}),
+        annotations=dict(annotations),
         uid=uid,
     )
 
@@ -395,16 +420,23 @@ def _task(
     (_pk, ns, _rv, group_pk, name, node_pk, phase, _ts, deleting, prio, task_name, created, _g,
      _c, _m, _gpu, requests_text, spec_text, labels_text, annotations_text) = row[:20]  # fmt: skip
     key: tuple[object, ...] = (
-        (group_pk, task_name, labels_text) if group_pk and task_name else (spec_text, labels_text)
+        (group_pk, task_name, labels_text)
+        if group_pk and task_name
+        else (ns, spec_text, labels_text)
     )
     known = decode.templates.get(key)
     if known is None:
-        spec = decode(spec_text) or {}
-        known = decode.templates[key] = (
-            _template(spec, ns, decode(labels_text) or {}),
-            str(spec.get("priorityClassName") or ""),
-            str(spec.get("preemptionPolicy") or ""),
-        )
+        # Jobs rendered from one spec (10,000 one-pod jobs) share one template too.
+        same = (ns, spec_text, labels_text)
+        known = decode.templates.get(same)
+        if known is None:
+            spec = decode(spec_text) or {}
+            known = decode.templates[same] = (
+                _template(spec, ns, decode(labels_text) or {}),
+                str(spec.get("priorityClassName") or ""),
+                str(spec.get("preemptionPolicy") or ""),
+            )
+        decode.templates[key] = known
     template, class_name, preemption_policy = known
     annotations: dict[str, str] = decode(annotations_text) or {}
     resreq = decode.request(requests_text)
@@ -423,5 +455,5 @@ def _task(
         creation_timestamp=_aware(created),
         annotations=annotations,
         template=template,
-        template_key=decode.template_key(requests_text, key, resreq, template),
+        template_key=decode.template_key(requests_text, resreq, template),
     )
