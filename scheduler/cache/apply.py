@@ -22,7 +22,6 @@ Refused rows are not errors: the next session reads them afresh and decides agai
 
 from __future__ import annotations
 
-import gc
 import json
 import time
 from collections import defaultdict
@@ -71,23 +70,14 @@ def apply_decisions(
     started = time.perf_counter()
     now = now or timezone.now()
     result = ApplyResult()
-    # No automatic cyclic collection while writing (as while reading): the row lists built here
-    # would trigger full passes over the snapshot and session still alive, freeing nothing.
-    enabled = gc.isenabled()
-    if enabled:
-        gc.disable()
-    try:
-        with transaction.atomic():
-            accepted = _accept_binds(snapshot, decisions, result)
-            pods = PodStatusWriter(now)
-            _write_binds(snapshot, accepted, pods, result)
-            _write_evictions(snapshot, decisions, now, result)
-            _write_pending_pods(snapshot, decisions, pods, result)
-            _write_pod_groups(snapshot, decisions, now, session_uid, result)
-            write_queue_status()
-    finally:
-        if enabled:
-            gc.enable()
+    with transaction.atomic():
+        accepted = _accept_binds(snapshot, decisions, result)
+        pods = PodStatusWriter(now)
+        _write_binds(snapshot, accepted, pods, result)
+        _write_evictions(snapshot, decisions, now, result)
+        _write_pending_pods(snapshot, decisions, pods, result)
+        _write_pod_groups(snapshot, decisions, now, session_uid, result)
+        write_queue_status()
     result.seconds = time.perf_counter() - started
     return result
 
