@@ -22,11 +22,8 @@ status indexes, node arrays and plugin accounting (event handlers) in step. ``bi
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from scheduler.engine.api.cluster_info import ClusterInfo
@@ -39,6 +36,7 @@ from scheduler.engine.framework.interface import Event, Plugin
 from scheduler.engine.framework.registry import get_action, get_plugin_class
 from scheduler.engine.framework.session_plugins import SessionPlugins
 from scheduler.engine.framework.statement import Statement
+from scheduler.engine.util.gc_pause import no_automatic_gc
 from scheduler.engine.util.quota import forget_job_amounts
 
 if TYPE_CHECKING:
@@ -218,41 +216,12 @@ def close_session(ssn: Session) -> Decisions:
     return ssn.decisions
 
 
-@contextmanager
-def _no_automatic_gc() -> Iterator[None]:
-    """Hold Python's automatic cyclic garbage collection off for the block, then restore it.
-
-    Why: a session allocates tens of thousands of small objects (heap entries, conditions,
-    per-job accounting) that live until it ends, so automatic passes during it free next to
-    nothing, yet a full pass walks the whole snapshot (hundreds of thousands of objects): on
-    10,000 one-pod jobs the passes took 0.3 s of a 1.1 s session. Reference counting still
-    frees acyclic garbage at once. After the block, the first automatic young pass scans what
-    the session left alive once (12-27 ms for those 10,000 jobs) and promotes it as usual, so
-    the collector's accounting, and with it the rhythm of full passes that reclaim finished
-    sessions (a session and its plugins form reference cycles), is what it would have been.
-
-    The collector's state is process-wide and the embedded worker runs sessions in a thread of
-    the server process: only a caller that found collection enabled disables it, and it
-    re-enables it in ``finally`` whatever happens; a caller that keeps collection off, or a
-    session overlapping another, leaves the setting as it found it. Cyclic garbage other
-    threads make meanwhile waits until then.
-    """
-    enabled = gc.isenabled()
-    if enabled:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def run_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "session") -> Decisions:
     """Return the decisions of one full session: open, every action in order, close.
 
-    Automatic garbage collection is held off while it runs (``_no_automatic_gc``).
+    Automatic garbage collection is held off while it runs (``no_automatic_gc``).
     """
-    with _no_automatic_gc():
+    with no_automatic_gc():
         return _run_session(cluster, conf, uid=uid)
 
 
