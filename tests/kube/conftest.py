@@ -17,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -215,3 +216,52 @@ def wait_for(check: Any, *, timeout: float = 60.0, every: float = 0.3) -> Any:
         if time.monotonic() > deadline:
             raise AssertionError(f"not true within {timeout}s: {check}")
         time.sleep(every)
+
+
+class Watcher:
+    """``kubectl ... -w`` in the background, its output lines collected as they come."""
+
+    def __init__(self, server: KubeServer, *args: str, namespace: str) -> None:
+        self.lines: list[str] = []
+        self.process = subprocess.Popen(
+            [str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "-n", namespace, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, predicate, timeout: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
+        """Return whether some output line satisfied ``predicate`` within ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(predicate(line) for line in list(self.lines)):
+                return True
+            if self.process.poll() is not None and not self.reader.is_alive():
+                return any(predicate(line) for line in self.lines)
+            time.sleep(0.2)
+        return False
+
+    def stop(self) -> None:
+        """Stop kubectl (and wait for it)."""
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+
+@pytest.fixture
+def watchers() -> Iterator[list[Watcher]]:
+    """Collect background watchers and stop every one of them after the test."""
+    started: list[Watcher] = []
+    yield started
+    for watcher in started:
+        watcher.stop()

@@ -7,15 +7,13 @@ a timeout; watches run in the background and are always stopped.
 from __future__ import annotations
 
 import subprocess
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.kube.conftest import EXAMPLES, JOB_FILES, KUBECTL, KubeServer
+from tests.kube.conftest import EXAMPLES, JOB_FILES, KUBECTL, KubeServer, Watcher
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
 
@@ -32,55 +30,6 @@ def kubectl(
         timeout=30,
         check=False,
     )
-
-
-class Watcher:
-    """``kubectl ... -w`` in the background, its output lines collected as they come."""
-
-    def __init__(self, server: KubeServer, *args: str, namespace: str) -> None:
-        self.lines: list[str] = []
-        self.process = subprocess.Popen(
-            [str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "-n", namespace, *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.append(line.rstrip("\n"))
-
-    def wait_for(self, predicate, timeout: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
-        """Return whether some output line satisfied ``predicate`` within ``timeout``."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if any(predicate(line) for line in list(self.lines)):
-                return True
-            if self.process.poll() is not None and not self.reader.is_alive():
-                return any(predicate(line) for line in self.lines)
-            time.sleep(0.2)
-        return False
-
-    def stop(self) -> None:
-        """Stop kubectl (and wait for it)."""
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=5)
-
-
-@pytest.fixture
-def watchers() -> Iterator[list[Watcher]]:
-    """Collect background watchers and stop every one of them after the test."""
-    started: list[Watcher] = []
-    yield started
-    for watcher in started:
-        watcher.stop()
 
 
 def _generation(server: KubeServer, kind: str, name: str, namespace: str) -> str:
@@ -103,12 +52,8 @@ def test_apply_twice_creates_then_changes_nothing(kube_server: KubeServer, path:
     assert before == "1"
     second = kubectl(kube_server, "apply", "-f", str(path), namespace=namespace)
     assert second.returncode == 0, second.stderr
-    # Volcano's defaults fill in task fields the file leaves out, so kubectl sends the tasks
-    # again ("configured"); the server finds the spec unchanged and keeps its generation.
-    assert second.stdout.strip() in (
-        f"job.batch.volcano.sh/{name} unchanged",
-        f"job.batch.volcano.sh/{name} configured",
-    )
+    # The task defaults admission fills in stay off the wire, so kubectl's merge patch is empty.
+    assert second.stdout.strip() == f"job.batch.volcano.sh/{name} unchanged"
     assert _generation(kube_server, "vcjob", name, namespace) == before
     deleted = kubectl(kube_server, "delete", "-f", str(path), namespace=namespace)
     assert deleted.returncode == 0, deleted.stderr
@@ -116,6 +61,102 @@ def test_apply_twice_creates_then_changes_nothing(kube_server: KubeServer, path:
     gone = kubectl(kube_server, "get", "vcjob", name, namespace=namespace)
     assert gone.returncode != 0
     assert "NotFound" in gone.stderr or "not found" in gone.stderr
+
+
+def test_apply_of_a_changed_job_says_configured_and_scales_it(kube_server: KubeServer) -> None:
+    namespace = "kubectl-apply-change"
+    source = (EXAMPLES / "jobs" / "nginx-sleep.yaml").read_text()
+    try:
+        first = kubectl(kube_server, "apply", "-f", "-", namespace=namespace, stdin=source)
+        assert first.stdout.strip() == "job.batch.volcano.sh/job-1 created", first.stderr
+        scaled = source.replace("replicas: 1", "replicas: 2")
+        changed = kubectl(kube_server, "apply", "-f", "-", namespace=namespace, stdin=scaled)
+        assert changed.returncode == 0, changed.stderr
+        assert changed.stdout.strip() == "job.batch.volcano.sh/job-1 configured"
+        shown = kubectl(
+            kube_server,
+            "get",
+            "vcjob",
+            "job-1",
+            "-o",
+            "jsonpath={.spec.tasks[0].replicas} {.metadata.generation}",
+            namespace=namespace,
+        )
+        assert shown.stdout == "2 2"
+        again = kubectl(kube_server, "apply", "-f", "-", namespace=namespace, stdin=scaled)
+        assert again.stdout.strip() == "job.batch.volcano.sh/job-1 unchanged"
+    finally:
+        kubectl(kube_server, "delete", "vcjob", "job-1", namespace=namespace)
+
+
+QUEUE = """\
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata:
+  name: kubectl-apply-queue
+spec:
+  weight: {weight}
+  reclaimable: true
+  capability:
+    cpu: "4"
+"""
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: kubectl-apply-pod
+spec:
+  schedulerName: volcano
+  containers:
+  - name: main
+    image: busybox
+    resources:
+      requests:
+        cpu: 100m
+"""
+
+
+def test_apply_twice_of_a_queue_says_unchanged_and_a_new_weight_configured(
+    kube_server: KubeServer,
+) -> None:
+    try:
+        first = kubectl(
+            kube_server, "apply", "-f", "-", namespace="default", stdin=QUEUE.format(weight=2)
+        )
+        assert first.stdout.strip() == "queue.scheduling.volcano.sh/kubectl-apply-queue created"
+        again = kubectl(
+            kube_server, "apply", "-f", "-", namespace="default", stdin=QUEUE.format(weight=2)
+        )
+        assert again.stdout.strip() == "queue.scheduling.volcano.sh/kubectl-apply-queue unchanged"
+        heavier = kubectl(
+            kube_server, "apply", "-f", "-", namespace="default", stdin=QUEUE.format(weight=5)
+        )
+        assert (
+            heavier.stdout.strip() == "queue.scheduling.volcano.sh/kubectl-apply-queue configured"
+        )
+        weight = kubectl(
+            kube_server,
+            "get",
+            "queue",
+            "kubectl-apply-queue",
+            "-o",
+            "jsonpath={.spec.weight}",
+            namespace="default",
+        )
+        assert weight.stdout == "5"
+    finally:
+        kubectl(kube_server, "delete", "queue", "kubectl-apply-queue", namespace="default")
+
+
+def test_apply_twice_of_a_pod_says_unchanged(kube_server: KubeServer) -> None:
+    namespace = "kubectl-apply-pod"
+    try:
+        first = kubectl(kube_server, "apply", "-f", "-", namespace=namespace, stdin=POD)
+        assert first.stdout.strip() == "pod/kubectl-apply-pod created", first.stderr
+        again = kubectl(kube_server, "apply", "-f", "-", namespace=namespace, stdin=POD)
+        assert again.stdout.strip() == "pod/kubectl-apply-pod unchanged", again.stderr
+    finally:
+        kubectl(kube_server, "delete", "pod", "kubectl-apply-pod", namespace=namespace)
 
 
 def test_apply_twice_of_an_object_kept_as_given_says_unchanged(kube_server: KubeServer) -> None:
