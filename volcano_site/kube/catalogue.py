@@ -31,6 +31,8 @@ class Column:
     priority: int = 0
     format: str = ""
     description: str = ""
+    # What kube-apiserver prints for an unset optional field (a pending pod's NODE is <none>).
+    empty: str | None = None
 
 
 AGE = Column("AGE", "date", ".metadata.creationTimestamp", description="Time since creation")
@@ -111,7 +113,18 @@ def catalogue() -> tuple[Entry, ...]:
                 Column("STATUS", "string", ".status.phase"),
                 Column("RESTARTS", "integer", "@restarts"),
                 AGE,
-                Column("NODE", "string", ".spec.nodeName", priority=1),
+                # The wide columns, in kube-apiserver's order and wording.
+                Column("IP", "string", ".status.podIP", priority=1, empty="<none>"),
+                Column("NODE", "string", ".spec.nodeName", priority=1, empty="<none>"),
+                Column(
+                    "NOMINATED NODE",
+                    "string",
+                    ".status.nominatedNodeName",
+                    priority=1,
+                    empty="<none>",
+                    description="The node the scheduler pipelined the pod onto, to bind later",
+                ),
+                Column("READINESS GATES", "string", "@readiness-gates", priority=1),
             ),
             subresources=("log",),
         ),

@@ -74,6 +74,8 @@ def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
         return f"{total if status.get('phase') == 'Running' else 0}/{total}"
     if name == "@restarts":
         return sum(int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or [])
+    if name == "@readiness-gates":
+        return _readiness_gates(manifest)
     if name == "@node-status":
         ready = any(
             c.get("type") == "Ready" and c.get("status") == "True"
@@ -92,6 +94,19 @@ def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
     return "<none>"
 
 
+def _readiness_gates(manifest: dict[str, Any]) -> str:
+    """Return ``ready/total`` of the pod's readiness gates, ``<none>`` without any (kubelet's)."""
+    gates = (manifest.get("spec") or {}).get("readinessGates") or []
+    if not gates:
+        return "<none>"
+    true = {
+        c.get("type")
+        for c in (manifest.get("status") or {}).get("conditions") or []
+        if c.get("status") == "True"
+    }
+    return f"{sum(gate.get('conditionType') in true for gate in gates)}/{len(gates)}"
+
+
 def _age(value: Any, now: dt.datetime) -> str:
     try:
         return human_age(dt.datetime.fromisoformat(str(value)), now)
@@ -105,6 +120,8 @@ def _cell(manifest: dict[str, Any], column: Column, now: dt.datetime) -> Any:
     value = _path(manifest, column.json_path)
     if column.type == "date":
         return _age(value, now) if value else "<unknown>"
+    if column.empty is not None and value in (None, ""):
+        return column.empty
     return value
 
 
