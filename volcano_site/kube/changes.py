@@ -50,11 +50,14 @@ def model_label(model: type[models.Model]) -> str:
 
 
 def _served_models() -> list[type[models.Model]]:
-    from jobs.models import Command, Event, Job, Pod, PodGroup, PriorityClass
+    """Return every model a watch can be opened on (each API resource's model)."""
+    from jobs.models import Command, Event, Job, Pod, PodGroup, PriorityClass, Secret
     from queues.models import Queue
     from scheduler.models import Node
 
-    return [Job, PodGroup, Pod, Command, Event, PriorityClass, Queue, Node]
+    # Secrets too: a DELETED event keeps the Secret's last state (its data) like any other
+    # kind's, and only a reader of Secrets may open their watch (roles.py, as for a list).
+    return [Job, PodGroup, Pod, Command, Event, PriorityClass, Queue, Node, Secret]
 
 
 def _serialise_writers() -> None:
@@ -99,10 +102,27 @@ def _on_post_save(
     _insert(instance, model_label(sender), change)
 
 
-def _on_pre_delete(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
-    from jobs.manifests import dump_manifest
+def _last_state(instance: Any) -> Any:
+    """Return the manifest a DELETED event shows.
 
-    _insert(instance, model_label(sender), ChangeType.DELETED, last_state=dump_manifest(instance))
+    Kinds ``manage.py apply`` reads come from ``jobs.manifests``; API-only kinds (Secrets, which
+    no manifest file may create) from the serving resource's own manifest kind.
+    """
+    from jobs.manifests import dump_manifest, kind_of
+    from volcano_site.kube.catalogue import catalogue
+
+    try:
+        kind_of(instance)
+    except KeyError:
+        for entry in catalogue():
+            if entry.resource.model is type(instance):
+                return entry.resource.manifest.dump(instance, None)
+        raise
+    return dump_manifest(instance)
+
+
+def _on_pre_delete(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
+    _insert(instance, model_label(sender), ChangeType.DELETED, last_state=_last_state(instance))
 
 
 def connect() -> None:

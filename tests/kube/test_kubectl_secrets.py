@@ -1,0 +1,36 @@
+"""``kubectl get secrets --watch``: the ssh plugin's Secret comes and goes on the stream."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.kube.conftest import EXAMPLES, KUBECTL, KubeServer, Watcher
+from tests.kube.test_kubectl import kubectl
+
+pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
+
+
+def test_watching_secrets_sees_the_ssh_secret_added_then_deleted(
+    kube_server: KubeServer, watchers: list[Watcher]
+) -> None:
+    namespace = "kubectl-watch-secrets"
+    path = str(EXAMPLES / "jobs" / "mindspore-cpu.yaml")  # has the ssh plugin
+    secrets = Watcher(
+        kube_server, "get", "secrets", "--watch", "--output-watch-events", namespace=namespace
+    )
+    watchers.append(secrets)
+    time.sleep(1)  # the watch is open before the job exists
+    try:
+        applied = kubectl(kube_server, "apply", "-f", path, namespace=namespace)
+        assert applied.returncode == 0, applied.stderr
+
+        def event(kind: str):  # type: ignore[no-untyped-def]
+            return lambda line: line.split()[:2] == [kind, "mindspore-cpu-ssh"]
+
+        assert secrets.wait_for(event("ADDED")), secrets.lines
+    finally:
+        deleted = kubectl(kube_server, "delete", "-f", path, namespace=namespace)
+    assert deleted.returncode == 0, deleted.stderr
+    assert secrets.wait_for(event("DELETED"), timeout=30), secrets.lines
