@@ -18,7 +18,7 @@ from jobs.admission.policies import (
     validate_volumes,
 )
 from jobs.admission.template import qualified_name_error, validate_template
-from jobs.manifests.job import JobKind, write_task
+from jobs.manifests.job import JobKind
 from jobs.models import Job, TaskSpec
 from queues.models import Queue, QueueState
 from scheduler.engine.errors import ManifestError
@@ -58,9 +58,6 @@ def default_job(job: Job, tasks: list[TaskSpec]) -> None:
         task.name = task.name or f"default{index}"
         if task.min_available is None:
             task.min_available = task.replicas
-            task.defaulted = sorted({*task.defaulted, "minAvailable"})
-        if task.max_retry is None:
-            task.defaulted = sorted({*task.defaulted, "maxRetry"})
         task.max_retry = task.max_retry or DEFAULT_MAX_RETRY
     plugins = dict(job.plugins)
     for name, implied in IMPLIED_PLUGINS.items():
@@ -167,19 +164,14 @@ def validate_job_update(
     for key in sorted({*new_spec, *old_spec} - {"tasks", *UPDATABLE_SPEC}):
         if new_spec.get(key) != old_spec.get(key):
             causes.forbidden(f"spec.{key}", _UPDATE_MESSAGE)
-    # Compared with their defaults shown: a maxRetry given as 3 is the default it replaces.
-    new_tasks = [write_task(t, with_defaults=True) for t in sorted(tasks, key=_index)]
-    old_tasks_shown = [write_task(t, with_defaults=True) for t in sorted(old_tasks, key=_index)]
-    for index, (new_task, old_task) in enumerate(zip(new_tasks, old_tasks_shown, strict=False)):
+    for index, (new_task, old_task) in enumerate(
+        zip(new_spec["tasks"], old_spec["tasks"], strict=False)
+    ):
         for key in sorted({*new_task, *old_task} - set(UPDATABLE_TASK)):
             if new_task.get(key) != old_task.get(key):
                 causes.forbidden(f"spec.tasks[{index}].{key}", _UPDATE_MESSAGE)
     _validate_numbers(job, tasks, causes)
     return causes
-
-
-def _index(task: TaskSpec) -> int:
-    return task.index
 
 
 _UPDATE_MESSAGE = (

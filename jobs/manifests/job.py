@@ -15,7 +15,7 @@ from scheduler.manifest_kinds import Kind, Loaded
 from scheduler.validators import dns1123_label_error
 from scheduler.wire import Fields, Manifest, format_time
 
-__all__ = ["JobKind", "write_task"]
+__all__ = ["JobKind"]
 
 _COUNTS = ("pending", "running", "succeeded", "failed", "terminating", "unknown")
 
@@ -235,18 +235,12 @@ class JobKind(Kind):
         TaskSpec.objects.bulk_create(children)
 
 
-def write_task(task: TaskSpec, *, with_defaults: bool = False) -> Manifest:
-    """Return one task of ``spec.tasks`` in Volcano's spelling.
-
-    Fields admission filled in (``task.defaulted``) are left out unless ``with_defaults``: a
-    client that diffs the served task against its file (kubectl apply's merge patch replaces
-    the whole list on any difference) then sees exactly what it sent.
-    """
-    hidden = set() if with_defaults else set(task.defaulted or ())
+def write_task(task: TaskSpec) -> Manifest:
+    """Return one task of ``spec.tasks`` in Volcano's spelling."""
     item: Manifest = {"name": task.name, "replicas": task.replicas}
-    if task.min_available is not None and "minAvailable" not in hidden:
+    if task.min_available is not None:
         item["minAvailable"] = task.min_available
-    if task.max_retry is not None and "maxRetry" not in hidden:
+    if task.max_retry is not None:
         item["maxRetry"] = task.max_retry
     if task.policies:
         item["policies"] = task.policies

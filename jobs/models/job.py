@@ -93,10 +93,6 @@ class TaskSpec(models.Model):
     policies = models.JSONField(default=list, blank=True)
     depends_on = models.JSONField(null=True, blank=True, help_text="{name: [...], iteration}")
     topology_policy = models.CharField(max_length=32, blank=True)
-    # Wire names admission filled in (``minAvailable``, ``maxRetry``). They stay off the wire:
-    # kubectl's client-side apply diffs ``spec.tasks`` as one JSON value, so a served task with
-    # fields its file lacks would make every re-apply "configured".
-    defaulted = models.JSONField(default=list, blank=True, help_text="fields admission filled in")
 
     class Meta:
         ordering = ["job", "index"]

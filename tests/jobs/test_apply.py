@@ -62,7 +62,7 @@ def test_stored_job_dumps_to_what_was_applied() -> None:
     path = EXAMPLES / "jobs" / "test-job-volumes.yaml"
     apply(EXAMPLES / "queues", path)
     stored = dump_manifest(Job.objects.get(name="test-job"))
-    # What was applied, with the admission defaults that live outside spec.tasks filled in.
+    # What was applied, with the admission defaults (task minAvailable, maxRetry) filled in.
     loaded = admit_job(load_manifest(yaml.safe_load(path.read_text())))
     from_file = dump_manifest(loaded.instance, loaded.children)
     assert stored["spec"] == from_file["spec"]
@@ -70,21 +70,6 @@ def test_stored_job_dumps_to_what_was_applied() -> None:
     # A stored object's dump (with uid, resourceVersion, time) loads back the same too.
     reloaded = load_manifest(stored)
     assert dump_manifest(reloaded.instance, reloaded.children) == stored
-
-
-def test_served_tasks_are_as_applied_while_their_rows_keep_the_defaults() -> None:
-    apply(EXAMPLES / "queues" / "test.yaml", EXAMPLES / "jobs" / "nginx-sleep.yaml")
-    job = Job.objects.get(name="job-1")
-    file_task = yaml.safe_load((EXAMPLES / "jobs" / "nginx-sleep.yaml").read_text())["spec"][
-        "tasks"
-    ][0]
-
-    served = dump_manifest(job)
-
-    assert served["spec"]["tasks"] == [file_task]  # kubectl's merge patch finds nothing to send
-    assert served["spec"]["maxRetry"] == 3  # a default outside the list still shows
-    task = job.tasks.get()
-    assert (task.min_available, task.max_retry) == (1, 3)
 
 
 def test_changing_replicas_reports_configured_and_replaces_tasks(tmp_path: Path) -> None:
