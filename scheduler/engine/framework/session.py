@@ -71,6 +71,21 @@ class Session(SessionPlugins):
         self.scratch: dict[str, object] = {}
         self._init_hooks()
 
+    def release(self) -> None:
+        """Drop every reference the session and its plugins hold, once its decisions are out.
+
+        Why: each plugin keeps the session and the session keeps the plugins' hooks, a cycle
+        through which the whole snapshot stays reachable (about 200,000 objects for 10,000
+        one-pod jobs). Only the cyclic collector could free it, by walking all of it (0.1-0.2 s);
+        broken here, reference counting frees the snapshot as soon as the caller drops it. The
+        session is unusable afterwards.
+        """
+        for plugin in self.plugins.values():
+            state = getattr(plugin, "__dict__", None)
+            if state is not None:
+                state.clear()
+        self.__dict__.clear()
+
     def templates(self) -> list[TaskTemplate]:
         """Return the distinct pod templates (by identity) of the session's jobs' tasks.
 
@@ -236,6 +251,7 @@ def _run_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str) -> Deci
         action.execute(ssn)
         ssn.decisions.timings[f"action.{name}"] = time.perf_counter() - began
     decisions = close_session(ssn)
+    ssn.release()
     decisions.timings["session"] = time.perf_counter() - started
     # Debug: the caller (the worker, simulate) logs the one info line per session with its own
     # figures (database read and write included).
