@@ -40,6 +40,7 @@ from scheduler.engine import load_conf, run_session
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.conf import SchedulerConf
 from scheduler.engine.framework.decisions import Decisions
+from scheduler.engine.util.gc_pause import no_automatic_gc
 from scheduler.leader import Lease, make_lease
 from scheduler.metrics import load_state, save_state
 from scheduler.metrics_session import observe_session
@@ -117,14 +118,60 @@ def run_once(
     still_leader: Callable[[], bool] | None = None,
     record: bool = True,
 ) -> SessionSummary:
-    """Run one scheduling cycle (steps 1-5 of the module docstring) and return what it did."""
+    """Run one scheduling cycle (steps 1-5 of the module docstring) and return what it did.
+
+    Automatic garbage collection is held off from the snapshot read to the record (steps 2-5),
+    not only inside the read and the engine: the snapshot's objects live until the cycle ends,
+    and each time collection came back on between steps, its next young pass walked every one
+    of them (10,000 one-pod jobs: about 0.7 s of CPU across the cycle). The snapshot is freed by
+    reference counting when ``_cycle`` returns, still inside the pause, so the pass that follows
+    sees only what the summary keeps.
+    """
     now = now or timezone.now()
     started = time.perf_counter()
     uid = f"session-{uuid.uuid4().hex[:12]}"
+    if reconcile:
+        try:
+            reconcile_jobs(now)  # 1.
+        except Exception as exc:  # recorded, and the next period tries again
+            return _failed(uid, now, started, None, exc, record)
+    with no_automatic_gc():
+        return _cycle(uid, now, started, still_leader, record)
+
+
+def _failed(
+    uid: str,
+    now: datetime,
+    started: float,
+    configuration: SchedulerConfiguration | None,
+    exc: Exception,
+    record: bool,
+) -> SessionSummary:
+    """Record a cycle that raised; the next period tries again."""
+    logger.exception("session %s failed", uid)
+    error = f"{type(exc).__name__}: {exc}"
+    rec = None
+    if record:
+        rec = SessionRecord.objects.create(
+            started_at=now, configuration=configuration,
+            e2e_ms=(time.perf_counter() - started) * 1000, error=error[:5000],
+        )  # fmt: skip
+    state = load_state()
+    state.inc("volcano_schedule_attempts_total", ("error",))
+    save_state(state)
+    return SessionSummary(rec, None, None, error)
+
+
+def _cycle(
+    uid: str,
+    now: datetime,
+    started: float,
+    still_leader: Callable[[], bool] | None,
+    record: bool,
+) -> SessionSummary:
+    """Steps 2-5 of one cycle."""
     configuration: SchedulerConfiguration | None = None
     try:
-        if reconcile:
-            reconcile_jobs(now)  # 1.
         configuration, conf = _active_conf()
         snapshot = read_snapshot(now=now)  # 2.
         decisions = run_session(snapshot.cluster, conf, uid=uid)  # 3.
@@ -132,18 +179,7 @@ def run_once(
             raise RuntimeError("lost the scheduler lease before writing: decisions discarded")
         applied = apply_decisions(snapshot, decisions, now=now, session_uid=uid)  # 4.
     except Exception as exc:  # recorded, and the next period tries again
-        logger.exception("session %s failed", uid)
-        error = f"{type(exc).__name__}: {exc}"
-        rec = None
-        if record:
-            rec = SessionRecord.objects.create(
-                started_at=now, configuration=configuration,
-                e2e_ms=(time.perf_counter() - started) * 1000, error=error[:5000],
-            )  # fmt: skip
-        state = load_state()
-        state.inc("volcano_schedule_attempts_total", ("error",))
-        save_state(state)
-        return SessionSummary(rec, None, None, error)
+        return _failed(uid, now, started, configuration, exc, record)
     e2e_ms = (time.perf_counter() - started) * 1000
     timings = decisions.timings
     opens = sum(v for k, v in timings.items() if k.startswith("plugin.") and k.endswith(".open"))
