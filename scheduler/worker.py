@@ -34,6 +34,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
+from jobs.controller.events import prune_events
 from scheduler import runtime
 from scheduler.cache import ApplyResult, apply_decisions, read_snapshot
 from scheduler.engine import load_conf, run_session
@@ -232,7 +233,9 @@ _last_prune: float | None = None
 def prune_change_stream(*, clock: Callable[[], float] = time.monotonic) -> int | None:
     """Delete change events older than the retention, at most once per prune period.
 
-    Return how many went, or None when the period has not passed yet (nothing queried).
+    Kubernetes Events last seen more than ``VOLCANO_EVENT_TTL`` seconds ago (default 3600,
+    kube-apiserver's ``--event-ttl``) go in the same pass. Return how many change events went,
+    or None when the period has not passed yet (nothing queried).
     Both ways of running (embedded and Celery) call it from ``run_leader_cycle``, holding
     the lease, so one process prunes at a time.
     """
@@ -246,6 +249,10 @@ def prune_change_stream(*, clock: Callable[[], float] = time.monotonic) -> int |
     deleted = prune_changes(keep_seconds=keep)
     if deleted:
         logger.info("pruned %d change events older than %d s", deleted, keep)
+    ttl = max(int(_setting("VOLCANO_EVENT_TTL", 3600.0)), 0)
+    expired = prune_events(keep_seconds=ttl)
+    if expired:
+        logger.info("pruned %d events older than %d s", expired, ttl)
     return deleted
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django.utils import timezone
+
 from jobs.models import Event, EventType
 
-__all__ = ["CONTROLLER", "record_event"]
+__all__ = ["CONTROLLER", "prune_events", "record_event"]
 
 CONTROLLER = "vc-controller-manager"
 
@@ -59,3 +61,14 @@ def record_event(
         first_timestamp=now,
         last_timestamp=now,
     )
+
+
+def prune_events(*, keep_seconds: int = 3600) -> int:
+    """Delete events last seen more than ``keep_seconds`` ago; return how many went.
+
+    Kubernetes keeps events one hour (kube-apiserver's ``--event-ttl``): without an expiry the
+    scheduler's Scheduled and FailedScheduling events alone would grow by one row per pod.
+    """
+    cutoff = timezone.now() - dt.timedelta(seconds=keep_seconds)
+    deleted, _ = Event.objects.filter(last_timestamp__lt=cutoff).delete()
+    return deleted

@@ -32,7 +32,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from jobs.models import Event, Pod, PodGroup
+from jobs.models import Event, EventType, Pod, PodGroup
+from scheduler.cache.events import SCHEDULER, record_object_events
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, write_rows
 from scheduler.cache.snapshot import Snapshot
@@ -199,6 +200,13 @@ def _write_binds(
         where="t.node_id IS NULL AND t.phase = 'Pending' AND t.deletion_time IS NULL",
     )  # fmt: skip
     result.bound = len(written)
+    taken = set(written)
+    record_object_events(
+        Pod, "Pod",
+        [(b.pod_pk, f"Successfully assigned {b.task} to {b.node}") for b in accepted
+         if b.pod_pk in taken],
+        reason="Scheduled", now=pods.when,
+    )  # fmt: skip
 
 
 def _write_pending_pods(
@@ -208,6 +216,11 @@ def _write_pending_pods(
     rows = pods.pending_rows(snapshot, decisions, bound=set(decisions.binds))
     written = write_rows(Pod, [("conditions", "jsonb"), ("nominated_node_name", "text")], rows)
     result.pods_explained = len(written)
+    taken = set(written)
+    record_object_events(
+        Pod, "Pod", [(pk, message) for pk, message in pods.failures if pk in taken],
+        reason="FailedScheduling", now=pods.when, event_type=EventType.WARNING,
+    )  # fmt: skip
 
 
 # --- evictions -----------------------------------------------------------------------------------
@@ -247,7 +260,7 @@ def _write_evictions(
         events.append(
             Event(namespace=namespace, involved_kind="Pod", involved_namespace=namespace,
                   involved_name=name, type="Warning", reason="Evict", message=message,
-                  source="volcano-scheduler", first_timestamp=now, last_timestamp=now)
+                  source=SCHEDULER, first_timestamp=now, last_timestamp=now)
         )  # fmt: skip
     Event.objects.bulk_create(events)
 
@@ -293,6 +306,7 @@ def _write_pod_groups(
 ) -> None:
     cluster = snapshot.cluster
     rows: list[tuple[Any, ...]] = []
+    failures: list[tuple[int, str]] = []  # (pk, why) of groups newly Unschedulable
     for uid, phase in decisions.pod_group_phases.items():
         known = snapshot.pod_groups.get(uid)
         job = cluster.jobs.get(uid)
@@ -315,6 +329,9 @@ def _write_pod_groups(
         if unchanged:
             continue
         rows.append((pk, version, str(phase), json.dumps(conditions), *counts))
+        why = _newly_unschedulable(old, stamped)
+        if why is not None:
+            failures.append((pk, why))
     written = write_rows(
         PodGroup,
         [("phase", "text"), ("conditions", "jsonb"), ("running", "bigint"),
@@ -322,6 +339,27 @@ def _write_pod_groups(
         rows,
     )  # fmt: skip
     result.pod_groups_updated = len(written)
+    taken = set(written)
+    record_object_events(
+        PodGroup, "PodGroup", [(pk, why) for pk, why in failures if pk in taken],
+        reason="Unschedulable", now=now, event_type=EventType.WARNING,
+    )  # fmt: skip
+
+
+def _newly_unschedulable(old: list[dict[str, Any]], stamped: list[PodGroupCondition]) -> str | None:
+    """Return the message of an Unschedulable=True condition this session changes, else None."""
+    new = next((c for c in stamped if c.type == "Unschedulable" and c.status == "True"), None)
+    if new is None:
+        return None
+    before = next((c for c in old if c.get("type") == "Unschedulable"), None)
+    if (
+        before is not None
+        and before.get("status") == "True"
+        and before.get("reason", "") == new.reason
+        and before.get("message", "") == new.message
+    ):
+        return None
+    return new.message or new.reason
 
 
 def _same(new: list[dict[str, Any]], old: list[dict[str, Any]]) -> bool:

@@ -34,8 +34,12 @@ class PodStatusWriter:
     """Build the conditions column of pods for one apply (decoding each stored text once)."""
 
     def __init__(self, now: datetime) -> None:
+        self.when = now
         self.now = _stamp(now)
         self._decoded: dict[str, list[dict[str, Any]]] = {}
+        # (pk, message) of pods whose PodScheduled=False condition pending_rows changes: each
+        # gets a FailedScheduling event once written (a new nominee alone is no new failure).
+        self.failures: list[tuple[int, str]] = []
         scheduled = [self._condition("True", "", "", self.now)]
         self.first_scheduled = json.dumps(scheduled)
 
@@ -100,14 +104,16 @@ class PodStatusWriter:
                 continue
             old = self._old(row)
             previous = next((c for c in old if c.get("type") == POD_SCHEDULED), None)
-            if (
+            same_condition = (
                 previous is not None
                 and previous.get("status") == "False"
                 and previous.get("reason") == UNSCHEDULABLE
                 and previous.get("message", "") == message
-                and row.nominated == nominee
-            ):
+            )
+            if same_condition and row.nominated == nominee:
                 continue  # what the pod shows is already this: no write, no watch event
+            if not same_condition:
+                self.failures.append((row.pk, message))
             conditions = self._with(old, "False", UNSCHEDULABLE, message)
             rows.append((row.pk, row.resource_version, conditions, nominee))
         return rows
