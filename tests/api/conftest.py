@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,3 +82,13 @@ def submitter(make_user: Callable[..., Any]) -> Client:
 def viewer(make_user: Callable[..., Any]) -> Client:
     """Return a client of a viewer granted the ``default`` namespace."""
     return token_client(make_user("vera", "viewer", ("default",)))
+
+
+def watch_events(response: Any) -> Iterator[dict[str, Any]]:
+    """Yield each newline-delimited JSON event of a streaming watch response."""
+    buffer = b""
+    for chunk in response.streaming_content:
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield json.loads(line)

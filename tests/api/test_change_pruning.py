@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,7 +13,7 @@ from django.utils import timezone
 from scheduler import worker
 from scheduler.leader import DatabaseLease
 from scheduler.worker import prune_change_stream, run_leader_cycle
-from tests.api.conftest import JOBS, example
+from tests.api.conftest import JOBS, example, watch_events
 from volcano_site.kube.models import ChangeEvent
 
 URL = JOBS.format(ns="default")
@@ -24,15 +23,6 @@ URL = JOBS.format(ns="default")
 def _never_pruned(monkeypatch: pytest.MonkeyPatch) -> None:
     """Start each test as a fresh worker process would: nothing pruned yet."""
     monkeypatch.setattr(worker, "_last_prune", None)
-
-
-def _events(response: Any) -> Iterator[dict[str, Any]]:
-    buffer = b""
-    for chunk in response.streaming_content:
-        buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            yield json.loads(line)
 
 
 def _create_jobs(client: Client, *names: str) -> None:
@@ -59,7 +49,9 @@ def test_a_worker_cycle_prunes_events_older_than_the_retention(operator: Client)
     # The cycle's own writes are recent; of the old ones only the newest may stay.
     assert not ChangeEvent.objects.filter(id__lt=old_newest).exists()
     since = old_newest - 2
-    events = list(_events(operator.get(f"{URL}?watch=1&resourceVersion={since}&timeoutSeconds=1")))
+    events = list(
+        watch_events(operator.get(f"{URL}?watch=1&resourceVersion={since}&timeoutSeconds=1"))
+    )
     assert [e["type"] for e in events] == ["ERROR"]
     assert (events[0]["object"]["code"], events[0]["object"]["reason"]) == (410, "Expired")
 
@@ -75,7 +67,7 @@ def test_events_within_the_retention_stay_and_watches_from_them_replay(operator:
 
     assert ChangeEvent.objects.count() == count
     events = list(
-        _events(operator.get(f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=1"))
+        watch_events(operator.get(f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=1"))
     )
     assert [e["object"]["metadata"]["name"] for e in events] == ["job-b"]
 

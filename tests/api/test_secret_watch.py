@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.test import Client
 
 from jobs.models import Job, Secret
-from tests.api.conftest import JOBS, token_client
+from tests.api.conftest import JOBS, token_client, watch_events
 from tests.jobs.controller_kit import start, submit, task
 
 URL = "/api/v1/namespaces/default/secrets"
-
-
-def _events(response: Any) -> Iterator[dict[str, Any]]:
-    """Yield each newline-delimited JSON event of a streaming watch response."""
-    assert response.status_code == 200, response.content
-    buffer = b""
-    for chunk in response.streaming_content:
-        buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            yield json.loads(line)
 
 
 def _ssh_job() -> Job:
@@ -39,7 +27,7 @@ def test_watch_hears_the_ssh_secret_added_modified_and_deleted(operator: Client)
     version = operator.get(URL).json()["metadata"]["resourceVersion"]
     assert version != "0"
     job = _ssh_job()
-    events = _events(operator.get(f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=5"))
+    events = watch_events(operator.get(f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=5"))
 
     added = next(events)
     assert (added["type"], added["object"]["kind"]) == ("ADDED", "Secret")
@@ -67,7 +55,7 @@ def test_watch_hears_the_ssh_secret_added_modified_and_deleted(operator: Client)
 def test_watch_without_a_version_starts_with_the_secrets_there_are(operator: Client) -> None:
     _ssh_job()
 
-    events = list(_events(operator.get(f"{URL}?watch=true&timeoutSeconds=1")))
+    events = list(watch_events(operator.get(f"{URL}?watch=true&timeoutSeconds=1")))
 
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "mpi-ssh")]
 
@@ -94,4 +82,4 @@ def test_submitter_of_another_namespace_hears_no_secret_of_default(
 
     assert other.get(f"{URL}?watch=1").status_code == 403
     across = other.get(f"/api/v1/secrets?watch=1&resourceVersion={version}&timeoutSeconds=1")
-    assert list(_events(across)) == []
+    assert list(watch_events(across)) == []

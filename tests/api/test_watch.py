@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from typing import Any
 
 from django.test import Client
 
 from jobs.models import Job
-from tests.api.conftest import JOBS, example
+from tests.api.conftest import JOBS, example, watch_events
 from volcano_site.kube.models import ChangeEvent
 
 URL = JOBS.format(ns="default")
-
-
-def _events(response: Any) -> Iterator[dict[str, Any]]:
-    """Yield each newline-delimited JSON event of a streaming watch response."""
-    buffer = b""
-    for chunk in response.streaming_content:
-        buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            yield json.loads(line)
 
 
 def _create_job(client: Client, name: str = "job-1", labels: dict[str, str] | None = None) -> None:
@@ -41,7 +29,7 @@ def test_watch_from_a_list_sees_a_create_then_a_status_change(operator: Client) 
     response = operator.get(f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=5")
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
-    events = _events(response)
+    events = watch_events(response)
     added = next(events)
     assert added["type"] == "ADDED"
     assert added["object"]["metadata"]["name"] == "job-1"
@@ -64,7 +52,7 @@ def test_watch_without_a_version_starts_with_every_object(operator: Client) -> N
     _create_job(operator, "job-a")
     _create_job(operator, "job-b")
 
-    events = _events(operator.get(f"{URL}?watch=true&timeoutSeconds=1"))
+    events = watch_events(operator.get(f"{URL}?watch=true&timeoutSeconds=1"))
 
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
         ("ADDED", "job-a"),
@@ -75,7 +63,7 @@ def test_watch_without_a_version_starts_with_every_object(operator: Client) -> N
 def test_watch_sends_a_deleted_object_in_its_last_state(operator: Client) -> None:
     _create_job(operator)
     version = operator.get(URL).json()["metadata"]["resourceVersion"]
-    events = _events(operator.get(f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=5"))
+    events = watch_events(operator.get(f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=5"))
 
     operator.delete(f"{URL}/job-1")
     deleted = next(events)
@@ -90,7 +78,7 @@ def test_watch_applies_the_selectors(operator: Client) -> None:
     _create_job(operator, "job-a", {"team": "a"})
     _create_job(operator, "job-b", {"team": "b"})
 
-    events = _events(
+    events = watch_events(
         operator.get(
             f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=1&labelSelector=team=b"
         )
@@ -103,7 +91,7 @@ def test_watch_of_another_namespace_hears_nothing(operator: Client) -> None:
     version = operator.get(URL).json()["metadata"]["resourceVersion"]
     _create_job(operator)
 
-    events = _events(
+    events = watch_events(
         operator.get(
             f"{JOBS.format(ns='other')}?watch=1&resourceVersion={version}&timeoutSeconds=1"
         )
@@ -120,7 +108,9 @@ def test_watch_from_a_version_no_longer_kept_is_410_expired(operator: Client) ->
     ChangeEvent.objects.exclude(pk=newest.pk).delete()  # pruned: job-b's change is gone
     since = newest.id - 2
 
-    events = list(_events(operator.get(f"{URL}?watch=1&resourceVersion={since}&timeoutSeconds=1")))
+    events = list(
+        watch_events(operator.get(f"{URL}?watch=1&resourceVersion={since}&timeoutSeconds=1"))
+    )
 
     assert len(events) == 1
     assert events[0]["type"] == "ERROR"
@@ -154,5 +144,7 @@ def test_pruning_old_changes_expires_old_watches_but_keeps_the_newest(operator: 
 
     assert list(ChangeEvent.objects.values_list("id", flat=True)) == [newest.id]
     since = newest.id - 2
-    events = list(_events(operator.get(f"{URL}?watch=1&resourceVersion={since}&timeoutSeconds=1")))
+    events = list(
+        watch_events(operator.get(f"{URL}?watch=1&resourceVersion={since}&timeoutSeconds=1"))
+    )
     assert [e["type"] for e in events] == ["ERROR"]
