@@ -15,10 +15,11 @@ import yaml
 from playwright.sync_api import Page, Request, expect
 
 from queues.models import Queue, QueueState
-from tests.browser.conftest import PASSWORD, log_in
+from tests.browser.conftest import CHROMIUM, MISSING, PASSWORD, log_in
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING),
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
 
