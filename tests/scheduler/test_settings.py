@@ -107,12 +107,16 @@ def test_debug_flag_is_off_unless_asked(
     assert env_flag("DEBUG") is expected
 
 
-def test_default_sqlite_file_is_opened_in_wal_mode(tmp_path: Path, django_db_blocker: Any) -> None:
+def test_default_sqlite_file_is_opened_in_wal_mode_with_a_32_mib_page_cache(
+    tmp_path: Path, django_db_blocker: Any
+) -> None:
     handler = ConnectionHandler({"default": database_config(None, tmp_path)})
     connection = handler["default"]
     try:
         with django_db_blocker.unblock(), connection.cursor() as cursor:
             cursor.execute("PRAGMA journal_mode")
             assert cursor.fetchone()[0] == "wal"
+            cursor.execute("PRAGMA cache_size")  # negative: KiB
+            assert cursor.fetchone()[0] == -32 * 1024
     finally:
         connection.close()
