@@ -80,15 +80,30 @@ class _Decoder:
         self.resources: dict[str | None, Resource] = {}
         # template key → (template, priorityClassName, preemptionPolicy)
         self.templates: dict[tuple[object, ...], tuple[TaskTemplate, str, str]] = {}
-        self.template_keys: dict[tuple[str | None, int], tuple[object, ...]] = {}
+        # (namespace, spec text) → the same, labels aside (jobs of one spec, labelled apart)
+        self.specs: dict[tuple[str, str | None], tuple[TaskTemplate, str, str]] = {}
 
-    def template_key(
-        self, text: str | None, res: Resource, template: TaskTemplate
-    ) -> tuple[object, ...]:
-        """Return the engine's per-template cache key, computed once per request and template."""
-        found = self.template_keys.get((text, id(template)))
+    def template(
+        self, namespace: str, spec_text: str | None, labels_text: str | None
+    ) -> tuple[TaskTemplate, str, str]:
+        """Return ``(template, priorityClassName, preemptionPolicy)`` of a pod's spec and labels.
+
+        One template per distinct spec and labels; templates of one spec share its parts.
+        """
+        same = (namespace, spec_text, labels_text)
+        found = self.templates.get(same)
         if found is None:
-            found = self.template_keys[(text, id(template))] = (res.key(), template.key)
+            base = self.specs.get((namespace, spec_text))
+            if base is None:
+                spec = self(spec_text) or {}
+                base = self.specs[(namespace, spec_text)] = (
+                    _template(spec, namespace, {}),
+                    str(spec.get("priorityClassName") or ""),
+                    str(spec.get("preemptionPolicy") or ""),
+                )
+            template, class_name, policy = base
+            labels = self(labels_text) or {}
+            found = self.templates[same] = (template.with_labels(labels), class_name, policy)
         return found
 
     def request(self, text: str | None) -> Resource:
@@ -419,17 +434,7 @@ def _task(
     )
     known = decode.templates.get(key)
     if known is None:
-        # Jobs rendered from one spec (10,000 one-pod jobs) share one template too.
-        same = (ns, spec_text, labels_text)
-        known = decode.templates.get(same)
-        if known is None:
-            spec = decode(spec_text) or {}
-            known = decode.templates[same] = (
-                _template(spec, ns, decode(labels_text) or {}),
-                str(spec.get("priorityClassName") or ""),
-                str(spec.get("preemptionPolicy") or ""),
-            )
-        decode.templates[key] = known
+        known = decode.templates[key] = decode.template(ns, spec_text, labels_text)
     template, class_name, preemption_policy = known
     annotations: dict[str, str] = decode(annotations_text) or {}
     resreq = decode.request(requests_text)
@@ -448,5 +453,4 @@ def _task(
         creation_timestamp=_aware(created),
         annotations=annotations,
         template=template,
-        template_key=decode.template_key(requests_text, resreq, template),
     )

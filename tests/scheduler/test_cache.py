@@ -13,6 +13,7 @@ from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework.decisions import Decisions, Eviction
 from scheduler.models import Node
 from tests.scheduler.factories import GI, TEST_CONF, make_gang, make_node, make_queue
+from volcano_site.kube.models import ChangeEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -87,6 +88,42 @@ def test_the_same_decisions_applied_twice_bind_nothing_the_second_time() -> None
 
     assert again.bound == 0
     assert again.skipped_binds == ["default/g-task-0", "default/g-task-1"]
+
+
+def test_binds_decided_out_of_row_order_each_get_their_own_change_event() -> None:
+    make_node("n1")
+    make_node("n2")
+    _, pods = make_gang("g", replicas=4)
+    snapshot = read_snapshot()
+    decisions = Decisions()
+    for i, pod in enumerate(reversed(pods)):  # the engine's order is not the rows' order
+        decisions.binds[f"default/{pod.name}"] = f"n{i % 2 + 1}"
+
+    assert apply_decisions(snapshot, decisions).bound == 4
+
+    for pod in Pod.objects.filter(pk__in=[p.pk for p in pods]).select_related("node"):
+        assert pod.node is not None
+        assert pod.node.name == decisions.binds[f"default/{pod.name}"]
+        # Its resourceVersion is the change event that tells watchers about this very pod.
+        event = ChangeEvent.objects.get(pk=pod.resource_version)
+        assert (event.kind, event.type, event.name) == ("jobs.pod", "MODIFIED", pod.name)
+
+
+def test_jobs_of_one_spec_keep_their_labels_and_share_the_spec_key() -> None:
+    spec = {"containers": [{"name": "c", "image": "x"}], "nodeSelector": {"zone": "a"}}
+    for name in ("a", "b"):
+        _, (pod,) = make_gang(name, replicas=1, spec=spec)
+        pod.labels = {"job": name}
+        pod.save()
+
+    jobs = read_snapshot().cluster.jobs
+    (a,), (b,) = jobs["default/a"].tasks.values(), jobs["default/b"].tasks.values()
+
+    assert (a.labels, b.labels) == ({"job": "a"}, {"job": "b"})
+    assert a.template.node_selector == b.template.node_selector == {"zone": "a"}
+    assert a.template.spec_key == b.template.spec_key
+    assert a.template.key != b.template.key  # inter-pod rules still tell them apart
+    assert a.template_key == b.template_key  # one node-answer cache entry for both
 
 
 def test_a_pod_changed_after_the_snapshot_refuses_its_whole_gang_until_next_session() -> None:
