@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -266,35 +267,67 @@ def _write_evictions(
 
 
 # --- PodGroup status -----------------------------------------------------------------------------
-def _condition_json(cond: PodGroupCondition, now: datetime, session_uid: str) -> dict[str, Any]:
+def _condition_json(cond: PodGroupCondition, stamp: str, session_uid: str) -> dict[str, Any]:
     return {
         "type": cond.type,
         "status": cond.status,
         "reason": cond.reason,
         "message": cond.message,
-        "lastTransitionTime": now.isoformat().replace("+00:00", "Z"),
+        "lastTransitionTime": stamp,
         "transitionID": cond.transition_id or session_uid,
     }
 
 
 def _merged_conditions(
     old: list[dict[str, Any]],
-    stamped: list[PodGroupCondition],
+    stamped: Sequence[PodGroupCondition],
     phase: str,
-    now: datetime,
+    stamp: str,
     session_uid: str,
 ) -> list[dict[str, Any]]:
     """Replace conditions of the stamped types; a scheduled group is no longer Unschedulable."""
-    new = {c.type: _condition_json(c, now, session_uid) for c in stamped}
+    new = {c.type: _condition_json(c, stamp, session_uid) for c in stamped}
     out = [dict(c) for c in old if c.get("type") not in new]
     out.extend(new.values())
     if phase in ("Running", "Completed") and "Unschedulable" not in new:
         for cond in out:
             if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
                 cond.update(status="False", reason="Scheduled", message="")
-                cond["lastTransitionTime"] = now.isoformat().replace("+00:00", "Z")
+                cond["lastTransitionTime"] = stamp
                 cond["transitionID"] = session_uid
     return out
+
+
+class _GroupConditions:
+    """A PodGroup's new conditions column, worked out once per distinct input in one apply.
+
+    Why: the input is the stored text, the phase and what the session stamped, and thousands of
+    groups share it (10,000 one-pod jobs going Inqueue all get the one ``Scheduled`` condition of
+    this session), so each distinct input is decoded, merged, compared and encoded once.
+    """
+
+    def __init__(self, now: datetime, session_uid: str) -> None:
+        self.stamp = now.isoformat().replace("+00:00", "Z")
+        self.session_uid = session_uid
+        self._memo: dict[tuple[object, ...], tuple[str, bool, str | None]] = {}
+
+    def merge(
+        self, old_text: str | None, phase: str, stamped: Sequence[PodGroupCondition]
+    ) -> tuple[str, bool, str | None]:
+        """Return ``(conditions as JSON text, unchanged?, why newly Unschedulable or None)``."""
+        key = (old_text, phase, *((c.type, c.status, c.reason, c.message, c.transition_id)
+                                  for c in stamped))  # fmt: skip
+        found = self._memo.get(key)
+        if found is None:
+            decoded = json.loads(old_text) if old_text else []
+            old: list[dict[str, Any]] = decoded if isinstance(decoded, list) else []
+            conditions = _merged_conditions(old, stamped, phase, self.stamp, self.session_uid)
+            found = self._memo[key] = (
+                json.dumps(conditions),
+                _same(conditions, old),
+                _newly_unschedulable(old, stamped),
+            )
+        return found
 
 
 def _write_pod_groups(
@@ -305,6 +338,7 @@ def _write_pod_groups(
     result: ApplyResult,
 ) -> None:
     cluster = snapshot.cluster
+    merged = _GroupConditions(now, session_uid)
     rows: list[tuple[Any, ...]] = []
     failures: list[tuple[int, str]] = []  # (pk, why) of groups newly Unschedulable
     for uid, phase in decisions.pod_group_phases.items():
@@ -318,18 +352,14 @@ def _write_pod_groups(
             job.count(TaskStatus.SUCCEEDED),
             job.count(TaskStatus.FAILED),
         )
-        old = snapshot.pod_group_conditions.get(uid, [])
-        stamped = decisions.pod_group_conditions.get(uid, [])
-        conditions = _merged_conditions(old, stamped, str(phase), now, session_uid)
-        unchanged = (
-            str(phase) == old_phase
-            and counts == (old_running, old_succeeded, old_failed)
-            and _same(conditions, old)
+        conditions, same, why = merged.merge(
+            snapshot.pod_group_conditions.get(uid),
+            str(phase),
+            decisions.pod_group_conditions.get(uid, ()),
         )
-        if unchanged:
+        if same and str(phase) == old_phase and counts == (old_running, old_succeeded, old_failed):
             continue
-        rows.append((pk, version, str(phase), json.dumps(conditions), *counts))
-        why = _newly_unschedulable(old, stamped)
+        rows.append((pk, version, str(phase), conditions, *counts))
         if why is not None:
             failures.append((pk, why))
     written = write_rows(
@@ -346,7 +376,9 @@ def _write_pod_groups(
     )  # fmt: skip
 
 
-def _newly_unschedulable(old: list[dict[str, Any]], stamped: list[PodGroupCondition]) -> str | None:
+def _newly_unschedulable(
+    old: list[dict[str, Any]], stamped: Sequence[PodGroupCondition]
+) -> str | None:
     """Return the message of an Unschedulable=True condition this session changes, else None."""
     new = next((c for c in stamped if c.type == "Unschedulable" and c.status == "True"), None)
     if new is None:

@@ -68,7 +68,8 @@ class Snapshot:
     nodes: dict[str, tuple[int, int]] = field(default_factory=dict)  # name → (pk, version)
     # uid → (pk, version, phase, running, succeeded, failed) as read
     pod_groups: dict[str, tuple[int, int, str, int, int, int]] = field(default_factory=dict)
-    pod_group_conditions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # uid → status.conditions as stored (JSON text): apply decodes each distinct text once
+    pod_group_conditions: dict[str, str | None] = field(default_factory=dict)
     read_seconds: float = 0.0
 
 
@@ -322,8 +323,7 @@ def _job(
     annotations: dict[str, str] = decode(annotations_text) or {}
     uid = f"{ns}/{name}"
     snapshot.pod_groups[uid] = (pk, version, phase, running, succeeded, failed)
-    # The decoded dicts are shared between groups with equal text: apply copies before editing.
-    snapshot.pod_group_conditions[uid] = list(conds)
+    snapshot.pod_group_conditions[uid] = conds_text
     return JobInfo(
         name=name,
         namespace=ns,

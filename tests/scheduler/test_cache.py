@@ -183,6 +183,35 @@ def test_a_gang_that_cannot_fit_is_marked_unschedulable_with_the_engine_reason()
     assert not Pod.objects.filter(node__isnull=False).exists()
 
 
+def test_groups_keep_their_own_conditions_and_unchanged_ones_are_not_rewritten() -> None:
+    make_node("n1", cpu=4)
+    make_gang("fresh", replicas=1)
+    waited, _ = make_gang("waited", replicas=1)
+    waited.conditions = [
+        {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources",
+         "message": "1/1 tasks in gang unschedulable", "transitionID": "s0"},
+    ]  # fmt: skip
+    waited.save()
+    apply_decisions(*session(), session_uid="s1")  # both bound
+    Pod.objects.update(phase="Running")  # the kubelet starts them
+
+    apply_decisions(*session(), session_uid="s2")  # both groups go Running
+
+    fresh, waited = PodGroup.objects.get(name="fresh"), PodGroup.objects.get(name="waited")
+    assert (fresh.phase, waited.phase) == ("Running", "Running")
+    assert not [c for c in fresh.conditions if c["type"] == "Unschedulable"]
+    (flipped,) = [c for c in waited.conditions if c["type"] == "Unschedulable"]
+    assert (flipped["status"], flipped["reason"], flipped["transitionID"]) == (
+        "False", "Scheduled", "s2",
+    )  # fmt: skip
+    versions = (fresh.resource_version, waited.resource_version)
+    apply_decisions(*session(), session_uid="s3")  # nothing changed: no write, no watch event
+    assert (
+        PodGroup.objects.get(name="fresh").resource_version,
+        PodGroup.objects.get(name="waited").resource_version,
+    ) == versions
+
+
 def test_an_eviction_marks_the_pod_releasing_and_records_an_event() -> None:
     node = make_node("n1")
     _, (pod,) = make_gang("victim", replicas=1)
