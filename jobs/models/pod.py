@@ -49,8 +49,10 @@ class Pod(KubeObject):
     pod_group = models.ForeignKey(
         PodGroup, null=True, blank=True, on_delete=models.SET_NULL, related_name="pods"
     )
+    # No index of its own: ``pod_node_phase`` (node, phase) serves every lookup by node, and
+    # each bind changes this column, so a second index would be written once more per bind.
     node = models.ForeignKey(
-        Node, null=True, blank=True, on_delete=models.SET_NULL, related_name="pods"
+        Node, null=True, blank=True, on_delete=models.SET_NULL, related_name="pods", db_index=False
     )
     spec = models.JSONField(default=dict, blank=True, help_text="PodSpec from the task template")
     requests = models.JSONField(default=dict, blank=True, help_text="resource → milli-units")
