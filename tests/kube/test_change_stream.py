@@ -4,9 +4,11 @@ hear of pods the controller creates, binds the scheduler writes and the kubelet'
 from __future__ import annotations
 
 import pytest
+from django.db import transaction
 
 from jobs.models import Pod, PodGroup
 from queues.models import Queue
+from scheduler.cache.rows import write_rows
 from tests.e2e.stack import Clock, apply_file, nodes
 from volcano_site.kube.changes import latest_resource_version
 from volcano_site.kube.models import ChangeEvent, ChangeType
@@ -41,3 +43,19 @@ def test_pods_podgroups_and_queues_written_in_bulk_are_in_the_stream() -> None:
     assert (ChangeType.MODIFIED, group.name) in _changes("jobs.podgroup", since)
     assert (ChangeType.MODIFIED, "test") in _changes("queues.queue", since)
     assert Queue.objects.get(name="test").resource_version > since
+
+
+def test_rows_written_with_reserved_versions_are_followed_by_the_next_write() -> None:
+    queues = [Queue.objects.create(name=f"q{i}") for i in range(3)]
+    newest = latest_resource_version()
+
+    with transaction.atomic():
+        rows = [(q.pk, q.resource_version, 5) for q in queues]
+        written = write_rows(Queue, [("weight", "bigint")], rows)
+        Queue.objects.create(name="after")  # an ordinary write takes the next id
+
+    assert sorted(written) == sorted(q.pk for q in queues)
+    versions = list(Queue.objects.filter(pk__in=written).order_by("pk"))
+    assert [q.resource_version for q in versions] == [newest + 1, newest + 2, newest + 3]
+    assert all(q.weight == 5 for q in versions)
+    assert ChangeEvent.objects.get(name="after", type=ChangeType.ADDED).id == newest + 4

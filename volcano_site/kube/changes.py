@@ -174,6 +174,10 @@ def reserve_versions(count: int) -> list[int]:
     the writing transaction: PostgreSQL hands the ids out from the events' sequence under the
     writers' lock, SQLite's IMMEDIATE transaction already holds the one write lock. An id that
     ends up unused (its row was refused as stale) is a gap in the stream, which watchers skip.
+
+    On PostgreSQL the ids are one block: the next id, and the sequence moved past the rest in
+    the same statement (50,000 ``nextval`` calls cost 0.2 s). That is safe because every taker
+    of the sequence (``_insert``, ``record_rows`` and this) holds the writers' lock.
     """
     if count <= 0:
         return []
@@ -182,11 +186,12 @@ def reserve_versions(count: int) -> list[int]:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
-                "SELECT nextval(s.seq) FROM (SELECT pg_get_serial_sequence(%s, 'id') AS seq) s, "
-                "generate_series(1, %s) ORDER BY 1",
-                [table, count],
+                "SELECT setval(s.seq, nextval(s.seq) + %s - 1) "
+                "FROM (SELECT pg_get_serial_sequence(%s, 'id') AS seq) s",
+                [count, table],
             )
-            return [row[0] for row in cursor.fetchall()]
+            last = int(cursor.fetchone()[0])
+            return list(range(last - count + 1, last + 1))
         cursor.execute(
             "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = %s), 0), "
             f"COALESCE((SELECT MAX(id) FROM {connection.ops.quote_name(table)}), 0))",
