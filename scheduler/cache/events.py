@@ -21,6 +21,7 @@ from datetime import datetime
 from django.db import connection, models
 
 from jobs.models import Event, EventType
+from volcano_site.pg_arrays import int_array, text_array
 
 __all__ = ["SCHEDULER", "record_object_events"]
 
@@ -57,7 +58,7 @@ def record_object_events(
                 f"INSERT INTO {events} ({columns}) SELECT {select} "
                 f"FROM unnest(%s::bigint[], %s::text[]) AS v(id, message) "
                 f"JOIN {table} AS t ON t.id = v.id",
-                [*head, now, now, [r[0] for r in rows], [r[1] for r in rows]],
+                [*head, now, now, int_array(r[0] for r in rows), text_array(r[1] for r in rows)],
             )
         else:
             stamp = connection.ops.adapt_datetimefield_value(now)

@@ -20,6 +20,7 @@ from typing import Any
 from django.db import connection, models
 
 from volcano_site.kube.changes import record_versions, reserve_versions
+from volcano_site.pg_arrays import int_array, text_array
 
 __all__ = ["Column", "keyed_rows", "write_rows"]
 
@@ -39,7 +40,8 @@ def keyed_rows(
     extra = f" WHERE {where}" if where else ""
     params: list[Any]
     if connection.vendor == "postgresql":
-        source, join, key, params = "unnest(%s::bigint[]) AS k(id)", "JOIN", "k.id", [list(ids)]
+        source, join, key = "unnest(%s::bigint[]) AS k(id)", "JOIN", "k.id"
+        params = [int_array(ids)]
     else:
         source, join, key = "json_each(%s) AS k", "CROSS JOIN", "k.value"
         params = [json.dumps(list(ids))]
@@ -89,12 +91,13 @@ def _statement(
     """PostgreSQL: ``UPDATE … FROM unnest(<one array per column>) … RETURNING``.
 
     A column with one value for every row (a status, a shared condition) is sent once, as a
-    scalar: the driver quotes each text element of an array, which costs more than the query.
+    scalar. The others travel as one array literal each (``pg_arrays``): bigint and text
+    columns as built here, other types (a timestamp that differs per row) as lists.
     """
     values = [[row[i] for row in rows] for i in range(3 + len(columns))]
     sets: list[str] = []
     scalars: list[Any] = []
-    arrays: list[list[Any]] = values[:3]
+    arrays: list[Any] = [int_array(column) for column in values[:3]]
     names: list[str] = ["id", "version", "new_version"]
     types: list[str] = ["bigint"] * 3
     for (name, kind), column in zip(columns, values[3:], strict=True):
@@ -107,7 +110,12 @@ def _statement(
         )
         names.append(name)
         types.append("text" if kind == "jsonb" else kind)
-        arrays.append(column)
+        if kind == "bigint":
+            arrays.append(int_array(column))
+        elif kind in ("text", "jsonb"):
+            arrays.append(text_array(column))
+        else:
+            arrays.append(column)
     unnest = ", ".join(f"%s::{kind}[]" for kind in types)
     extra = f" AND ({where})" if where else ""
     sql = (

@@ -25,6 +25,7 @@ from django.db.models.signals import post_save, pre_delete, pre_save
 from django.utils import timezone
 
 from volcano_site.kube.models import ChangeEvent, ChangeType
+from volcano_site.pg_arrays import int_array
 
 __all__ = [
     "WAKE",
@@ -228,7 +229,12 @@ def record_versions(
                     f"{insert} SELECT v.version, %s, %s, {namespace}, t.name, t.id, now() "
                     f"FROM unnest(%s::bigint[], %s::bigint[]) AS v(id, version) "
                     f"JOIN {table} AS t ON t.id = v.id",
-                    [kind, str(change), [r[0] for r in chunk], [r[1] for r in chunk]],
+                    [
+                        kind,
+                        str(change),
+                        int_array(r[0] for r in chunk),
+                        int_array(r[1] for r in chunk),
+                    ],
                 )
         else:
             # CROSS JOIN: SQLite keeps the JSON outermost and finds each row by its key.
@@ -261,11 +267,11 @@ def _record_rows_in_sql(
     insert = (
         f"INSERT INTO {events} (kind, type, namespace, name, object_pk, created_at) "
         f"SELECT %s, %s, {namespace}, name, id, now() FROM {table} "
-        "WHERE id = ANY(%s) ORDER BY id RETURNING id, object_pk"
+        "WHERE id = ANY(%s::bigint[]) ORDER BY id RETURNING id, object_pk"
     )
     with connection.cursor() as cursor:
         for start in range(0, len(keys), _SQL_CHUNK):
-            chunk = keys[start : start + _SQL_CHUNK]
+            chunk = int_array(keys[start : start + _SQL_CHUNK])
             if stamp:
                 cursor.execute(
                     f"WITH ev AS ({insert}) UPDATE {table} AS t SET resource_version = ev.id "
