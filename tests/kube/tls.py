@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import ipaddress
+import select
 import socket
 import ssl
 import threading
@@ -107,18 +108,30 @@ class TLSRelay:
         except (OSError, ssl.SSLError):
             client.close()
             return
-        threading.Thread(target=_pipe, args=(upstream, secure), daemon=True).start()
-        _pipe(secure, upstream)
+        _relay(secure, upstream)
 
 
-def _pipe(source: socket.socket, sink: socket.socket) -> None:
+def _relay(secure: ssl.SSLSocket, upstream: socket.socket) -> None:
+    """Pipe both ways from one thread until either end closes, then close both.
+
+    One thread, not one per direction: OpenSSL's connection object must not be read and written
+    (or closed) by two threads at once; a reader thread in ``recv`` while the other direction
+    closed the socket crashed the test process (SIGSEGV in ``ssl.read``).
+    """
     try:
-        while chunk := source.recv(65536):
-            sink.sendall(chunk)
+        while True:
+            # Bytes OpenSSL already decrypted are not visible to select(): read them first.
+            ready = [secure] if secure.pending() else select.select([secure, upstream], [], [])[0]
+            for source in ready:
+                sink = upstream if source is secure else secure
+                chunk = source.recv(65536)
+                if not chunk:
+                    return
+                sink.sendall(chunk)
     except OSError:
         pass
     finally:
-        for end in (source, sink):
+        for end in (secure, upstream):
             with contextlib.suppress(OSError):
                 end.shutdown(socket.SHUT_RDWR)
             end.close()
