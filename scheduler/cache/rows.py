@@ -3,7 +3,9 @@
 ``write_rows`` is the one way apply writes rows: every row carries the ``resource_version`` the
 snapshot read, and only rows still at that version (and matching ``where``) are written. The new
 version is the id of the row's change event, stamped in the same statement (``reserve_versions``),
-so a row is written once, not once for the change and again for its version.
+so a row is written once, not once for the change and again for its version. On PostgreSQL the
+change events are inserted by the same statement (a data-modifying CTE fed by the UPDATE's
+``RETURNING``); SQLite records them after, from the rows that took.
 
 PostgreSQL gets the rows as one array parameter per column (``UPDATE … FROM unnest(…)``): no
 per-row placeholders for the driver to splice and no per-row round trips. SQLite gets them as one
@@ -19,7 +21,12 @@ from typing import Any
 
 from django.db import connection, models
 
-from volcano_site.kube.changes import record_versions, reserve_versions
+from volcano_site.kube.changes import (
+    notify_on_commit,
+    record_versions,
+    reserve_versions,
+    versions_insert,
+)
 from volcano_site.pg_arrays import int_array, text_array
 
 __all__ = ["Column", "keyed_rows", "write_rows"]
@@ -67,18 +74,27 @@ def write_rows(
     rows = sorted(rows, key=_first)
     versions = reserve_versions(len(rows))
     table = connection.ops.quote_name(model._meta.db_table)  # our tables
-    written: list[tuple[int, int]] = []
+    written: list[int] = []
     stamped = [(r[0], r[1], v, *r[2:]) for r, v in zip(rows, versions, strict=True)]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
+            returning = "t.id, t.resource_version, t.name"
+            if any(f.name == "namespace" for f in model._meta.concrete_fields):
+                returning += ", t.namespace"
+            record, record_params = versions_insert(model, "w")
             for start in range(0, len(stamped), CHUNK):
-                sql, params = _statement(table, columns, stamped[start : start + CHUNK], where)
-                cursor.execute(sql, params)
-                written.extend(cursor.fetchall())
-        else:
-            written = _sqlite_write(cursor, table, columns, stamped, where, versions)
-    record_versions(model, written)
-    return [row[0] for row in written]
+                chunk = stamped[start : start + CHUNK]
+                sql, params = _statement(table, columns, chunk, where, returning)
+                cursor.execute(
+                    f"WITH w AS ({sql}), c AS ({record}) SELECT w.id FROM w",
+                    [*params, *record_params],
+                )
+                written.extend(row[0] for row in cursor.fetchall())
+            notify_on_commit()
+            return written
+        rows_written = _sqlite_write(cursor, table, columns, stamped, where, versions)
+    record_versions(model, rows_written)
+    return [row[0] for row in rows_written]
 
 
 def _first(row: tuple[Any, ...]) -> Any:
@@ -86,7 +102,11 @@ def _first(row: tuple[Any, ...]) -> Any:
 
 
 def _statement(
-    table: str, columns: Sequence[Column], rows: list[tuple[Any, ...]], where: str
+    table: str,
+    columns: Sequence[Column],
+    rows: list[tuple[Any, ...]],
+    where: str,
+    returning: str = "t.id, t.resource_version",
 ) -> tuple[str, list[Any]]:
     """PostgreSQL: ``UPDATE … FROM unnest(<one array per column>) … RETURNING``.
 
@@ -122,7 +142,7 @@ def _statement(
         f"UPDATE {table} AS t SET {', '.join(sets)}, resource_version = v.new_version "
         f"FROM unnest({unnest}) AS v({', '.join(names)}) "
         f"WHERE t.id = v.id AND t.resource_version = v.version{extra} "
-        "RETURNING t.id, t.resource_version"
+        f"RETURNING {returning}"
     )
     return sql, [*scalars, *arrays]
 

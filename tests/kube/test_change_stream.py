@@ -59,3 +59,29 @@ def test_rows_written_with_reserved_versions_are_followed_by_the_next_write() ->
     assert [q.resource_version for q in versions] == [newest + 1, newest + 2, newest + 3]
     assert all(q.weight == 5 for q in versions)
     assert ChangeEvent.objects.get(name="after", type=ChangeType.ADDED).id == newest + 4
+
+
+def test_rows_written_in_bulk_get_one_event_each_and_a_stale_row_gets_none() -> None:
+    groups = [PodGroup.objects.create(namespace="team-a", name=f"g{i}") for i in range(3)]
+    stale = groups[2]
+    since = latest_resource_version()
+
+    with transaction.atomic():
+        rows = [(g.pk, g.resource_version, "Inqueue") for g in groups[:2]]
+        rows.append((stale.pk, stale.resource_version - 1, "Inqueue"))  # read before a write
+        written = write_rows(PodGroup, [("phase", "text")], rows)
+
+    assert sorted(written) == sorted(g.pk for g in groups[:2])
+    events = set(
+        ChangeEvent.objects.filter(id__gt=since).values_list(
+            "id", "kind", "type", "namespace", "name", "object_pk"
+        )
+    )
+    for group in groups[:2]:
+        group.refresh_from_db()
+        assert group.phase == "Inqueue"
+        assert (group.resource_version, "jobs.podgroup", ChangeType.MODIFIED, "team-a",
+                group.name, group.pk) in events  # fmt: skip
+    assert len(events) == 2
+    stale.refresh_from_db()
+    assert stale.phase == "Pending"

@@ -32,11 +32,13 @@ __all__ = [
     "connect",
     "latest_resource_version",
     "model_label",
+    "notify_on_commit",
     "prune_changes",
     "record_changes",
     "record_rows",
     "record_versions",
     "reserve_versions",
+    "versions_insert",
 ]
 
 _ADVISORY_LOCK_KEY = 0x766F6C63  # "volc"
@@ -248,6 +250,32 @@ def record_versions(
                     json.dumps(written),
                 ],
             )
+    transaction.on_commit(_notify)
+
+
+def versions_insert(
+    model: type[models.Model], source: str, change: ChangeType = ChangeType.MODIFIED
+) -> tuple[str, list[Any]]:
+    """PostgreSQL: return ``(sql, params)`` recording the rows of ``source`` as ``record_versions``.
+
+    ``source`` names a CTE of the rows just written, with columns ``id``, ``resource_version``
+    (from ``reserve_versions``), ``name`` and, if the model has one, ``namespace``. Why: the
+    writer's ``UPDATE … RETURNING`` feeds the insert in the same statement (``WITH w AS
+    (UPDATE …), c AS (<this>) …``), so the written ids neither travel to Python and back nor
+    get looked up again by key. The caller's transaction must call ``notify_on_commit``.
+    """
+    namespace = f"{source}.namespace" if _has_field(model, "namespace") else "''"
+    events = connection.ops.quote_name(ChangeEvent._meta.db_table)
+    sql = (
+        f"INSERT INTO {events} (id, kind, type, namespace, name, object_pk, created_at) "
+        f"SELECT {source}.resource_version, %s, %s, {namespace}, {source}.name, {source}.id, "
+        f"now() FROM {source}"
+    )
+    return sql, [model_label(model), str(change)]
+
+
+def notify_on_commit() -> None:
+    """Wake this process's watchers once the writing transaction commits."""
     transaction.on_commit(_notify)
 
 
