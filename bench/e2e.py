@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         for module, name in ((scheduler.cache.rows, "record_versions"),
                              (scheduler.cache.status, "record_rows")):  # fmt: skip
             setattr(module, name, lambda *a, **k: None)
-        scheduler.cache.rows.versions_insert = lambda *a, **k: ("SELECT 1", [])  # type: ignore[attr-defined]
+        scheduler.cache.rows.versions_insert = lambda *a, **k: ("SELECT 1", [], ["id"])  # type: ignore[attr-defined]
     from bench.workloads import SETS
 
     workload = SETS[args.set](args.seed)

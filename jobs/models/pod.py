@@ -51,8 +51,8 @@ class Pod(KubeObject):
     )
     # Not indexed, on purpose: a bind then changes no indexed column, so on PostgreSQL it is a
     # HOT update (the new row version goes in the same page, no index is touched) in a table
-    # whose pages keep room for them (migration 0007). 10,000 binds: 115 ms → 38 ms. Lookups by node
-    # (a node's pods, a node going down) go through ``pod_phase`` or a scan of the pods.
+    # whose pages keep room for them (migration 0007). 10,000 binds: 115 ms → 38 ms. Lookups
+    # by node (a node's pods, a node going down) go through ``pod_phase`` or a scan.
     node = models.ForeignKey(
         Node, null=True, blank=True, on_delete=models.SET_NULL, related_name="pods", db_index=False
     )

@@ -78,10 +78,8 @@ def write_rows(
     stamped = [(r[0], r[1], v, *r[2:]) for r, v in zip(rows, versions, strict=True)]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            returning = "t.id, t.resource_version, t.name"
-            if any(f.name == "namespace" for f in model._meta.concrete_fields):
-                returning += ", t.namespace"
-            record, record_params = versions_insert(model, "w")
+            record, record_params, needed = versions_insert(model, "w")
+            returning = ", ".join(f"t.{column}" for column in needed)
             for start in range(0, len(stamped), CHUNK):
                 chunk = stamped[start : start + CHUNK]
                 sql, params = _statement(table, columns, chunk, where, returning)

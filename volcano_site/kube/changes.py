@@ -255,23 +255,28 @@ def record_versions(
 
 def versions_insert(
     model: type[models.Model], source: str, change: ChangeType = ChangeType.MODIFIED
-) -> tuple[str, list[Any]]:
-    """PostgreSQL: return ``(sql, params)`` recording the rows of ``source`` as ``record_versions``.
+) -> tuple[str, list[Any], list[str]]:
+    """PostgreSQL: return ``(sql, params, columns)`` recording the rows of ``source``.
 
-    ``source`` names a CTE of the rows just written, with columns ``id``, ``resource_version``
-    (from ``reserve_versions``), ``name`` and, if the model has one, ``namespace``. Why: the
-    writer's ``UPDATE … RETURNING`` feeds the insert in the same statement (``WITH w AS
-    (UPDATE …), c AS (<this>) …``), so the written ids neither travel to Python and back nor
-    get looked up again by key. The caller's transaction must call ``notify_on_commit``.
+    The same events as ``record_versions``, from ``source``: a CTE of the rows just written,
+    which must have ``columns`` (``id``, ``resource_version`` from ``reserve_versions``,
+    ``name`` and, if the model has one, ``namespace``). Why: the writer's ``UPDATE …
+    RETURNING`` feeds the insert in the same statement (``WITH w AS (UPDATE …), c AS (<this>)
+    …``), so the written ids neither travel to Python and back nor get looked up again by key.
+    The caller's transaction must call ``notify_on_commit``.
     """
-    namespace = f"{source}.namespace" if _has_field(model, "namespace") else "''"
+    columns = ["id", "resource_version", "name"]
+    namespace = "''"
+    if _has_field(model, "namespace"):
+        columns.append("namespace")
+        namespace = f"{source}.namespace"
     events = connection.ops.quote_name(ChangeEvent._meta.db_table)
     sql = (
         f"INSERT INTO {events} (id, kind, type, namespace, name, object_pk, created_at) "
         f"SELECT {source}.resource_version, %s, %s, {namespace}, {source}.name, {source}.id, "
         f"now() FROM {source}"
     )
-    return sql, [model_label(model), str(change)]
+    return sql, [model_label(model), str(change)], columns
 
 
 def notify_on_commit() -> None:
