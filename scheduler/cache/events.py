@@ -8,24 +8,71 @@ Unschedulable records ``Warning Unschedulable <why>``.
 
 One session can bind 10,000 pods, so the rows are written set-based: one ``INSERT … SELECT``
 that takes each object's namespace, name and uid from its own row (only ids and messages travel).
-Events are not aggregated here as the controllers' ``record_event`` does: each one marks a
-change, never a repeat. They expire with the other events (``prune_events``).
+On PostgreSQL the insert is part of the write itself (``RowEvents`` given to ``rows.write_rows``
+becomes a CTE fed by the write's ``RETURNING``), so an event exists exactly when its write took,
+at no extra statement. Events are not aggregated here as the controllers' ``record_event`` does:
+each one marks a change, never a repeat. They expire with the other events (``prune_events``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db import connection, models
 
 from jobs.models import Event, EventType
 from volcano_site.pg_arrays import int_array, text_array
 
-__all__ = ["SCHEDULER", "record_object_events"]
+__all__ = ["SCHEDULER", "RowEvents", "events_insert", "record_object_events"]
 
 SCHEDULER = "volcano-scheduler"
+_COLUMNS = (
+    "namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, type, "
+    "reason, message, source, count, first_timestamp, last_timestamp"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RowEvents:
+    """The events a set-based write records about the rows it writes, one per message given.
+
+    ``kind`` is the involved object's kind as ``kubectl`` shows it (``Pod``, ``PodGroup``).
+    """
+
+    kind: str
+    reason: str
+    now: datetime
+    event_type: str = EventType.NORMAL
+
+    def head(self) -> list[Any]:
+        """Parameters shared by every event: name suffix, kind, type, reason, source."""
+        suffix = f".{int(self.now.timestamp() * 1e6):x}"
+        return [suffix, self.kind, self.event_type, self.reason, SCHEDULER]
+
+
+def _select(row: str, message: str) -> str:
+    return (
+        f"{row}.namespace, SUBSTR({row}.name || %s, 1, 253), %s, {row}.namespace, {row}.name, "
+        f"{row}.uid, %s, %s, {message}, %s, 1, %s, %s"
+    )
+
+
+def events_insert(spec: RowEvents, source: str) -> tuple[str, list[Any], list[str]]:
+    """PostgreSQL: return ``(sql, params, columns)`` inserting the events of CTE ``source``.
+
+    ``source`` must have ``columns``: the row's ``namespace``, ``name`` and ``uid``, and
+    ``event_message`` (a row whose message is NULL gets no event).
+    """
+    events = connection.ops.quote_name(Event._meta.db_table)
+    sql = (
+        f"INSERT INTO {events} ({_COLUMNS}) SELECT {_select(source, source + '.event_message')} "
+        f"FROM {source} WHERE {source}.event_message IS NOT NULL"
+    )
+    return sql, [*spec.head(), spec.now, spec.now], ["namespace", "name", "uid", "event_message"]
 
 
 def record_object_events(
@@ -40,33 +87,24 @@ def record_object_events(
     """Record one event per ``(pk, message)`` about rows of ``model`` (shown as ``kind``)."""
     if not rows:
         return 0
+    spec = RowEvents(kind, reason, now, event_type)
     events = connection.ops.quote_name(Event._meta.db_table)
     table = connection.ops.quote_name(model._meta.db_table)  # our tables
-    suffix = f".{int(now.timestamp() * 1e6):x}"
-    columns = (
-        "namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, type, "
-        "reason, message, source, count, first_timestamp, last_timestamp"
-    )
-    select = (
-        "t.namespace, SUBSTR(t.name || %s, 1, 253), %s, t.namespace, t.name, t.uid, %s, %s, "
-        "v.message, %s, 1, %s, %s"
-    )
-    head = [suffix, kind, event_type, reason, SCHEDULER]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
-                f"INSERT INTO {events} ({columns}) SELECT {select} "
+                f"INSERT INTO {events} ({_COLUMNS}) SELECT {_select('t', 'v.message')} "
                 f"FROM unnest(%s::bigint[], %s::text[]) AS v(id, message) "
                 f"JOIN {table} AS t ON t.id = v.id",
-                [*head, now, now, int_array(r[0] for r in rows), text_array(r[1] for r in rows)],
-            )
+                [*spec.head(), now, now, int_array(r[0] for r in rows),
+                 text_array(r[1] for r in rows)],
+            )  # fmt: skip
         else:
             stamp = connection.ops.adapt_datetimefield_value(now)
             # CROSS JOIN: SQLite keeps the JSON outermost and finds each row by its key.
             cursor.execute(
-                f"INSERT INTO {events} ({columns}) "
-                f"SELECT {select.replace('v.message', 'j.value ->> 1')} "
+                f"INSERT INTO {events} ({_COLUMNS}) SELECT {_select('t', 'j.value ->> 1')} "
                 f"FROM json_each(%s) AS j CROSS JOIN {table} AS t ON t.id = j.value ->> 0",
-                [*head, stamp, stamp, json.dumps(list(rows))],
+                [*spec.head(), stamp, stamp, json.dumps(list(rows))],
             )
         return int(cursor.rowcount)

@@ -21,6 +21,7 @@ from typing import Any
 
 from django.db import connection, models
 
+from scheduler.cache.events import RowEvents, events_insert, record_object_events
 from volcano_site.kube.changes import (
     notify_on_commit,
     record_versions,
@@ -61,14 +62,21 @@ def write_rows(
     rows: Sequence[tuple[Any, ...]],
     *,
     where: str = "",
+    events: RowEvents | None = None,
 ) -> list[int]:
     """Write ``rows`` of ``(pk, version, *values)``; return the pks written.
 
     A row whose ``resource_version`` is no longer ``version`` (or that fails ``where``, SQL
-    over the table's columns) is left alone. Each written row gets a change event.
+    over the table's columns) is left alone. Each written row gets a change event. With
+    ``events``, each row ends with one more item, the message of the Kubernetes Event its
+    write records (``None``: none), and only rows written get theirs.
     """
     if not rows:
         return []
+    messages: dict[int, str] = {}
+    if events is not None and connection.vendor != "postgresql":
+        messages = {row[0]: row[-1] for row in rows if row[-1] is not None}
+        rows = [row[:-1] for row in rows]
     # In key order: each row's B-tree page (and its neighbours') is then written while it is
     # still in the page cache. 10,000 binds in the engine's order cost SQLite 2-2.5x as much.
     rows = sorted(rows, key=_first)
@@ -78,20 +86,33 @@ def write_rows(
     stamped = [(r[0], r[1], v, *r[2:]) for r, v in zip(rows, versions, strict=True)]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            record, record_params, needed = versions_insert(model, "w")
-            returning = ", ".join(f"t.{column}" for column in needed)
+            inserts = [versions_insert(model, "w")]
+            if events is not None:
+                inserts.append(events_insert(events, "w"))
+            needed = dict.fromkeys(column for _, _, names in inserts for column in names)
+            returning = ", ".join(
+                "v.event_message" if column == "event_message" else f"t.{column}"
+                for column in needed
+            )
+            ctes = "".join(f", c{i} AS ({sql})" for i, (sql, _, _) in enumerate(inserts))
             for start in range(0, len(stamped), CHUNK):
                 chunk = stamped[start : start + CHUNK]
-                sql, params = _statement(table, columns, chunk, where, returning)
+                sql, params = _statement(table, columns, chunk, where, returning, events)
                 cursor.execute(
-                    f"WITH w AS ({sql}), c AS ({record}) SELECT w.id FROM w",
-                    [*params, *record_params],
+                    f"WITH w AS ({sql}){ctes} SELECT w.id FROM w",
+                    [*params, *(param for _, values, _ in inserts for param in values)],
                 )
                 written.extend(row[0] for row in cursor.fetchall())
             notify_on_commit()
             return written
         rows_written = _sqlite_write(cursor, table, columns, stamped, where, versions)
     record_versions(model, rows_written)
+    if events is not None:
+        record_object_events(
+            model, events.kind,
+            [(pk, messages[pk]) for pk, _ in rows_written if pk in messages],
+            reason=events.reason, now=events.now, event_type=events.event_type,
+        )  # fmt: skip
     return [row[0] for row in rows_written]
 
 
@@ -105,12 +126,14 @@ def _statement(
     rows: list[tuple[Any, ...]],
     where: str,
     returning: str = "t.id, t.resource_version",
+    events: RowEvents | None = None,
 ) -> tuple[str, list[Any]]:
     """PostgreSQL: ``UPDATE … FROM unnest(<one array per column>) … RETURNING``.
 
     A column with one value for every row (a status, a shared condition) is sent once, as a
     scalar. The others travel as one array literal each (``pg_arrays``): bigint and text
-    columns as built here, other types (a timestamp that differs per row) as lists.
+    columns as built here, other types (a timestamp that differs per row) as lists. With
+    ``events``, each row's last item rides along as ``v.event_message`` (not written).
     """
     values = [[row[i] for row in rows] for i in range(3 + len(columns))]
     sets: list[str] = []
@@ -134,6 +157,10 @@ def _statement(
             arrays.append(text_array(column))
         else:
             arrays.append(column)
+    if events is not None:
+        names.append("event_message")
+        types.append("text")
+        arrays.append(text_array(row[-1] for row in rows))
     unnest = ", ".join(f"%s::{kind}[]" for kind in types)
     extra = f" AND ({where})" if where else ""
     sql = (

@@ -143,6 +143,27 @@ def test_a_pod_changed_after_the_snapshot_refuses_its_whole_gang_until_next_sess
     assert apply_decisions(snapshot, decisions).bound == 3
 
 
+def test_a_stale_pod_undoes_only_its_own_gangs_binds_and_their_events() -> None:
+    make_node("n1", cpu=16)
+    _, stale_gang = make_gang("stale", replicas=3)
+    _, fresh_gang = make_gang("fresh", replicas=2)
+    snapshot, decisions = session()
+    assert len(decisions.binds) == 5
+    stale_gang[2].labels = {"edited": "yes"}
+    stale_gang[2].save()  # only the last pod of one gang moved on
+
+    result = apply_decisions(snapshot, decisions)
+
+    assert result.bound == 2
+    assert sorted(result.skipped_binds) == sorted(f"default/{p.name}" for p in stale_gang)
+    bound = set(Pod.objects.filter(node__isnull=False).values_list("name", flat=True))
+    assert bound == {p.name for p in fresh_gang}
+    scheduled = set(
+        Event.objects.filter(reason="Scheduled").values_list("involved_name", flat=True)
+    )
+    assert scheduled == {p.name for p in fresh_gang}  # the undone binds left no event
+
+
 def test_a_node_filled_by_another_writer_refuses_binds_that_would_overflow_it() -> None:
     node = make_node("n1", cpu=4)
     make_gang("g", replicas=3)
