@@ -12,7 +12,8 @@ class SchedulerConfig(AppConfig):
     verbose_name = "Scheduler"
 
     def ready(self) -> None:
-        """Start the embedded scheduler loop when the server asked for it (``make run``)."""
-        from scheduler import embedded
+        """Order node deletions after binds; start the embedded loop if asked (``make run``)."""
+        from scheduler import embedded, node_deletion
 
+        node_deletion.connect()
         embedded.start()

@@ -38,7 +38,7 @@ def pod_log_text(pod: Pod) -> str:
             f"{format_time(event.first_timestamp)} {event.type} {event.reason}: "
             f"{event.message}{repeated}".rstrip()
         )
-    node = pod.node.name if pod.node_id is not None and pod.node is not None else ""
+    node = pod.node_name
     if pod.start_time is not None:
         where = f" on node {node}" if node else ""
         lines.append(f"{format_time(pod.start_time)} started{where}")

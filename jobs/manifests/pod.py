@@ -134,7 +134,7 @@ class PodKind(Kind):
         spec["schedulerName"] = pod.scheduler_name
         if pod.priority:
             spec["priority"] = pod.priority
-        node = pod.node.name if pod.node is not None else getattr(pod, "_node_name", "")
+        node = pod.node_name or getattr(pod, "_node_name", "")
         if node:
             spec["nodeName"] = node
         status: Manifest = {"phase": pod.phase}
