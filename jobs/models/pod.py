@@ -107,7 +107,6 @@ class Pod(KubeObject):
         if self.node_id is None:
             return ""
         try:
-            node = self.node
+            return self.node.name  # type: ignore[union-attr]  # node_id is set
         except Node.DoesNotExist:
             return ""
-        return node.name if node is not None else ""

@@ -10,7 +10,8 @@ do the same with the versions the snapshot was read at:
    a gang is bound whole or waits for the next session, never in part.
 2. Each target node's load is re-read from the database (whatever any other writer did meanwhile)
    and a node that the accepted binds would push over its allocatable cpu, memory, GPUs or pod
-   slots refuses the binds of the jobs that land on it.
+   slots refuses the binds of the jobs that land on it. (A pod that step 3 then finds stale
+   still counted here: the check errs on the side of refusing, and the next session retries.)
 3. The accepted binds are written with one set-based conditional UPDATE (``WHERE
    resource_version = <snapshot's>``, ``rows.write_rows``), optimistically: a pod that changed
    (deleted, bound elsewhere, edited) since the snapshot is not written, and if any was not, the
@@ -38,8 +39,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from jobs.models import Event, EventType, Pod, PodGroup
-from scheduler.cache.events import SCHEDULER, RowEvents
+from jobs.models import EventType, Pod, PodGroup
+from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, write_rows
 from scheduler.cache.snapshot import Snapshot
@@ -249,14 +250,18 @@ def _write_pending_pods(
 def _write_evictions(
     snapshot: Snapshot, decisions: Decisions, now: datetime, result: ApplyResult
 ) -> None:
+    """Evict: Releasing with a deletion time, and a ``Warning Evict`` event, in one write."""
     rows: list[tuple[Any, ...]] = []
     for eviction in decisions.evictions:
         row = snapshot.pods.get(eviction.task)
         if row is None:
             result.skipped_evictions.append(eviction.task)
             continue
+        message = f"Pod {eviction.task} evicted from {eviction.node}: {eviction.reason}"
+        if eviction.preemptor:
+            message += f" (for {eviction.preemptor})"
         rows.append((row.pk, row.resource_version, now, TaskStatus.RELEASING.value, "Evicted",
-                     eviction.reason[:10000], ""))  # fmt: skip
+                     eviction.reason[:10000], "", message))  # fmt: skip
     written = set(
         write_rows(
             Pod,
@@ -264,27 +269,17 @@ def _write_evictions(
              ("message", "text"), ("nominated_node_name", "text")],
             rows,
             where="t.phase IN ('Pending', 'Running') AND t.deletion_time IS NULL",
+            events=RowEvents("Pod", "Evict", now, EventType.WARNING),
         )
     )  # fmt: skip
-    events: list[Event] = []
     for eviction in decisions.evictions:
         row = snapshot.pods.get(eviction.task)
         if row is None:
             continue
-        if row.pk not in written:
+        if row.pk in written:
+            result.evicted += 1
+        else:
             result.skipped_evictions.append(eviction.task)
-            continue
-        result.evicted += 1
-        namespace, name = eviction.task.split("/", 1)
-        message = f"Pod {eviction.task} evicted from {eviction.node}: {eviction.reason}"
-        if eviction.preemptor:
-            message += f" (for {eviction.preemptor})"
-        events.append(
-            Event(namespace=namespace, involved_kind="Pod", involved_namespace=namespace,
-                  involved_name=name, type="Warning", reason="Evict", message=message,
-                  source=SCHEDULER, first_timestamp=now, last_timestamp=now)
-        )  # fmt: skip
-    Event.objects.bulk_create(events)
 
 
 # --- PodGroup status -----------------------------------------------------------------------------

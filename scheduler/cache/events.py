@@ -25,7 +25,6 @@ from typing import Any
 from django.db import connection, models
 
 from jobs.models import Event, EventType
-from volcano_site.pg_arrays import int_array, text_array
 
 __all__ = ["SCHEDULER", "RowEvents", "events_insert", "record_object_events"]
 
@@ -76,35 +75,22 @@ def events_insert(spec: RowEvents, source: str) -> tuple[str, list[Any], list[st
 
 
 def record_object_events(
-    model: type[models.Model],
-    kind: str,
-    rows: Sequence[tuple[int, str]],
-    *,
-    reason: str,
-    now: datetime,
-    event_type: str = EventType.NORMAL,
+    model: type[models.Model], spec: RowEvents, rows: Sequence[tuple[int, str]]
 ) -> int:
-    """Record one event per ``(pk, message)`` about rows of ``model`` (shown as ``kind``)."""
+    """SQLite: record one event per ``(pk, message)`` about rows of ``model`` just written.
+
+    (PostgreSQL records them in the write's own statement: ``events_insert``.)
+    """
     if not rows:
         return 0
-    spec = RowEvents(kind, reason, now, event_type)
     events = connection.ops.quote_name(Event._meta.db_table)
     table = connection.ops.quote_name(model._meta.db_table)  # our tables
+    stamp = connection.ops.adapt_datetimefield_value(spec.now)
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(
-                f"INSERT INTO {events} ({_COLUMNS}) SELECT {_select('t', 'v.message')} "
-                f"FROM unnest(%s::bigint[], %s::text[]) AS v(id, message) "
-                f"JOIN {table} AS t ON t.id = v.id",
-                [*spec.head(), now, now, int_array(r[0] for r in rows),
-                 text_array(r[1] for r in rows)],
-            )  # fmt: skip
-        else:
-            stamp = connection.ops.adapt_datetimefield_value(now)
-            # CROSS JOIN: SQLite keeps the JSON outermost and finds each row by its key.
-            cursor.execute(
-                f"INSERT INTO {events} ({_COLUMNS}) SELECT {_select('t', 'j.value ->> 1')} "
-                f"FROM json_each(%s) AS j CROSS JOIN {table} AS t ON t.id = j.value ->> 0",
-                [*spec.head(), stamp, stamp, json.dumps(list(rows))],
-            )
+        # CROSS JOIN: SQLite keeps the JSON outermost and finds each row by its key.
+        cursor.execute(
+            f"INSERT INTO {events} ({_COLUMNS}) SELECT {_select('t', 'j.value ->> 1')} "
+            f"FROM json_each(%s) AS j CROSS JOIN {table} AS t ON t.id = j.value ->> 0",
+            [*spec.head(), stamp, stamp, json.dumps(list(rows))],
+        )
         return int(cursor.rowcount)

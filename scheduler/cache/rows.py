@@ -109,10 +109,8 @@ def write_rows(
     record_versions(model, rows_written)
     if events is not None:
         record_object_events(
-            model, events.kind,
-            [(pk, messages[pk]) for pk, _ in rows_written if pk in messages],
-            reason=events.reason, now=events.now, event_type=events.event_type,
-        )  # fmt: skip
+            model, events, [(pk, messages[pk]) for pk, _ in rows_written if pk in messages]
+        )
     return [row[0] for row in rows_written]
 
 

@@ -246,9 +246,12 @@ def test_an_eviction_marks_the_pod_releasing_and_records_an_event() -> None:
     assert result.evicted == 1
     assert pod.deletion_time is not None
     assert pod.task_status == "Releasing"
-    assert Event.objects.filter(involved_name=pod.name, reason="Evict").exists()
-    # A second eviction of the same (now changed) pod is refused.
+    (event,) = Event.objects.filter(involved_name=pod.name, reason="Evict")
+    assert (event.type, event.involved_kind) == ("Warning", "Pod")
+    assert event.message == "Pod default/victim-task-0 evicted from n1: preempted"
+    # A second eviction of the same (now changed) pod is refused, and records no event.
     assert apply_decisions(snapshot, decisions).skipped_evictions == ["default/victim-task-0"]
+    assert Event.objects.filter(reason="Evict").count() == 1
 
 
 def test_queue_status_counts_pod_groups_per_queue() -> None:
