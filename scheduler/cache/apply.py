@@ -1,57 +1,40 @@
 """Decisions → rows, in one transaction that refuses stale rows.
 
-Volcano's counterpart: ``SchedulerCache.Bind`` / ``Evict`` / ``UpdateJobStatus``. Volcano binds
-through the API server, whose resourceVersion check refuses a write to an object that changed; we
-do the same with the versions the snapshot was read at:
+Volcano's counterpart: ``SchedulerCache.Bind`` / ``Evict`` / ``UpdateJobStatus``. Each write
+carries the versions the snapshot was read at, so a row that changed since is left alone (the
+next session reads it afresh and decides again), and records its Events in the same statement
+(``events.RowEvents``):
 
-1. Lock the target nodes (``SELECT … FOR UPDATE`` in id order on PostgreSQL; SQLite's IMMEDIATE
-   transaction already holds the one write lock). A node that changed (cordoned, NotReady,
-   resized) since the snapshot refuses its binds, and so does every other bind of the same job:
-   a gang is bound whole or waits for the next session, never in part.
-2. Each target node's load is re-read from the database (whatever any other writer did meanwhile)
-   and a node that the accepted binds would push over its allocatable cpu, memory, GPUs or pod
-   slots refuses the binds of the jobs that land on it. (A pod that step 3 then finds stale
-   still counted here: the check errs on the side of refusing, and the next session retries.)
-3. The accepted binds are written with one set-based conditional UPDATE (``WHERE
-   resource_version = <snapshot's>``, ``rows.write_rows``), optimistically: a pod that changed
-   (deleted, bound elsewhere, edited) since the snapshot is not written, and if any was not, the
-   write is rolled back to its savepoint and redone without those pods' jobs. Nothing locks the
-   pods first: a lock is itself a write of each row, and stale pods are rare.
-4. Evictions and PodGroup status are written the same way. A bound pod gets
-   ``PodScheduled=True`` in its bind; a pod left pending gets the engine's reason
-   (``pod_status``), written only when it changed. Each write records its Events in the same
-   statement (``events.RowEvents``).
-
-Refused rows are not errors: the next session reads them afresh and decides again.
+1. Binds (``binds.write_binds``: node checks, capacity, the conditional UPDATE).
+2. Evictions: Releasing with a deletion time and a ``Warning Evict`` event.
+3. Pods left pending get the engine's reason (``pod_status``), written only when it changed.
+4. PodGroup phases and conditions, then every queue's status.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from jobs.models import EventType, Pod, PodGroup
+from scheduler.cache.binds import write_binds
 from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
-from scheduler.cache.rows import keyed_rows, write_rows
+from scheduler.cache.rows import write_rows
 from scheduler.cache.snapshot import Snapshot
 from scheduler.cache.status import write_queue_status
 from scheduler.engine.api.types import PodGroupCondition, TaskStatus
 from scheduler.engine.framework.decisions import Decisions
-from scheduler.models import Node
 
 __all__ = ["ApplyResult", "apply_decisions"]
-
-GPU = "nvidia.com/gpu"
 
 
 @dataclass(slots=True)
@@ -84,152 +67,15 @@ def apply_decisions(
     with ThreadPoolExecutor(1, thread_name_prefix="pod-group-rows") as pool:
         group_rows = pool.submit(_pod_group_rows, snapshot, decisions, now, session_uid)
         with transaction.atomic():
-            accepted = _accept_binds(snapshot, decisions, result)
             pods = PodStatusWriter(now)
-            _write_binds(snapshot, accepted, pods, result)
+            binds = write_binds(snapshot, decisions.binds, pods)
+            result.bound, result.skipped_binds = binds.bound, binds.skipped
             _write_evictions(snapshot, decisions, now, result)
             _write_pending_pods(snapshot, decisions, pods, result)
             _write_pod_groups(group_rows.result(), now, result)
             write_queue_status()
     result.seconds = time.perf_counter() - started
     return result
-
-
-# --- binds ---------------------------------------------------------------------------------------
-@dataclass(slots=True)
-class _Bind:
-    task: str
-    job: str
-    pod_pk: int
-    version: int
-    node: str
-    node_pk: int
-
-
-def _accept_binds(snapshot: Snapshot, decisions: Decisions, result: ApplyResult) -> list[_Bind]:
-    binds: list[_Bind] = []
-    bad_jobs: set[str] = set()
-    pods, nodes = snapshot.pods, snapshot.nodes
-    # node pk → job → [cpu, memory, gpu, pods] its binds ask of that node
-    asks: dict[int, dict[str, list[int]]] = defaultdict(dict)
-    for task_uid, node_name in decisions.binds.items():
-        row, node = pods.get(task_uid), nodes.get(node_name)
-        if row is None or node is None:  # not from this snapshot: refuse the job's binds
-            bad_jobs.add(row.job if row else task_uid)
-            continue
-        binds.append(_Bind(task_uid, row.job, row.pk, row.resource_version, node_name, node[0]))
-        ask = asks[node[0]].get(row.job)
-        if ask is None:
-            asks[node[0]][row.job] = [row.cpu, row.memory, row.gpu, 1000]
-        else:
-            ask[0] += row.cpu
-            ask[1] += row.memory
-            ask[2] += row.gpu
-            ask[3] += 1000
-    if not binds:
-        result.skipped_binds = sorted(decisions.binds)
-        return []
-    # 1. The target nodes, locked: a node's binds are refused if it changed since the snapshot.
-    pg = connection.vendor == "postgresql"
-    allocatable: dict[int, dict[str, int]] = {}
-    texts: dict[str, dict[str, int]] = {}
-    with connection.cursor() as cursor:
-        sql, params = keyed_rows(
-            Node._meta.db_table,
-            sorted(asks),
-            "t.id, t.name, t.resource_version, t.ready, t.unschedulable, "
-            "CAST(t.allocatable AS TEXT)",
-        )
-        cursor.execute(sql + (" ORDER BY t.id FOR UPDATE OF t" if pg else ""), params)
-        for pk, name, version, ready, cordoned, alloc in cursor.fetchall():
-            if ready and not cordoned and nodes.get(name) == (pk, version):
-                if alloc not in texts:
-                    texts[alloc] = json.loads(alloc) if alloc else {}
-                allocatable[pk] = texts[alloc] or {}
-    for pk, jobs in asks.items():
-        if pk not in allocatable:
-            bad_jobs.update(jobs)
-    # 2. Capacity against the database's view of each node, until no node overflows.
-    used: dict[int, list[int]] = {}
-    table = Pod._meta.db_table
-    with connection.cursor() as cursor:
-        # One aggregate over every node (cheaper than IN lists when thousands of nodes get binds).
-        cursor.execute(
-            f"SELECT node_id, SUM(cpu_milli), SUM(memory_milli), SUM(gpu_milli), COUNT(*) "
-            f"FROM {table} WHERE node_id IS NOT NULL AND phase IN ('Pending', 'Running') "
-            "GROUP BY node_id"
-        )
-        for node_id, cpu, memory, gpu, n in cursor.fetchall():
-            if node_id in allocatable:
-                used[node_id] = [int(cpu or 0), int(memory or 0), int(gpu or 0), int(n) * 1000]
-    limits = {pk: _limits(alloc) for pk, alloc in allocatable.items()}
-    while True:
-        newly: set[str] = set()
-        for pk, limit in limits.items():
-            load = list(used.get(pk) or (0, 0, 0, 0))
-            for job, ask in asks[pk].items():
-                if job not in bad_jobs:
-                    load[0] += ask[0]
-                    load[1] += ask[1]
-                    load[2] += ask[2]
-                    load[3] += ask[3]
-            if any(amount > cap for amount, cap in zip(load, limit, strict=True) if amount):
-                newly.update(job for job in asks[pk] if job not in bad_jobs)
-        if not newly:
-            break
-        bad_jobs |= newly
-    accepted = [b for b in binds if b.job not in bad_jobs]
-    taken = {b.task for b in accepted}
-    result.skipped_binds = sorted(t for t in decisions.binds if t not in taken)
-    return accepted
-
-
-def _limits(allocatable: dict[str, Any]) -> tuple[int, int, int, int]:
-    return (
-        int(allocatable.get("cpu", 0)),
-        int(allocatable.get("memory", 0)),
-        int(allocatable.get(GPU, 0)),
-        int(allocatable.get("pods", 0)),
-    )
-
-
-def _write_binds(
-    snapshot: Snapshot, accepted: list[_Bind], pods: PodStatusWriter, result: ApplyResult
-) -> None:
-    """Bind: the node, status Bound, ``PodScheduled=True`` and no nominee, in one write.
-
-    A pod that changed since the snapshot is not written; then the whole write is undone to its
-    savepoint and redone without that pod's job (a gang is bound whole or not at all). Each
-    round only drops jobs, so it ends.
-    """
-    events = RowEvents("Pod", "Scheduled", pods.when)
-    while accepted:
-        rows = [
-            (b.pod_pk, b.version, b.node_pk, TaskStatus.BOUND.value,
-             pods.scheduled(snapshot.pods[b.task]), "",
-             f"Successfully assigned {b.task} to {b.node}")
-            for b in accepted
-        ]  # fmt: skip
-        savepoint = transaction.savepoint()
-        written = set(
-            write_rows(
-                Pod,
-                [("node_id", "bigint"), ("task_status", "text"), ("conditions", "jsonb"),
-                 ("nominated_node_name", "text")],
-                rows,
-                where="t.node_id IS NULL AND t.phase = 'Pending' AND t.deletion_time IS NULL",
-                events=events,
-            )
-        )  # fmt: skip
-        stale = {b.job for b in accepted if b.pod_pk not in written}
-        if not stale:
-            transaction.savepoint_commit(savepoint)
-            result.bound = len(written)
-            break
-        transaction.savepoint_rollback(savepoint)
-        result.skipped_binds.extend(b.task for b in accepted if b.job in stale)
-        accepted = [b for b in accepted if b.job not in stale]
-    result.skipped_binds.sort()
 
 
 def _write_pending_pods(
