@@ -6,7 +6,8 @@ the controller-manager's sync loop, which here runs first in the same cycle. One
 1. The job controller reconciles (Jobs → PodGroups and Pods, phases, policies, Commands).
 2. The cache reads one consistent snapshot.
 3. The engine runs the active configuration's actions and plugins on it.
-4. The cache writes the decisions in one transaction, refusing stale rows.
+4. The cache writes the decisions in one transaction, refusing stale rows (on PostgreSQL a
+   session's binds are sent in batches while step 3 still runs, in that same transaction).
 5. The session is recorded (``SessionRecord``, with a retention limit) and its metrics stored.
 
 After the cycle, at most once per ``VOLCANO_CHANGE_PRUNE_PERIOD`` (default 60 s), the leader
@@ -36,7 +37,8 @@ from django.utils import timezone
 
 from jobs.controller.events import prune_events
 from scheduler import runtime
-from scheduler.cache import ApplyResult, apply_decisions, read_snapshot
+from scheduler.cache import ApplyResult, BindPipeline, apply_decisions, read_snapshot
+from scheduler.cache.bind_pipeline import DEFAULT_BATCH
 from scheduler.engine import load_conf, run_session
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.conf import SchedulerConf
@@ -70,6 +72,11 @@ def _number(name: str, default: float) -> float:
 def schedule_period() -> float:
     """Return seconds between sessions (``VOLCANO_SCHEDULE_PERIOD``, default 1, Volcano's)."""
     return max(_number("VOLCANO_SCHEDULE_PERIOD", 1.0), 0.05)
+
+
+def bind_batch() -> int:
+    """Return binds per batch sent while the session runs (``VOLCANO_BIND_BATCH``; 0: off)."""
+    return max(int(_number("VOLCANO_BIND_BATCH", DEFAULT_BATCH)), 0)
 
 
 @dataclass(slots=True)
@@ -175,10 +182,20 @@ def _cycle(
     try:
         configuration, conf = _active_conf()
         snapshot = read_snapshot(now=now)  # 2.
-        decisions = run_session(snapshot.cluster, conf, uid=uid)  # 3.
-        if still_leader is not None and not still_leader():
-            raise RuntimeError("lost the scheduler lease before writing: decisions discarded")
-        applied = apply_decisions(snapshot, decisions, now=now, session_uid=uid)  # 4.
+        # Binds are sent while the engine runs, uncommitted until step 4 ends (bind_pipeline).
+        with BindPipeline(snapshot, now=now, batch=bind_batch()) as binds:
+            decisions = run_session(snapshot.cluster, conf, uid=uid, bind_listener=binds.add)  # 3.
+
+            def write(binds_written: int | None) -> ApplyResult:  # 4., in the same transaction
+                if still_leader is not None and not still_leader():
+                    raise RuntimeError(
+                        "lost the scheduler lease before writing: decisions discarded"
+                    )
+                return apply_decisions(
+                    snapshot, decisions, now=now, session_uid=uid, binds_written=binds_written
+                )
+
+            applied = binds.finish(write)
     except Exception as exc:  # recorded, and the next period tries again
         return _failed(uid, now, started, configuration, exc, record)
     e2e_ms = (time.perf_counter() - started) * 1000

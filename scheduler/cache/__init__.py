@@ -10,12 +10,14 @@ are three jobs of 150-300 lines each.
 from __future__ import annotations
 
 from scheduler.cache.apply import ApplyResult, apply_decisions
+from scheduler.cache.bind_pipeline import BindPipeline
 from scheduler.cache.export import snapshot_to_scenario
 from scheduler.cache.snapshot import Snapshot, read_snapshot
 from scheduler.cache.status import write_queue_status
 
 __all__ = [
     "ApplyResult",
+    "BindPipeline",
     "Snapshot",
     "apply_decisions",
     "read_snapshot",

@@ -5,7 +5,8 @@ carries the versions the snapshot was read at, so a row that changed since is le
 next session reads it afresh and decides again), and records its Events in the same statement
 (``events.RowEvents``):
 
-1. Binds (``binds.write_binds``: node checks, capacity, the conditional UPDATE).
+1. Binds (``binds.write_binds``: node checks, capacity, the conditional UPDATE), unless a
+   ``BindPipeline`` already wrote them in this transaction while the session ran.
 2. Evictions: Releasing with a deletion time and a ``Warning Evict`` event.
 3. Pods left pending get the engine's reason (``pod_status``), written only when it changed.
 4. PodGroup phases and conditions, then every queue's status.
@@ -56,8 +57,13 @@ def apply_decisions(
     *,
     now: datetime | None = None,
     session_uid: str = "",
+    binds_written: int | None = None,
 ) -> ApplyResult:
-    """Write ``decisions`` taken on ``snapshot``; return counts and what was refused."""
+    """Write ``decisions`` taken on ``snapshot``; return counts and what was refused.
+
+    ``binds_written``: a ``BindPipeline`` already wrote every bind of ``decisions`` (this many)
+    in the caller's open transaction; only the rest is written here.
+    """
     started = time.perf_counter()
     now = now or timezone.now()
     result = ApplyResult()
@@ -68,8 +74,11 @@ def apply_decisions(
         group_rows = pool.submit(_pod_group_rows, snapshot, decisions, now, session_uid)
         with transaction.atomic():
             pods = PodStatusWriter(now)
-            binds = write_binds(snapshot, decisions.binds, pods)
-            result.bound, result.skipped_binds = binds.bound, binds.skipped
+            if binds_written is None:
+                binds = write_binds(snapshot, decisions.binds, pods)
+                result.bound, result.skipped_binds = binds.bound, binds.skipped
+            else:
+                result.bound = binds_written
             _write_evictions(snapshot, decisions, now, result)
             _write_pending_pods(snapshot, decisions, pods, result)
             _write_pod_groups(group_rows.result(), now, result)

@@ -36,13 +36,26 @@ from jobs.models import Pod
 from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, write_rows
-from scheduler.cache.snapshot import Snapshot
+from scheduler.cache.snapshot import PodRow, Snapshot
 from scheduler.engine.api.types import TaskStatus
 from scheduler.models import Node
 
-__all__ = ["BindResult", "write_binds"]
+__all__ = [
+    "BIND_COLUMNS",
+    "BIND_WHERE",
+    "BindResult",
+    "bind_row",
+    "limits_of",
+    "node_loads",
+    "write_binds",
+]
 
 GPU = "nvidia.com/gpu"
+# A bind's write: the node, status Bound, ``PodScheduled=True`` and no nominee (``bind_row``),
+# to a pod still pending, unbound and not being deleted.
+BIND_COLUMNS = [("node_id", "bigint"), ("task_status", "text"), ("conditions", "jsonb"),
+                ("nominated_node_name", "text")]  # fmt: skip
+BIND_WHERE = "t.node_id IS NULL AND t.phase = 'Pending' AND t.deletion_time IS NULL"
 
 
 @dataclass(slots=True)
@@ -117,19 +130,8 @@ def _accept_binds(snapshot: Snapshot, wanted: Mapping[str, str], result: BindRes
         if pk not in allocatable:
             bad_jobs.update(jobs)
     # 2. Capacity against the database's view of each node, until no node overflows.
-    used: dict[int, list[int]] = {}
-    table = Pod._meta.db_table
-    with connection.cursor() as cursor:
-        # One aggregate over every node (cheaper than IN lists when thousands of nodes get binds).
-        cursor.execute(
-            f"SELECT node_id, SUM(cpu_milli), SUM(memory_milli), SUM(gpu_milli), COUNT(*) "
-            f"FROM {table} WHERE node_id IS NOT NULL AND phase IN ('Pending', 'Running') "
-            "GROUP BY node_id"
-        )
-        for node_id, cpu, memory, gpu, n in cursor.fetchall():
-            if node_id in allocatable:
-                used[node_id] = [int(cpu or 0), int(memory or 0), int(gpu or 0), int(n) * 1000]
-    limits = {pk: _limits(alloc) for pk, alloc in allocatable.items()}
+    used = {pk: load for pk, *load in node_loads() if pk in allocatable}
+    limits = {pk: limits_of(alloc) for pk, alloc in allocatable.items()}
     while True:
         newly: set[str] = set()
         for pk, limit in limits.items():
@@ -151,7 +153,31 @@ def _accept_binds(snapshot: Snapshot, wanted: Mapping[str, str], result: BindRes
     return accepted
 
 
-def _limits(allocatable: dict[str, Any]) -> tuple[int, int, int, int]:
+def node_loads() -> list[tuple[int, int, int, int, int]]:
+    """Return ``(node pk, cpu, memory, gpu, pods x 1000)`` held on every node with pods.
+
+    One aggregate over every node: cheaper than IN lists when thousands of nodes get binds.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT node_id, SUM(cpu_milli), SUM(memory_milli), SUM(gpu_milli), COUNT(*) "
+            f"FROM {Pod._meta.db_table} WHERE node_id IS NOT NULL "
+            "AND phase IN ('Pending', 'Running') GROUP BY node_id"
+        )
+        return [(node_id, int(cpu or 0), int(memory or 0), int(gpu or 0), int(n) * 1000)
+                for node_id, cpu, memory, gpu, n in cursor.fetchall()]  # fmt: skip
+
+
+def bind_row(
+    task: str, node: str, node_pk: int, pod: PodRow, pods: PodStatusWriter
+) -> tuple[Any, ...]:
+    """Return the ``write_rows`` row binding ``pod`` (task ``task``) to ``node``."""
+    return (pod.pk, pod.resource_version, node_pk, TaskStatus.BOUND.value, pods.scheduled(pod),
+            "", f"Successfully assigned {task} to {node}")  # fmt: skip
+
+
+def limits_of(allocatable: dict[str, Any]) -> tuple[int, int, int, int]:
+    """Return a node's ``(cpu, memory, gpu, pods x 1000)`` from its allocatable."""
     return (
         int(allocatable.get("cpu", 0)),
         int(allocatable.get("memory", 0)),
@@ -171,23 +197,9 @@ def _write_binds(
     """
     events = RowEvents("Pod", "Scheduled", pods.when)
     while accepted:
-        rows = [
-            (b.pod_pk, b.version, b.node_pk, TaskStatus.BOUND.value,
-             pods.scheduled(snapshot.pods[b.task]), "",
-             f"Successfully assigned {b.task} to {b.node}")
-            for b in accepted
-        ]  # fmt: skip
+        rows = [bind_row(b.task, b.node, b.node_pk, snapshot.pods[b.task], pods) for b in accepted]
         savepoint = transaction.savepoint()
-        written = set(
-            write_rows(
-                Pod,
-                [("node_id", "bigint"), ("task_status", "text"), ("conditions", "jsonb"),
-                 ("nominated_node_name", "text")],
-                rows,
-                where="t.node_id IS NULL AND t.phase = 'Pending' AND t.deletion_time IS NULL",
-                events=events,
-            )
-        )  # fmt: skip
+        written = set(write_rows(Pod, BIND_COLUMNS, rows, where=BIND_WHERE, events=events))
         stale = {b.job for b in accepted if b.pod_pk not in written}
         if not stale:
             transaction.savepoint_commit(savepoint)

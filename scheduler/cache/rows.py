@@ -26,11 +26,13 @@ from volcano_site.kube.changes import (
     notify_on_commit,
     record_versions,
     reserve_versions,
+    serialise_writers,
+    versions_block,
     versions_insert,
 )
 from volcano_site.pg_arrays import int_array, text_array
 
-__all__ = ["Column", "keyed_rows", "write_rows"]
+__all__ = ["Column", "keyed_rows", "send_rows", "write_rows"]
 
 CHUNK = 5000
 Column = tuple[str, str]  # (column, PostgreSQL type: bigint, text, jsonb, timestamptz, …)
@@ -86,22 +88,11 @@ def write_rows(
     stamped = [(r[0], r[1], v, *r[2:]) for r, v in zip(rows, versions, strict=True)]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            inserts = [versions_insert(model, "w")]
-            if events is not None:
-                inserts.append(events_insert(events, "w"))
-            needed = dict.fromkeys(column for _, _, names in inserts for column in names)
-            returning = ", ".join(
-                "v.event_message" if column == "event_message" else f"t.{column}"
-                for column in needed
-            )
-            ctes = "".join(f", c{i} AS ({sql})" for i, (sql, _, _) in enumerate(inserts))
             for start in range(0, len(stamped), CHUNK):
-                chunk = stamped[start : start + CHUNK]
-                sql, params = _statement(table, columns, chunk, where, returning, events)
-                cursor.execute(
-                    f"WITH w AS ({sql}){ctes} SELECT w.id FROM w",
-                    [*params, *(param for _, values, _ in inserts for param in values)],
+                sql, params = _pg_write(
+                    model, columns, stamped[start : start + CHUNK], where, events
                 )
+                cursor.execute(sql, params)
                 written.extend(row[0] for row in cursor.fetchall())
             notify_on_commit()
             return written
@@ -112,6 +103,74 @@ def write_rows(
             model, events, [(pk, messages[pk]) for pk, _ in rows_written if pk in messages]
         )
     return [row[0] for row in rows_written]
+
+
+def send_rows(
+    model: type[models.Model],
+    columns: Sequence[Column],
+    rows: Sequence[tuple[Any, ...]],
+    *,
+    where: str = "",
+    events: RowEvents | None = None,
+) -> list[Any]:
+    """PostgreSQL in pipeline mode: send ``write_rows``'s statements without waiting for them.
+
+    Return their cursors: once the pipeline has synced, each one's ``fetchall()`` gives the
+    pks it wrote. The statements take their new versions from the change events' sequence
+    themselves (``versions_block``), since asking for them first (``reserve_versions``) would
+    wait for every statement sent before.
+    """
+    serialise_writers()  # queued: it runs before the statements below
+    rows = sorted(rows, key=_first)
+    cursors: list[Any] = []
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        block, block_params = versions_block(len(chunk))
+        sql, params = _pg_write(
+            model,
+            columns,
+            chunk,
+            where,
+            events,
+            versions=(f"n AS MATERIALIZED ({block})", block_params),
+        )
+        cursor = connection.cursor()
+        cursor.execute(sql, params)
+        cursors.append(cursor)
+    notify_on_commit()
+    return cursors
+
+
+def _pg_write(
+    model: type[models.Model],
+    columns: Sequence[Column],
+    rows: list[tuple[Any, ...]],
+    where: str,
+    events: RowEvents | None,
+    versions: tuple[str, list[Any]] | None = None,
+) -> tuple[str, list[Any]]:
+    """The whole statement: the UPDATE, its change events and Events as CTEs.
+
+    ``versions``: a CTE ``n`` (and its parameters) giving the rows' first new version, for rows
+    that carry none.
+    """
+    inserts = [versions_insert(model, "w")]
+    if events is not None:
+        inserts.append(events_insert(events, "w"))
+    needed = dict.fromkeys(column for _, _, names in inserts for column in names)
+    returning = ", ".join(
+        "v.event_message" if column == "event_message" else f"t.{column}" for column in needed
+    )
+    ctes = "".join(f", c{i} AS ({sql})" for i, (sql, _, _) in enumerate(inserts))
+    table = connection.ops.quote_name(model._meta.db_table)  # our tables
+    first, first_params = versions or ("", [])
+    sql, params = _statement(
+        table, columns, rows, where, returning, events, "n" if versions else ""
+    )
+    return (
+        f"WITH {first + ', ' if first else ''}w AS ({sql}){ctes} SELECT w.id FROM w",
+        [*first_params, *params, *(param for _, values, _ in inserts for param in values)],
+    )
 
 
 def _first(row: tuple[Any, ...]) -> Any:
@@ -125,6 +184,7 @@ def _statement(
     where: str,
     returning: str = "t.id, t.resource_version",
     events: RowEvents | None = None,
+    versions_from: str = "",
 ) -> tuple[str, list[Any]]:
     """PostgreSQL: ``UPDATE … FROM unnest(<one array per column>) … RETURNING``.
 
@@ -132,14 +192,17 @@ def _statement(
     scalar. The others travel as one array literal each (``pg_arrays``): bigint and text
     columns as built here, other types (a timestamp that differs per row) as lists. With
     ``events``, each row's last item rides along as ``v.event_message`` (not written).
+    With ``versions_from`` (a relation with a column ``first``) the rows carry no new version:
+    row *n* of ``rows`` gets ``first + n - 1``.
     """
-    values = [[row[i] for row in rows] for i in range(3 + len(columns))]
+    lead = 2 if versions_from else 3
+    values = [[row[i] for row in rows] for i in range(lead + len(columns))]
     sets: list[str] = []
     scalars: list[Any] = []
-    arrays: list[Any] = [int_array(column) for column in values[:3]]
-    names: list[str] = ["id", "version", "new_version"]
-    types: list[str] = ["bigint"] * 3
-    for (name, kind), column in zip(columns, values[3:], strict=True):
+    arrays: list[Any] = [int_array(column) for column in values[:lead]]
+    names: list[str] = ["id", "version", "new_version"][:lead]
+    types: list[str] = ["bigint"] * lead
+    for (name, kind), column in zip(columns, values[lead:], strict=True):
         if len(set(column)) == 1:
             sets.append(f"{name} = CAST(%s AS {kind})")
             scalars.append(column[0])
@@ -161,9 +224,14 @@ def _statement(
         arrays.append(text_array(row[-1] for row in rows))
     unnest = ", ".join(f"%s::{kind}[]" for kind in types)
     extra = f" AND ({where})" if where else ""
+    if versions_from:
+        version = f"{versions_from}.first + v.ord - 1"
+        source = f"unnest({unnest}) WITH ORDINALITY AS v({', '.join(names)}, ord), {versions_from}"
+    else:
+        version, source = "v.new_version", f"unnest({unnest}) AS v({', '.join(names)})"
     sql = (
-        f"UPDATE {table} AS t SET {', '.join(sets)}, resource_version = v.new_version "
-        f"FROM unnest({unnest}) AS v({', '.join(names)}) "
+        f"UPDATE {table} AS t SET {', '.join(sets)}, resource_version = {version} "
+        f"FROM {source} "
         f"WHERE t.id = v.id AND t.resource_version = v.version{extra} "
         f"RETURNING {returning}"
     )

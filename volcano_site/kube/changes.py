@@ -38,6 +38,8 @@ __all__ = [
     "record_rows",
     "record_versions",
     "reserve_versions",
+    "serialise_writers",
+    "versions_block",
     "versions_insert",
 ]
 
@@ -63,7 +65,11 @@ def _served_models() -> list[type[models.Model]]:
     return [Job, PodGroup, Pod, Command, Event, PriorityClass, Queue, Node, Secret]
 
 
-def _serialise_writers() -> None:
+def serialise_writers() -> None:
+    """Take the writers' lock (PostgreSQL), held until the transaction ends.
+
+    Why: change events and versions are then handed out, and committed, in one order.
+    """
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_ADVISORY_LOCK_KEY])
@@ -75,7 +81,7 @@ def _notify() -> None:
 
 
 def _insert(instance: Any, kind: str, change: ChangeType, *, last_state: Any = None) -> int:
-    _serialise_writers()
+    serialise_writers()
     event = ChangeEvent.objects.create(
         kind=kind,
         type=change,
@@ -160,7 +166,7 @@ def record_rows(
     keys = sorted(set(pks))
     if not keys:
         return
-    _serialise_writers()
+    serialise_writers()
     kind = model_label(model)
     if connection.vendor == "postgresql":
         _record_rows_in_sql(model, keys, kind, change)
@@ -184,7 +190,7 @@ def reserve_versions(count: int) -> list[int]:
     """
     if count <= 0:
         return []
-    _serialise_writers()
+    serialise_writers()
     table = ChangeEvent._meta.db_table
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -202,6 +208,21 @@ def reserve_versions(count: int) -> list[int]:
         )
         last = int(cursor.fetchone()[0])
     return list(range(last + 1, last + 1 + count))
+
+
+def versions_block(count: int) -> tuple[str, list[Any]]:
+    """PostgreSQL: ``(sql, params)`` of a one-row query taking ``count`` ids, as ``first``.
+
+    ``reserve_versions`` inside a statement, for writers that cannot wait for its answer (a
+    pipeline): the ids are ``first`` to ``first + count - 1``. The transaction must hold the
+    writers' lock before the statement runs (``serialise_writers``).
+    """
+    table = ChangeEvent._meta.db_table
+    return (
+        "SELECT setval(s.seq, nextval(s.seq) + %s - 1) - %s + 1 AS first "
+        "FROM (SELECT pg_get_serial_sequence(%s, 'id') AS seq) s",
+        [count, count, table],
+    )
 
 
 def record_versions(

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from scheduler.engine.api.cluster_info import ClusterInfo
@@ -44,7 +45,13 @@ if TYPE_CHECKING:
 
     from scheduler.engine.conf import SchedulerConf
 
-__all__ = ["Session", "close_session", "open_session", "run_session"]
+__all__ = ["BindListener", "Session", "close_session", "open_session", "run_session"]
+
+# Told of each bind as it is decided: ``(task uid, node name)``. Volcano's allocate hands a
+# committed job's binds to the cache, which sends them to the API server while the session goes
+# on; a listener lets our cache do the same (``scheduler/cache/bind_pipeline.py``). A bind is
+# final once made: nothing later in the session takes it back (victims are Bound or Running).
+BindListener = Callable[[str, str], None]
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +59,16 @@ logger = logging.getLogger(__name__)
 class Session(SessionPlugins):
     """The state of one scheduling cycle and the hooks its plugins registered."""
 
-    def __init__(self, cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "session") -> None:
+    def __init__(
+        self,
+        cluster: ClusterInfo,
+        conf: SchedulerConf,
+        *,
+        uid: str = "session",
+        bind_listener: BindListener | None = None,
+    ) -> None:
         self.uid = uid
+        self.bind_listener = bind_listener
         self.cluster = cluster
         self.conf = conf
         self.now = cluster.now
@@ -175,6 +190,8 @@ class Session(SessionPlugins):
         """Turn an Allocated task into a bind decision (status Binding)."""
         self.jobs[task.job].update_task_status(task, TaskStatus.BINDING)
         self.decisions.binds[task.uid] = task.node_name
+        if self.bind_listener is not None:
+            self.bind_listener(task.uid, task.node_name)
 
     def record_eviction(self, task: TaskInfo, node: str, reason: str, preemptor: str) -> None:
         """Add an eviction decision."""
@@ -192,9 +209,15 @@ class Session(SessionPlugins):
                 self.bind_task(ready)
 
 
-def open_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "session") -> Session:
+def open_session(
+    cluster: ClusterInfo,
+    conf: SchedulerConf,
+    *,
+    uid: str = "session",
+    bind_listener: BindListener | None = None,
+) -> Session:
     """Return a session on ``cluster`` with every enabled plugin opened, in conf order."""
-    ssn = Session(cluster, conf, uid=uid)
+    ssn = Session(cluster, conf, uid=uid, bind_listener=bind_listener)
     for option in conf.plugin_options():
         cls = get_plugin_class(option.name)
         if cls is None:  # load_conf refuses these; a hand-built conf may not
@@ -231,18 +254,27 @@ def close_session(ssn: Session) -> Decisions:
     return ssn.decisions
 
 
-def run_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str = "session") -> Decisions:
+def run_session(
+    cluster: ClusterInfo,
+    conf: SchedulerConf,
+    *,
+    uid: str = "session",
+    bind_listener: BindListener | None = None,
+) -> Decisions:
     """Return the decisions of one full session: open, every action in order, close.
 
-    Automatic garbage collection is held off while it runs (``no_automatic_gc``).
+    ``bind_listener``, if given, is told of each bind as it is decided (the decisions still
+    hold them all). Automatic garbage collection is held off while it runs (``no_automatic_gc``).
     """
     with no_automatic_gc():
-        return _run_session(cluster, conf, uid=uid)
+        return _run_session(cluster, conf, uid=uid, bind_listener=bind_listener)
 
 
-def _run_session(cluster: ClusterInfo, conf: SchedulerConf, *, uid: str) -> Decisions:
+def _run_session(
+    cluster: ClusterInfo, conf: SchedulerConf, *, uid: str, bind_listener: BindListener | None
+) -> Decisions:
     started = time.perf_counter()
-    ssn = open_session(cluster, conf, uid=uid)
+    ssn = open_session(cluster, conf, uid=uid, bind_listener=bind_listener)
     for name in conf.actions:
         action = get_action(name)
         if action is None:
