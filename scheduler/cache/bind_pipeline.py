@@ -33,7 +33,7 @@ target nodes' row locks, which other writers wait for, for the rest of the engin
 
 from __future__ import annotations
 
-import json
+import logging
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -43,7 +43,14 @@ from typing import Any, TypeVar
 from django.db import connection, transaction
 
 from jobs.models import Pod
-from scheduler.cache.binds import BIND_COLUMNS, BIND_WHERE, bind_row, limits_of, node_loads
+from scheduler.cache.binds import (
+    BIND_COLUMNS,
+    BIND_WHERE,
+    NODE_COLUMNS,
+    bind_row,
+    node_loads,
+    usable_nodes,
+)
 from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, send_rows
@@ -53,6 +60,7 @@ from scheduler.models import Node
 __all__ = ["DEFAULT_BATCH", "BindPipeline"]
 
 DEFAULT_BATCH = 1000
+logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
@@ -99,8 +107,8 @@ class BindPipeline:
             kind, exc = _AbandonedError, _AbandonedError("the session ended without finish")
         try:
             self._end_pipeline(kind, exc, tb)
-        except Exception:
-            pass
+        except Exception:  # the session's own exception is the one raised; this one is logged
+            logger.warning("bind pipeline: a sent statement failed as well", exc_info=True)
         finally:
             atomic.__exit__(kind, exc, tb)  # rolls back
 
@@ -185,11 +193,8 @@ class BindPipeline:
         then, while holding the change stream's writers' lock, would take the two locks in the
         opposite order from every other writer (a node's row, then the writers' lock).
         """
-        sql, params = keyed_rows(
-            Node._meta.db_table, sorted(pk for pk, _ in self._snapshot.nodes.values()),
-            "t.id, t.name, t.resource_version, t.ready, t.unschedulable, "
-            "CAST(t.allocatable AS TEXT)",
-        )  # fmt: skip
+        pks = sorted(pk for pk, _ in self._snapshot.nodes.values())
+        sql, params = keyed_rows(Node._meta.db_table, pks, NODE_COLUMNS)
         self._nodes = connection.cursor()
         self._nodes.execute(sql + " ORDER BY t.id FOR UPDATE OF t", params)
 
@@ -207,18 +212,9 @@ class BindPipeline:
     # --- checking ------------------------------------------------------------------------------
     def _check(self) -> int | None:
         """Return how many binds took, or None if a check fails (see the module's list)."""
-        nodes = self._snapshot.nodes
-        limits: dict[int, tuple[int, int, int, int]] = {}
-        texts: dict[str, tuple[int, int, int, int]] = {}
-        for pk, name, version, ready, cordoned, alloc in self._nodes.fetchall():
-            if pk not in self._targets:
-                continue
-            if not ready or cordoned or nodes.get(name) != (pk, version):
-                return None
-            if alloc not in texts:
-                texts[alloc] = limits_of(json.loads(alloc) if alloc else {})
-            limits[pk] = texts[alloc]
-        if len(limits) != len(self._targets):  # a node row is gone
+        usable = usable_nodes(self._snapshot, self._nodes.fetchall())
+        limits = {pk: usable[pk] for pk in self._targets if pk in usable}
+        if len(limits) != len(self._targets):  # a target node changed, or its row is gone
             return None
         written: set[int] = set()
         for cursor in self._pod_cursors:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,10 +43,12 @@ from scheduler.models import Node
 __all__ = [
     "BIND_COLUMNS",
     "BIND_WHERE",
+    "NODE_COLUMNS",
     "BindResult",
     "bind_row",
     "limits_of",
     "node_loads",
+    "usable_nodes",
     "write_binds",
 ]
 
@@ -56,6 +58,11 @@ GPU = "nvidia.com/gpu"
 BIND_COLUMNS = [("node_id", "bigint"), ("task_status", "text"), ("conditions", "jsonb"),
                 ("nominated_node_name", "text")]  # fmt: skip
 BIND_WHERE = "t.node_id IS NULL AND t.phase = 'Pending' AND t.deletion_time IS NULL"
+# What the bind checks read of a node (``keyed_rows`` columns, ``usable_nodes`` reads them).
+NODE_COLUMNS = (
+    "t.id, t.name, t.resource_version, t.ready, t.unschedulable, CAST(t.allocatable AS TEXT)"
+)
+Limits = tuple[int, int, int, int]  # cpu, memory, gpu, pods x 1000
 
 
 @dataclass(slots=True)
@@ -111,27 +118,15 @@ def _accept_binds(snapshot: Snapshot, wanted: Mapping[str, str], result: BindRes
         return []
     # 1. The target nodes, locked: a node's binds are refused if it changed since the snapshot.
     pg = connection.vendor == "postgresql"
-    allocatable: dict[int, dict[str, int]] = {}
-    texts: dict[str, dict[str, int]] = {}
     with connection.cursor() as cursor:
-        sql, params = keyed_rows(
-            Node._meta.db_table,
-            sorted(asks),
-            "t.id, t.name, t.resource_version, t.ready, t.unschedulable, "
-            "CAST(t.allocatable AS TEXT)",
-        )
+        sql, params = keyed_rows(Node._meta.db_table, sorted(asks), NODE_COLUMNS)
         cursor.execute(sql + (" ORDER BY t.id FOR UPDATE OF t" if pg else ""), params)
-        for pk, name, version, ready, cordoned, alloc in cursor.fetchall():
-            if ready and not cordoned and nodes.get(name) == (pk, version):
-                if alloc not in texts:
-                    texts[alloc] = json.loads(alloc) if alloc else {}
-                allocatable[pk] = texts[alloc] or {}
+        limits = usable_nodes(snapshot, cursor.fetchall())
     for pk, jobs in asks.items():
-        if pk not in allocatable:
+        if pk not in limits:
             bad_jobs.update(jobs)
     # 2. Capacity against the database's view of each node, until no node overflows.
-    used = {pk: load for pk, *load in node_loads() if pk in allocatable}
-    limits = {pk: limits_of(alloc) for pk, alloc in allocatable.items()}
+    used = {pk: load for pk, *load in node_loads() if pk in limits}
     while True:
         newly: set[str] = set()
         for pk, limit in limits.items():
@@ -151,6 +146,22 @@ def _accept_binds(snapshot: Snapshot, wanted: Mapping[str, str], result: BindRes
     taken = {b.task for b in accepted}
     result.skipped = [t for t in wanted if t not in taken]
     return accepted
+
+
+def usable_nodes(snapshot: Snapshot, rows: Iterable[Sequence[Any]]) -> dict[int, Limits]:
+    """Return the limits of the nodes among ``rows`` (``NODE_COLUMNS``) that may get binds.
+
+    A node may if it is still Ready, schedulable and at the version the snapshot read.
+    """
+    nodes = snapshot.nodes
+    limits: dict[int, Limits] = {}
+    texts: dict[str, Limits] = {}
+    for pk, name, version, ready, cordoned, alloc in rows:
+        if ready and not cordoned and nodes.get(name) == (pk, version):
+            if alloc not in texts:
+                texts[alloc] = limits_of(json.loads(alloc) if alloc else {})
+            limits[pk] = texts[alloc]
+    return limits
 
 
 def node_loads() -> list[tuple[int, int, int, int, int]]:
@@ -176,7 +187,7 @@ def bind_row(
             "", f"Successfully assigned {task} to {node}")  # fmt: skip
 
 
-def limits_of(allocatable: dict[str, Any]) -> tuple[int, int, int, int]:
+def limits_of(allocatable: dict[str, Any]) -> Limits:
     """Return a node's ``(cpu, memory, gpu, pods x 1000)`` from its allocatable."""
     return (
         int(allocatable.get("cpu", 0)),
