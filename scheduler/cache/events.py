@@ -75,11 +75,13 @@ def events_insert(spec: RowEvents, source: str) -> tuple[str, list[Any], list[st
 
 
 def record_object_events(
-    model: type[models.Model], spec: RowEvents, rows: Sequence[tuple[int, str]]
+    model: type[models.Model], spec: RowEvents, rows: Sequence[tuple[int, int, str]]
 ) -> int:
-    """SQLite: record one event per ``(pk, message)`` about rows of ``model`` just written.
+    """SQLite: record one event per ``(pk, version, message)`` about rows of ``model``.
 
-    (PostgreSQL records them in the write's own statement: ``events_insert``.)
+    Only a row that holds ``version`` (the one its write stamped) gets its event: a row the
+    write refused as stale gets none. (PostgreSQL records them in the write's own statement:
+    ``events_insert``.)
     """
     if not rows:
         return 0
@@ -89,8 +91,9 @@ def record_object_events(
     with connection.cursor() as cursor:
         # CROSS JOIN: SQLite keeps the JSON outermost and finds each row by its key.
         cursor.execute(
-            f"INSERT INTO {events} ({_COLUMNS}) SELECT {_select('t', 'j.value ->> 1')} "
-            f"FROM json_each(%s) AS j CROSS JOIN {table} AS t ON t.id = j.value ->> 0",
+            f"INSERT INTO {events} ({_COLUMNS}) SELECT {_select('t', 'j.value ->> 2')} "
+            f"FROM json_each(%s) AS j CROSS JOIN {table} AS t ON t.id = j.value ->> 0 "
+            "WHERE t.resource_version = j.value ->> 1",
             [*spec.head(), stamp, stamp, json.dumps(list(rows))],
         )
         return int(cursor.rowcount)

@@ -5,11 +5,13 @@ snapshot read, and only rows still at that version (and matching ``where``) are 
 version is the id of the row's change event, stamped in the same statement (``reserve_versions``),
 so a row is written once, not once for the change and again for its version. On PostgreSQL the
 change events are inserted by the same statement (a data-modifying CTE fed by the UPDATE's
-``RETURNING``); SQLite records them after, from the rows that took.
+``RETURNING``); SQLite records them in the next statements, for the rows now at their new
+version (``_sqlite_write``).
 
 PostgreSQL gets the rows as one array parameter per column (``UPDATE … FROM unnest(…)``): no
 per-row placeholders for the driver to splice and no per-row round trips. SQLite gets them as one
-JSON parameter (``UPDATE … FROM json_each(?)``), so the variable limit never applies.
+JSON parameter (``WITH v AS MATERIALIZED (… json_each(?)) UPDATE … FROM v``), so the variable
+limit never applies.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 from django.db import connection, models
@@ -75,34 +78,57 @@ def write_rows(
     """
     if not rows:
         return []
-    messages: dict[int, str] = {}
-    if events is not None and connection.vendor != "postgresql":
-        messages = {row[0]: row[-1] for row in rows if row[-1] is not None}
-        rows = [row[:-1] for row in rows]
     # In key order: each row's B-tree page (and its neighbours') is then written while it is
     # still in the page cache. 10,000 binds in the engine's order cost SQLite 2-2.5x as much.
     rows = sorted(rows, key=_first)
     versions = reserve_versions(len(rows))
-    table = connection.ops.quote_name(model._meta.db_table)  # our tables
-    written: list[int] = []
     stamped = [(r[0], r[1], v, *r[2:]) for r, v in zip(rows, versions, strict=True)]
+    if connection.vendor != "postgresql":
+        return _sqlite_write(model, columns, stamped, where=where, events=events)
+    written: list[int] = []
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            for start in range(0, len(stamped), CHUNK):
-                sql, params = _pg_write(
-                    model, columns, stamped[start : start + CHUNK], where, events
-                )
-                cursor.execute(sql, params)
-                written.extend(row[0] for row in cursor.fetchall())
-            notify_on_commit()
-            return written
-        rows_written = _sqlite_write(cursor, table, columns, stamped, where, versions)
-    record_versions(model, rows_written)
+        for start in range(0, len(stamped), CHUNK):
+            sql, params = _pg_write(model, columns, stamped[start : start + CHUNK], where, events)
+            cursor.execute(sql, params)
+            written.extend(row[0] for row in cursor.fetchall())
+    notify_on_commit()
+    return written
+
+
+def _sqlite_write(
+    model: type[models.Model],
+    columns: Sequence[Column],
+    rows: Sequence[tuple[Any, ...]],
+    *,
+    where: str,
+    events: RowEvents | None,
+) -> list[int]:
+    """SQLite: write stamped rows, ``(pk, version, new version, *values[, message])``.
+
+    Each statement covers every row at once: the UPDATE, then the change events and (with
+    ``events``) the Events of exactly the rows it wrote, which are those now at their new
+    version. The written pks are read back only when the UPDATE wrote fewer rows than it was
+    given (a stale row: rare).
+    """
+    messages: list[tuple[int, int, str]] = []
     if events is not None:
-        record_object_events(
-            model, events, [(pk, messages[pk]) for pk, _ in rows_written if pk in messages]
+        messages = [(row[0], row[2], row[-1]) for row in rows if row[-1] is not None]
+        rows = [row[:-1] for row in rows]
+    table = connection.ops.quote_name(model._meta.db_table)  # our tables
+    with connection.cursor() as cursor:
+        written = _sqlite_update(cursor, table, columns, rows, where)
+        record_versions(model, [(row[0], row[2]) for row in rows])
+        if events is not None:
+            record_object_events(model, events, messages)
+        if written == len(rows):
+            return [row[0] for row in rows]
+        cursor.execute(
+            f"SELECT json_group_array(t.id) FROM json_each(%s) AS j "
+            f"CROSS JOIN {table} AS t ON t.id = j.value ->> 0 "
+            "WHERE t.resource_version = j.value ->> 1",
+            [json.dumps([(row[0], row[2]) for row in rows])],
         )
-    return [row[0] for row in rows_written]
+        return [int(pk) for pk in json.loads(cursor.fetchone()[0])]
 
 
 def send_rows(
@@ -238,38 +264,46 @@ def _statement(
     return sql, [*scalars, *arrays]
 
 
-def _sqlite_write(
+def _sqlite_update(
     cursor: Any,
     table: str,
     columns: Sequence[Column],
-    rows: list[tuple[Any, ...]],
+    rows: Sequence[tuple[Any, ...]],
     where: str,
-    versions: list[int],
-) -> list[tuple[int, int]]:
-    """SQLite: one prepared UPDATE run in-process per row, then read back what took.
+) -> int:
+    """SQLite: one ``UPDATE`` fed by one JSON parameter; return how many rows it wrote.
 
-    (``UPDATE … FROM json_each`` lets the planner drive the join from an index on the table,
-    scanning the JSON once per row.) The new versions are unique to this call, so the rows
-    holding one of them are exactly the rows written.
+    The rows travel as one JSON array, materialised first (``MATERIALIZED``: the planner then
+    walks it once and finds each row by its key, where a bare ``json_each`` in the ``FROM``
+    gets scanned once per table row). A column with one value for every row is sent once.
+    No per-row parameter binding in Python: 10,000 binds take 35-40 ms, not 55.
     """
-    sets = ", ".join(f"{name} = %s" for name, _ in columns)
+    picks = ["value ->> 0 AS id", "value ->> 1 AS version", "value ->> 2 AS new_version"]
+    sets: list[str] = []
+    scalars: list[Any] = []
+    varying: list[int] = []
+    for i, (name, kind) in enumerate(columns, start=3):
+        values = set(map(itemgetter(i), rows))
+        if len(values) == 1:
+            sets.append(f"{name} = %s")
+            scalars.append(_sqlite(values.pop()) if kind == "timestamptz" else values.pop())
+            continue
+        picks.append(f"value ->> {len(picks)} AS c{i}")
+        sets.append(f"{name} = v.c{i}")
+        varying.append(i)
+    sent = list(map(itemgetter(0, 1, 2, *varying), rows))
+    stamps = [n for n, i in enumerate(varying, start=3) if columns[i - 3][1] == "timestamptz"]
+    if stamps:  # only timestamps need adapting: per column, not per value
+        sent = [tuple(_sqlite(x) if n in stamps else x for n, x in enumerate(row)) for row in sent]
     extra = f" AND ({where})" if where else ""
-    # Only timestamp columns need adapting (per column, not per value: 10,000 binds carry
-    # 90,000 values).
-    stamps = [i for i, (_, kind) in enumerate(columns, start=3) if kind == "timestamptz"]
-    if stamps:
-        rows = [tuple(_sqlite(x) if i in stamps else x for i, x in enumerate(row)) for row in rows]
-    cursor.executemany(
-        f"UPDATE {table} AS t SET {sets}, resource_version = %s "
-        f"WHERE t.id = %s AND t.resource_version = %s{extra}",
-        [(*row[3:], row[2], row[0], row[1]) for row in rows],
-    )
     cursor.execute(
-        f"SELECT id, resource_version FROM {table} "
-        "WHERE id IN (SELECT value FROM json_each(%s)) AND resource_version BETWEEN %s AND %s",
-        [json.dumps([row[0] for row in rows]), versions[0], versions[-1]],
+        f"WITH v AS MATERIALIZED (SELECT {', '.join(picks)} FROM json_each(%s)) "
+        f"UPDATE {table} AS t SET {', '.join(sets)}, resource_version = v.new_version FROM v "
+        f"WHERE t.id = v.id AND t.resource_version = v.version{extra}",
+        [json.dumps(sent), *scalars],
     )
-    return list(cursor.fetchall())
+    cursor.execute("SELECT changes()")  # (the driver's rowcount is -1 for a WITH statement)
+    return int(cursor.fetchone()[0])
 
 
 def _sqlite(value: Any) -> Any:

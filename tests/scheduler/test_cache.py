@@ -254,6 +254,40 @@ def test_an_eviction_marks_the_pod_releasing_and_records_an_event() -> None:
     assert Event.objects.filter(reason="Evict").count() == 1
 
 
+def test_of_two_evictions_the_stale_one_is_refused_and_leaves_no_trace_in_the_streams() -> None:
+    node = make_node("n1")
+    _, (kept,) = make_gang("kept", replicas=1)
+    _, (gone,) = make_gang("gone", replicas=1)
+    Pod.objects.filter(pk__in=[kept.pk, gone.pk]).update(node=node, phase="Running")
+    snapshot = read_snapshot()
+    gone.refresh_from_db()
+    gone.labels = {"edited": "yes"}
+    gone.save()  # another writer: its version moved on after the snapshot
+    version_before = gone.resource_version
+    decisions = Decisions(
+        evictions=[
+            Eviction("default/kept-task-0", "n1", "preempted"),
+            Eviction("default/gone-task-0", "n1", "preempted"),
+        ]
+    )
+
+    result = apply_decisions(snapshot, decisions)
+
+    assert result.evicted == 1
+    assert result.skipped_evictions == ["default/gone-task-0"]
+    evicted = {e.involved_name for e in Event.objects.filter(reason="Evict")}
+    assert evicted == {kept.name}
+    gone.refresh_from_db()
+    assert gone.deletion_time is None
+    assert gone.resource_version == version_before
+    # Watchers hear of the eviction that took, and of nothing for the refused one.
+    kept.refresh_from_db()
+    assert ChangeEvent.objects.get(pk=kept.resource_version).object_pk == kept.pk
+    assert not ChangeEvent.objects.filter(
+        object_pk=gone.pk, kind="jobs.pod", pk__gt=version_before
+    ).exists()
+
+
 def test_queue_status_counts_pod_groups_per_queue() -> None:
     make_node("small", cpu=1)
     make_queue("q1", weight=2)
