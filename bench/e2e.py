@@ -159,6 +159,7 @@ def run_case(case: Any) -> dict[str, float]:
     from django.utils import timezone
 
     from scheduler.cache import BindPipeline, apply_decisions, read_snapshot
+    from scheduler.cache.wal import checkpoint_after
     from scheduler.engine import load_conf, run_session
     from scheduler.engine.api.types import TaskStatus
     from scheduler.engine.util.gc_pause import no_automatic_gc
@@ -171,8 +172,8 @@ def run_case(case: Any) -> dict[str, float]:
     load_s = time.perf_counter() - began
     conf = load_conf(case.conf)
     # As the worker's cycle does (``scheduler.worker.run_once``): no automatic garbage
-    # collection from the read to the write.
-    with no_automatic_gc():
+    # collection from the read to the write, and SQLite's WAL checkpoint after the session.
+    with no_automatic_gc(), checkpoint_after():
         c0, t0 = time.process_time(), time.perf_counter()
         snapshot = read_snapshot()
         c1, t1 = time.process_time(), time.perf_counter()

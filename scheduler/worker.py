@@ -10,6 +10,9 @@ the controller-manager's sync loop, which here runs first in the same cycle. One
    session's binds are sent in batches while step 3 still runs, in that same transaction).
 5. The session is recorded (``SessionRecord``, with a retention limit) and its metrics stored.
 
+On SQLite the write-ahead log is checkpointed after step 5, not inside step 4's commit
+(``cache.wal``).
+
 After the cycle, at most once per ``VOLCANO_CHANGE_PRUNE_PERIOD`` (default 60 s), the leader
 deletes the watch change stream's events older than ``VOLCANO_CHANGE_RETENTION`` (default 900 s,
 etcd's default compaction interval, so watches from older versions get 410 Expired and relist).
@@ -39,6 +42,7 @@ from jobs.controller.events import prune_events
 from scheduler import runtime
 from scheduler.cache import ApplyResult, BindPipeline, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
+from scheduler.cache.wal import checkpoint_after
 from scheduler.engine import load_conf, run_session
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.conf import SchedulerConf
@@ -143,7 +147,7 @@ def run_once(
             reconcile_jobs(now)  # 1.
         except Exception as exc:  # recorded, and the next period tries again
             return _failed(uid, now, started, None, exc, record)
-    with no_automatic_gc():
+    with no_automatic_gc(), checkpoint_after():  # SQLite's WAL copied after the cycle (wal)
         return _cycle(uid, now, started, still_leader, record)
 
 
