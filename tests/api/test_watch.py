@@ -127,6 +127,24 @@ def test_each_write_records_one_change_with_the_objects_version(operator: Client
     assert job.resource_version == change.id
 
 
+def test_pruning_keeps_every_change_young_enough(operator: Client) -> None:
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from volcano_site.kube.changes import prune_changes
+
+    for name in ("job-a", "job-b", "job-c", "job-d"):
+        _create_job(operator, name)
+    ids = list(ChangeEvent.objects.order_by("id").values_list("id", flat=True))
+    old, young = ids[: len(ids) // 2], ids[len(ids) // 2 :]
+    ChangeEvent.objects.filter(id__in=old).update(created_at=timezone.now() - dt.timedelta(hours=1))
+
+    assert prune_changes(keep_seconds=60) == len(old)
+
+    assert list(ChangeEvent.objects.order_by("id").values_list("id", flat=True)) == young
+
+
 def test_pruning_old_changes_expires_old_watches_but_keeps_the_newest(operator: Client) -> None:
     import datetime as dt
 

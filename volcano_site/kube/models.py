@@ -34,7 +34,9 @@ class ChangeEvent(models.Model):
     object_pk = models.BigIntegerField(default=0)
     # A deleted row can no longer be rendered, so its last manifest travels with the event.
     last_state = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # Not indexed: the prune finds its cut by id (``changes.prune_changes``), and an index here
+    # would cost every write a second B-tree entry per event.
+    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
