@@ -76,38 +76,36 @@ class BindResult:
 def write_binds(snapshot: Snapshot, wanted: Mapping[str, str], pods: PodStatusWriter) -> BindResult:
     """Write ``wanted`` (task uid → node name) taken on ``snapshot``; return what took."""
     result = BindResult()
-    accepted = _accept_binds(snapshot, wanted, result)
-    _write_binds(snapshot, accepted, pods, result)
+    accepted = _accept_binds(snapshot, wanted, pods, result)
+    _write_binds(accepted, pods, result)
     result.skipped.sort()
     return result
 
 
-@dataclass(slots=True)
-class _Bind:
-    task: str
-    job: str
-    pod_pk: int
-    version: int
-    node: str
-    node_pk: int
+# One accepted bind: (task uid, its job, the ``bind_row`` that writes it)
+_Bind = tuple[str, str, tuple[Any, ...]]
 
 
-def _accept_binds(snapshot: Snapshot, wanted: Mapping[str, str], result: BindResult) -> list[_Bind]:
+def _accept_binds(
+    snapshot: Snapshot, wanted: Mapping[str, str], pods: PodStatusWriter, result: BindResult
+) -> list[_Bind]:
     """Steps 1 and 2: the binds whose node is unchanged and has room; refuse the rest by job."""
     binds: list[_Bind] = []
     bad_jobs: set[str] = set()
-    pods, nodes = snapshot.pods, snapshot.nodes
+    known_pods, nodes = snapshot.pods, snapshot.nodes
     # node pk → job → [cpu, memory, gpu, pods] its binds ask of that node
     asks: dict[int, dict[str, list[int]]] = defaultdict(dict)
     for task_uid, node_name in wanted.items():
-        row, node = pods.get(task_uid), nodes.get(node_name)
+        row, node = known_pods.get(task_uid), nodes.get(node_name)
         if row is None or node is None:  # not from this snapshot: refuse the job's binds
             bad_jobs.add(row.job if row else task_uid)
             continue
-        binds.append(_Bind(task_uid, row.job, row.pk, row.resource_version, node_name, node[0]))
-        ask = asks[node[0]].get(row.job)
+        job, node_pk = row.job, node[0]
+        binds.append((task_uid, job, bind_row(task_uid, node_name, node_pk, row, pods)))
+        on_node = asks[node_pk]
+        ask = on_node.get(job)
         if ask is None:
-            asks[node[0]][row.job] = [row.cpu, row.memory, row.gpu, 1000]
+            on_node[job] = [row.cpu, row.memory, row.gpu, 1000]
         else:
             ask[0] += row.cpu
             ask[1] += row.memory
@@ -129,21 +127,26 @@ def _accept_binds(snapshot: Snapshot, wanted: Mapping[str, str], result: BindRes
     used = {pk: load for pk, *load in node_loads() if pk in limits}
     while True:
         newly: set[str] = set()
-        for pk, limit in limits.items():
-            load = list(used.get(pk) or (0, 0, 0, 0))
+        for pk, (cpu_cap, memory_cap, gpu_cap, pods_cap) in limits.items():
+            cpu, memory, gpu, slots = used.get(pk) or (0, 0, 0, 0)
             for job, ask in asks[pk].items():
                 if job not in bad_jobs:
-                    load[0] += ask[0]
-                    load[1] += ask[1]
-                    load[2] += ask[2]
-                    load[3] += ask[3]
-            if any(amount > cap for amount, cap in zip(load, limit, strict=True) if amount):
+                    cpu += ask[0]
+                    memory += ask[1]
+                    gpu += ask[2]
+                    slots += ask[3]
+            if (
+                (cpu and cpu > cpu_cap)
+                or (memory and memory > memory_cap)
+                or (gpu and gpu > gpu_cap)
+                or (slots and slots > pods_cap)
+            ):
                 newly.update(job for job in asks[pk] if job not in bad_jobs)
         if not newly:
             break
         bad_jobs |= newly
-    accepted = [b for b in binds if b.job not in bad_jobs]
-    taken = {b.task for b in accepted}
+    accepted = [bind for bind in binds if bind[1] not in bad_jobs] if bad_jobs else binds
+    taken = {bind[0] for bind in accepted}
     result.skipped = [t for t in wanted if t not in taken]
     return accepted
 
@@ -197,9 +200,7 @@ def limits_of(allocatable: dict[str, Any]) -> Limits:
     )
 
 
-def _write_binds(
-    snapshot: Snapshot, accepted: list[_Bind], pods: PodStatusWriter, result: BindResult
-) -> None:
+def _write_binds(accepted: list[_Bind], pods: PodStatusWriter, result: BindResult) -> None:
     """Step 3. Bind: the node, status Bound, ``PodScheduled=True`` and no nominee, in one write.
 
     A pod that changed since the snapshot is not written; then the whole write is undone to its
@@ -208,14 +209,16 @@ def _write_binds(
     """
     events = RowEvents("Pod", "Scheduled", pods.when)
     while accepted:
-        rows = [bind_row(b.task, b.node, b.node_pk, snapshot.pods[b.task], pods) for b in accepted]
         savepoint = transaction.savepoint()
-        written = set(write_rows(Pod, BIND_COLUMNS, rows, where=BIND_WHERE, events=events))
-        stale = {b.job for b in accepted if b.pod_pk not in written}
+        written = set(
+            write_rows(Pod, BIND_COLUMNS, [bind[2] for bind in accepted], where=BIND_WHERE,
+                       events=events)
+        )  # fmt: skip
+        stale = {job for _, job, row in accepted if row[0] not in written}
         if not stale:
             transaction.savepoint_commit(savepoint)
             result.bound = len(written)
             break
         transaction.savepoint_rollback(savepoint)
-        result.skipped.extend(b.task for b in accepted if b.job in stale)
-        accepted = [b for b in accepted if b.job not in stale]
+        result.skipped.extend(task for task, job, _ in accepted if job in stale)
+        accepted = [bind for bind in accepted if bind[1] not in stale]
