@@ -310,7 +310,7 @@ def _node(
 _GROUP_SQL = """
 SELECT g.id, g.namespace, g.name, g.resource_version, g.min_member,
        CAST(g.min_task_member AS TEXT), CAST(g.min_resources AS TEXT), g.queue,
-       g.priority_class_name, g.phase, CAST(g.conditions AS TEXT), g.created_at,
+       g.priority_class_name, g.phase, CAST(g.conditions AS TEXT), {created},
        CAST(g.annotations AS TEXT), g.running, g.succeeded, g.failed
 FROM {group} g WHERE {where}
 """
@@ -320,7 +320,10 @@ def _group_rows(where: str, params: list[Any] | None = None) -> list[tuple[Any, 
     """Return PodGroup rows by raw SQL, JSON as text (Django's converters cost 0.3 s per 10,000)."""
     with connection.cursor() as cursor:
         _timestamps_in_c(cursor)
-        cursor.execute(_GROUP_SQL.format(group=PodGroup._meta.db_table, where=where), params)
+        cursor.execute(
+            _GROUP_SQL.format(group=PodGroup._meta.db_table, where=where, created=_created_at("g")),
+            params,
+        )
         return list(cursor.fetchall())
 
 
@@ -368,7 +371,7 @@ def _job(
 _POD_SQL = """
 SELECT p.id, p.namespace, p.resource_version, p.pod_group_id, p.name, p.node_id, p.phase,
        p.task_status, CASE WHEN p.deletion_time IS NULL THEN 0 ELSE 1 END, p.priority,
-       p.task_name, p.created_at, '', p.cpu_milli, p.memory_milli, p.gpu_milli,
+       p.task_name, {created}, '', p.cpu_milli, p.memory_milli, p.gpu_milli,
        CAST(p.requests AS TEXT), CAST(p.spec AS TEXT), CAST(p.labels AS TEXT),
        CAST(p.annotations AS TEXT), CAST(p.conditions AS TEXT), p.nominated_node_name
 FROM {pod} p LEFT JOIN {group} g ON g.id = p.pod_group_id
@@ -378,7 +381,9 @@ WHERE g.phase IS NULL OR g.phase <> 'Completed' OR p.phase IN ('Pending', 'Runni
 
 def _pod_rows() -> Iterator[tuple[Any, ...]]:
     """Yield pod rows by raw SQL: Django's per-row converters cost seconds at 50,000 pods."""
-    sql = _POD_SQL.format(pod=Pod._meta.db_table, group=PodGroup._meta.db_table)
+    sql = _POD_SQL.format(
+        pod=Pod._meta.db_table, group=PodGroup._meta.db_table, created=_created_at("p")
+    )
     with connection.cursor() as cursor:
         _timestamps_in_c(cursor)
         cursor.execute(sql)
@@ -386,12 +391,23 @@ def _pod_rows() -> Iterator[tuple[Any, ...]]:
             yield from batch
 
 
+def _created_at(alias: str) -> str:
+    """The creation time column as the read wants it: SQLite's as ISO text with its zone.
+
+    SQLite stores UTC text without a zone. Read as is, Django's converter parses each value in
+    Python and ``_aware`` then attaches UTC: two calls per row, 20,000 for 10,000 one-pod
+    jobs. With ``+00:00`` appended in the query (an expression, so no converter runs),
+    ``datetime.fromisoformat`` makes the aware value in one C call. PostgreSQL's column is
+    loaded by psycopg's C loader (``_timestamps_in_c``).
+    """
+    if connection.vendor == "postgresql":
+        return f"{alias}.created_at"
+    return f"{alias}.created_at || '+00:00'"
+
+
 def _aware(value: Any) -> datetime | None:
     """Return a timestamp as an aware datetime (SQLite hands back text, PostgreSQL datetimes)."""
-    if value is None or isinstance(value, datetime):
-        stamp = value
-    else:
-        stamp = datetime.fromisoformat(str(value))
+    stamp: datetime | None = datetime.fromisoformat(value) if isinstance(value, str) else value
     if stamp is not None and stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=UTC)
     return stamp

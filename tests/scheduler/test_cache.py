@@ -254,6 +254,25 @@ def test_an_eviction_marks_the_pod_releasing_and_records_an_event() -> None:
     assert Event.objects.filter(reason="Evict").count() == 1
 
 
+def test_snapshot_keeps_each_pod_group_and_pods_creation_time_to_the_microsecond() -> None:
+    import datetime as dt
+
+    older = dt.datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=dt.UTC)
+    newer = dt.datetime(2026, 1, 2, 3, 4, 6, tzinfo=dt.UTC)
+    group, (pod,) = make_gang("g", replicas=1)
+    PodGroup.objects.filter(pk=group.pk).update(created_at=older)
+    Pod.objects.filter(pk=pod.pk).update(created_at=newer)
+
+    job = read_snapshot().cluster.jobs["default/g"]
+
+    # Job order falls back on creation time, so it must come back exact and comparable.
+    assert job.creation_timestamp == older
+    (task,) = job.tasks.values()
+    assert task.creation_timestamp == newer
+    assert task.creation_timestamp is not None
+    assert task.creation_timestamp.utcoffset() == dt.timedelta(0)
+
+
 def test_of_two_evictions_the_stale_one_is_refused_and_leaves_no_trace_in_the_streams() -> None:
     node = make_node("n1")
     _, (kept,) = make_gang("kept", replicas=1)
