@@ -100,10 +100,23 @@ def test_a_killed_leader_is_replaced_and_no_pod_is_lost_or_bound_twice(stack: St
     names = [f"job-{i}" for i in range(6)]
     for name in names:
         submit(job(name, replicas=2, duration="20s"))
-    # Kill w1 while it holds the lease (that is, during one of its cycles).
+    # Kill w1 while it holds the lease, that is during one of its cycles. The beat's two tasks
+    # may fall into step with the two workers (w1 always taking the kubelet's tick, w2 always
+    # the cycle), so w1 is also sent cycles on its own queue; a cycle holds the lease for tens
+    # of milliseconds, so the lease is watched closely.
     redis = stack.redis()
-    wait_for(lambda: (redis.get(LEASE_KEY) or b"").decode().split(":")[1:2] == [str(w1.pid)],
-             30, "w1 to hold the lease", stack)  # fmt: skip
+    sender = Celery("drive-w1", broker=stack.redis_url)
+    w1_pid = str(w1.pid).encode()
+
+    def w1_holds_lease() -> bool:
+        sender.send_task("scheduler.tasks.schedule", queue="w1")
+        for _ in range(100):
+            if (redis.get(LEASE_KEY) or b"").split(b":")[1:2] == [w1_pid]:
+                return True
+            time.sleep(0.003)
+        return False
+
+    wait_for(w1_holds_lease, 30, "w1 to hold the lease", stack)
     stack.kill("w1")
     killed_at = time.monotonic()
 
