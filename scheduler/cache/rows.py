@@ -120,15 +120,13 @@ def _sqlite_write(
         record_versions(model, [(row[0], row[2]) for row in rows])
         if events is not None:
             record_object_events(model, events, messages)
+        pks = [row[0] for row in rows]
         if written == len(rows):
-            return [row[0] for row in rows]
-        cursor.execute(
-            f"SELECT json_group_array(t.id) FROM json_each(%s) AS j "
-            f"CROSS JOIN {table} AS t ON t.id = j.value ->> 0 "
-            "WHERE t.resource_version = j.value ->> 1",
-            [json.dumps([(row[0], row[2]) for row in rows])],
-        )
-        return [int(pk) for pk in json.loads(cursor.fetchone()[0])]
+            return pks
+        # The new versions are this call's alone: a row holding one of them was written here.
+        sql, params = keyed_rows(table, pks, "t.id", "t.resource_version BETWEEN %s AND %s")
+        cursor.execute(sql, [*params, rows[0][2], rows[-1][2]])
+        return [pk for (pk,) in cursor.fetchall()]
 
 
 def send_rows(
@@ -281,18 +279,20 @@ def _sqlite_update(
     picks = ["value ->> 0 AS id", "value ->> 1 AS version", "value ->> 2 AS new_version"]
     sets: list[str] = []
     scalars: list[Any] = []
-    varying: list[int] = []
+    varying: list[int] = []  # the rows' items sent per row, after the first three
+    stamps: list[int] = []  # positions in a sent row that hold a timestamp
     for i, (name, kind) in enumerate(columns, start=3):
         values = set(map(itemgetter(i), rows))
         if len(values) == 1:
             sets.append(f"{name} = %s")
-            scalars.append(_sqlite(values.pop()) if kind == "timestamptz" else values.pop())
+            scalars.append(_sqlite(values.pop()))
             continue
+        if kind == "timestamptz":
+            stamps.append(len(picks))
         picks.append(f"value ->> {len(picks)} AS c{i}")
         sets.append(f"{name} = v.c{i}")
         varying.append(i)
     sent = list(map(itemgetter(0, 1, 2, *varying), rows))
-    stamps = [n for n, i in enumerate(varying, start=3) if columns[i - 3][1] == "timestamptz"]
     if stamps:  # only timestamps need adapting: per column, not per value
         sent = [tuple(_sqlite(x) if n in stamps else x for n, x in enumerate(row)) for row in sent]
     extra = f" AND ({where})" if where else ""

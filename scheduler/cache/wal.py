@@ -4,10 +4,10 @@ In WAL mode each commit appends the pages it changed to the log, and by default 
 that commits when the log has passed 1,000 pages copies the log back into the database file
 there and then (an automatic checkpoint), before its ``COMMIT`` returns. A session that binds
 10,000 pods dirties several thousand pages, so its commit carried the whole copy: about 30 of
-the commit's 41-44 ms on this machine (12-13 ms without it). ``checkpoint_after`` turns the automatic checkpoint off for the
-scheduler's connection while the cycle runs and does it once the cycle is over, so the copy is
-still made every period (the log does not grow), only off the session's latency. PostgreSQL
-checkpoints in its own background process: nothing to do there.
+the commit's 41-44 ms on this machine (12-13 ms without it). ``checkpoint_after`` turns the
+automatic checkpoint off for the scheduler's connection while the cycle runs and does it once
+the cycle is over, so the copy is still made every period (the log does not grow), only off the
+session's latency. PostgreSQL checkpoints in its own background process: nothing to do there.
 """
 
 from __future__ import annotations
