@@ -41,3 +41,29 @@ def superuser_client(superuser: Any) -> Client:
 def _in_memory_channel_layer(settings: Any) -> None:
     """Keep broadcasts inside the test process whatever REDIS_URL says."""
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+@pytest.fixture
+def console_login(db: None, django_user_model: Any, settings: Any) -> Any:
+    """Return ``login(name, role, namespaces=())``: a test client signed in to the console.
+
+    ``role`` None makes a user with no role; namespaces become grants.
+    """
+    from django.contrib.auth.models import Group
+
+    from volcano_site.accounts.models import NamespaceGrant
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+    def login(name: str, role: str | None, namespaces: tuple[str, ...] = ()) -> Client:
+        user = django_user_model.objects.create_user(name, password="pw-" + name)
+        if role is not None:
+            user.groups.add(Group.objects.get_or_create(name=role)[0])  # flushed DBs too
+        for namespace in namespaces:
+            NamespaceGrant.objects.create(user=user, namespace=namespace)
+        client = Client()
+        client.force_login(user)
+        client.user = user  # type: ignore[attr-defined]
+        return client
+
+    return login

@@ -150,7 +150,7 @@ def role_required(
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
             held = roles_of(request.user)
-            if roles and not held & set(roles):
+            if not held or (roles and not held & set(roles)):
                 raise PermissionDenied("your role does not allow this page")
             return view(request, *args, **kwargs)
 

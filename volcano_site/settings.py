@@ -114,6 +114,7 @@ INSTALLED_APPS = [
     "jobs",
     "volcano_site.kube",
     "volcano_site.accounts",
+    "volcano_site.console",
 ]
 
 MIDDLEWARE = [
@@ -141,7 +142,10 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "volcano_site.console.context.console",
             ],
+            # {% partialdef %} in every template: each live region is a partial.
+            "builtins": ["template_partials.templatetags.partials"],
         },
     },
 ]
@@ -186,6 +190,11 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "volcano_site.console.staticfiles.PlotlyFinder",  # plotly.min.js from the plotly package
+]
 STATIC_ROOT = DATA_DIR / "static"
 # Serve static files from the ASGI app itself (the embedded `make run`); a production
 # deployment behind a web server sets SERVE_STATIC=0 and runs collectstatic.
@@ -196,7 +205,7 @@ LOGIN_URL = "accounts:login"
 # The HTTPS listener `make run` adds (kubectl sends tokens only over TLS); the profile
 # page's kubeconfig names it and embeds its self-signed certificate. Empty: none.
 TLS_SERVER_URL = os.environ.get("VOLCANO_TLS_URL", "")
-LOGIN_REDIRECT_URL = "accounts:profile"
+LOGIN_REDIRECT_URL = "console:overview"
 LOGOUT_REDIRECT_URL = "accounts:login"
 
 REST_FRAMEWORK = {

@@ -1,10 +1,9 @@
-"""URL map: the admin, login and profile, the Kubernetes-style API; the console pages later."""
+"""URL map: the admin, login and profile, the Kubernetes-style API and the console pages."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
-from django.views.generic import RedirectView
 
 from scheduler.metrics import metrics_view
 
@@ -19,6 +18,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("metrics", metrics_view, name="metrics"),
     # The Kubernetes-style REST API (/api/v1/..., /apis/...), its schema and docs.
     path("", include("volcano_site.api_urls")),
-    # Until the console pages exist, the front door is the admin.
-    path("", RedirectView.as_view(pattern_name="admin:index", permanent=False), name="home"),
+    # The console: each app owns its pages (the nav lights an entry up once its URL exists).
+    path("", include("volcano_site.console.urls")),
 ]

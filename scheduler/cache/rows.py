@@ -91,7 +91,7 @@ def write_rows(
             sql, params = _pg_write(model, columns, stamped[start : start + CHUNK], where, events)
             cursor.execute(sql, params)
             written.extend(row[0] for row in cursor.fetchall())
-    notify_on_commit()
+    notify_on_commit(model)
     return written
 
 
@@ -161,7 +161,7 @@ def send_rows(
         cursor = connection.cursor()
         cursor.execute(sql, params)
         cursors.append(cursor)
-    notify_on_commit()
+    notify_on_commit(model)
     return cursors
 
 

@@ -12,7 +12,7 @@ from tests.api.conftest import QUEUES
 from volcano_site.accounts.models import ApiToken
 
 
-def test_login_page_signs_in_and_lands_on_the_profile(make_user: Callable[..., Any]) -> None:
+def test_login_page_signs_in_and_lands_on_the_console(make_user: Callable[..., Any]) -> None:
     make_user("lia", "viewer", ("default",))
     client = Client()
     assert client.get("/accounts/login/").status_code == 200
@@ -21,7 +21,9 @@ def test_login_page_signs_in_and_lands_on_the_profile(make_user: Callable[..., A
         "/accounts/login/", {"username": "lia", "password": "pw-lia"}, follow=True
     )
 
-    assert response.redirect_chain[-1][0] == "/accounts/profile/"
+    assert response.redirect_chain[-1][0] == "/"
+    assert b"Overview" in response.content
+    response = client.get("/accounts/profile/")
     assert b"Roles: viewer" in response.content
     assert b"Namespaces: default" in response.content
 

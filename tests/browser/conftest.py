@@ -20,6 +20,8 @@ from django.contrib.auth.models import Group
 from django.db import connections
 from playwright.sync_api import Page, sync_playwright
 
+from tests.browser.server import ConsoleServer, run_console
+
 CHROMIUM = Path("/usr/bin/chromium")
 PASSWORD = "a-long-browser-password"
 
@@ -83,5 +85,24 @@ def log_in(page: Page, base_url: str, username: str, *, next_url: str = "") -> N
     page.goto(f"{base_url}/accounts/login/{query}")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_load_state()
+
+
+@pytest.fixture(scope="session")
+def console_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleServer]:
+    """The console served by daphne with the embedded scheduler, once per test session."""
+    if not CHROMIUM.exists():
+        pytest.skip(MISSING)
+    yield from run_console(tmp_path_factory.mktemp("console-server"))
+
+
+def sign_in(page: Page, server: ConsoleServer, username: str, *, next_url: str = "/") -> None:
+    """Sign in to ``server`` as ``username`` (made with ``server.make_user``)."""
+    from tests.browser.server import PASSWORD as SERVER_PASSWORD
+
+    page.goto(f"{server.url}/accounts/login/?next={next_url}")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(SERVER_PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_load_state()

@@ -59,9 +59,10 @@ def test_token_from_the_profile_works_until_revoked_there(
 ) -> None:
     make_user("sam", "submitter", namespaces=("default",))
     log_in(page, live_server.url, "sam")
-    expect(page).to_have_url(f"{live_server.url}/accounts/profile/")
+    expect(page).to_have_url(f"{live_server.url}/")  # signing in lands on the console
+    page.goto(f"{live_server.url}/accounts/profile/")
 
-    page.get_by_label("Name").fill("laptop")
+    page.get_by_label("Name:", exact=True).fill("laptop")
     page.get_by_role("button", name="Create token").click()
     token = page.locator("#new-token").inner_text()
 
@@ -78,7 +79,7 @@ def test_downloaded_kubeconfig_names_this_server_and_a_working_token(
     page: Page, live_server: Any, make_user: Callable[..., Any]
 ) -> None:
     make_user("vera", "viewer", namespaces=("default",))
-    log_in(page, live_server.url, "vera")
+    log_in(page, live_server.url, "vera", next_url="/accounts/profile/")
 
     with page.expect_download() as download:
         page.get_by_role("button", name="Download kubeconfig").click()

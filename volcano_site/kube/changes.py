@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.db import connection, models, transaction
@@ -29,6 +29,7 @@ from volcano_site.pg_arrays import int_array
 
 __all__ = [
     "WAKE",
+    "add_commit_listener",
     "connect",
     "latest_resource_version",
     "model_label",
@@ -47,6 +48,48 @@ _ADVISORY_LOCK_KEY = 0x766F6C63  # "volc"
 _SQL_CHUNK = 5000  # rows per statement on PostgreSQL (one array parameter)
 # Watchers in this process wait on it; writers notify after commit (others poll).
 WAKE = threading.Condition()
+# Called after each commit that wrote served objects, with the topics written
+# (``"<model label>@<namespace>"``; ``@*`` when a set-based write's namespaces are unknown).
+# The console publishes them on the channel layer (``volcano_site.console.live``).
+_listeners: list[Callable[[frozenset[str]], None]] = []
+_touched = threading.local()
+
+
+def add_commit_listener(listener: Callable[[frozenset[str]], None]) -> None:
+    """Call ``listener`` after every commit that wrote served objects, with the topics written.
+
+    Why a hook here: every write of a served object passes through this module (it hands out
+    the resourceVersions), so one hook hears writes from every process and code path without
+    each service remembering to broadcast. The kernel stays free of the console: it only
+    knows that someone listens.
+    """
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def _touch(kind: str, namespace: str) -> None:
+    """Note that this thread's transaction wrote ``kind`` in ``namespace``; flush on commit.
+
+    A rolled-back transaction leaves its topics behind for the next commit to send: a page
+    then refreshes once for nothing, which is harmless, while keying the set by transaction
+    would cost every write more than that.
+    """
+    if not _listeners:
+        return
+    pending: set[str] | None = getattr(_touched, "topics", None)
+    if pending is None:
+        pending = _touched.topics = set()
+    pending.add(f"{kind}@{namespace}")
+    transaction.on_commit(_flush_touched)
+
+
+def _flush_touched() -> None:
+    topics: set[str] | None = getattr(_touched, "topics", None)
+    if not topics:
+        return
+    _touched.topics = None
+    for listener in _listeners:
+        listener(frozenset(topics))
 
 
 def model_label(model: type[models.Model]) -> str:
@@ -82,10 +125,12 @@ def _notify() -> None:
 
 def _insert(instance: Any, kind: str, change: ChangeType, *, last_state: Any = None) -> int:
     serialise_writers()
+    namespace = getattr(instance, "namespace", "") or ""
+    _touch(kind, namespace)
     event = ChangeEvent.objects.create(
         kind=kind,
         type=change,
-        namespace=getattr(instance, "namespace", "") or "",
+        namespace=namespace,
         name=getattr(instance, "name", "") or "",
         object_pk=instance.pk or 0,
         last_state=last_state,
@@ -168,6 +213,7 @@ def record_rows(
         return
     serialise_writers()
     kind = model_label(model)
+    _touch(kind, "*" if _has_field(model, "namespace") else "")
     if connection.vendor == "postgresql":
         _record_rows_in_sql(model, keys, kind, change)
     else:
@@ -242,6 +288,7 @@ def record_versions(
     if not written:
         return
     kind = model_label(model)
+    _touch(kind, "*" if _has_field(model, "namespace") else "")
     events = connection.ops.quote_name(ChangeEvent._meta.db_table)
     table = connection.ops.quote_name(model._meta.db_table)  # our tables
     namespace = "t.namespace" if _has_field(model, "namespace") else "''"
@@ -303,8 +350,14 @@ def versions_insert(
     return sql, [model_label(model), str(change)], columns
 
 
-def notify_on_commit() -> None:
-    """Wake this process's watchers once the writing transaction commits."""
+def notify_on_commit(*written: type[models.Model]) -> None:
+    """Wake this process's watchers once the writing transaction commits.
+
+    ``written``: the models the transaction wrote through ``versions_insert`` (their topics
+    go to the console's live pages with the other writes).
+    """
+    for model in written:
+        _touch(model_label(model), "*" if _has_field(model, "namespace") else "")
     transaction.on_commit(_notify)
 
 

@@ -1,0 +1,185 @@
+/* The console's behaviour: theme, menu, namespace switcher, and live regions.
+ *
+ * Live regions: elements with `data-live="topic ..."` and `hx-trigger="live"`. One websocket
+ * (/ws/live/) brings the topics that changed; each matching region asks its view for a fresh
+ * fragment through htmx. At most one request per region is in flight; changes that arrive
+ * meanwhile cause exactly one more. Every (re)connection refreshes every region, so a page
+ * catches up after a dropped connection or a server restart.
+ *
+ * Why our own socket and not htmx's ws extension: the extension reconnects only after codes
+ * 1006/1011/1012/1013, and a server that shuts down cleanly closes with 1001, after which
+ * the page would never hear again. Here every close but "sign in first" reconnects.
+ */
+(function () {
+  "use strict";
+
+  /* ---------- theme, menu, namespace ---------- */
+  function setTheme(theme) {
+    document.documentElement.dataset.theme = theme;
+    try { localStorage.setItem("volcano-theme", theme); } catch (e) { /* private mode */ }
+    document.dispatchEvent(new CustomEvent("console:theme", { detail: { theme: theme } }));
+  }
+
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest("[data-theme-toggle]");
+    if (toggle) {
+      setTheme(document.documentElement.dataset.theme === "dark" ? "light" : "dark");
+      return;
+    }
+    var nav = event.target.closest("[data-nav-toggle]");
+    if (nav) {
+      var open = document.body.classList.toggle("nav-open");
+      nav.setAttribute("aria-expanded", open ? "true" : "false");
+    }
+  });
+
+  document.addEventListener("change", function (event) {
+    var select = event.target.closest("[data-autosubmit]");
+    if (select && select.form) { select.form.submit(); }
+  });
+
+  /* ---------- live regions ---------- */
+  var MIN_GAP_MS = 250;
+  var regionState = new Map(); // region id -> {busy, dirty}
+  var preserved = new Map();   // region id -> {checked, open} to restore after the swap
+
+  function topicsOf(el) {
+    return (el.getAttribute("data-live") || "").split(/\s+/).filter(Boolean);
+  }
+
+  function matches(wanted, changed) {
+    // "jobs.pod" matches any namespace; "jobs.pod@ns" matches ns and "@*" (unknown ones).
+    var w = wanted.split("@"), c = changed.split("@");
+    if (w[0] !== c[0]) { return false; }
+    if (w.length === 1 || c.length === 1) { return true; }
+    return w[1] === c[1] || c[1] === "*" || w[1] === "*";
+  }
+
+  function busyTyping(el) {
+    var active = document.activeElement;
+    return active && el.contains(active) && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName) &&
+      active.type !== "checkbox";
+  }
+
+  function refresh(id) {
+    var el = document.getElementById(id);
+    if (!el || !window.htmx) { return; }
+    var state = regionState.get(id) || { busy: false, dirty: false };
+    regionState.set(id, state);
+    if (state.busy && Date.now() - state.since > 15000) { state.busy = false; } // lost request
+    if (state.busy || busyTyping(el) || el.closest("[data-live-paused]")) {
+      state.dirty = true;
+      if (!state.busy) { setTimeout(function () { retry(id); }, 1000); }
+      return;
+    }
+    state.busy = true;
+    state.dirty = false;
+    state.since = Date.now();
+    htmx.trigger(el, "live");
+  }
+
+  function retry(id) {
+    var state = regionState.get(id);
+    if (state && state.dirty && !state.busy) { refresh(id); }
+  }
+
+  function onTopics(topics) {
+    document.querySelectorAll("[data-live][id]").forEach(function (el) {
+      var wanted = topicsOf(el);
+      var hit = topics.some(function (t) { return wanted.some(function (w) { return matches(w, t); }); });
+      if (hit) { refresh(el.id); }
+    });
+  }
+
+  function refreshAll() {
+    document.querySelectorAll("[data-live][id]").forEach(function (el) { refresh(el.id); });
+  }
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var el = event.detail.elt;
+    var id = el && el.id;
+    if (!id || !preserved.has(id)) { return; }
+    var keep = preserved.get(id);
+    preserved.delete(id);
+    var fresh = document.getElementById(id);
+    if (!fresh) { return; }
+    keep.checked.forEach(function (value) {
+      var box = fresh.querySelector('input[type=checkbox][name=selected][value="' + CSS.escape(value) + '"]');
+      if (box) { box.checked = true; }
+    });
+    keep.open.forEach(function (detailsId) {
+      var d = document.getElementById(detailsId);
+      if (d && fresh.contains(d)) { d.open = true; }
+    });
+    fresh.dispatchEvent(new CustomEvent("console:refreshed", { bubbles: true }));
+  });
+
+  // The region's request is over (htmx fires these while the old element is still in the
+  // page; after an outerHTML swap later events would fire on a detached element).
+  function finished(event) {
+    var el = event.detail.elt;
+    var id = el && el.id;
+    var state = id && regionState.get(id);
+    if (!state || !state.busy) { return; }
+    state.busy = false;
+    if (event.type === "htmx:beforeSwap") {
+      preserved.set(id, {
+        checked: Array.prototype.map.call(
+          el.querySelectorAll("input[type=checkbox][name=selected]:checked"),
+          function (box) { return box.value; }),
+        open: Array.prototype.map.call(el.querySelectorAll("details[open][id]"),
+          function (d) { return d.id; })
+      });
+    }
+    if (state.dirty) { setTimeout(function () { retry(id); }, MIN_GAP_MS); }
+  }
+  ["htmx:beforeSwap", "htmx:responseError", "htmx:sendError", "htmx:timeout"].forEach(function (name) {
+    document.addEventListener(name, finished);
+  });
+
+  /* ---------- the socket ---------- */
+  var socket = null;
+  var attempts = 0;
+
+  function setStatus(state) {
+    var status = document.getElementById("live-status");
+    if (!status) { return; }
+    status.dataset.state = state;
+    var label = status.querySelector(".label");
+    if (label && label.dataset[state]) { label.textContent = label.dataset[state]; }
+  }
+
+  function connect() {
+    var holder = document.getElementById("live-socket");
+    if (!holder || !window.WebSocket) { return; }
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    socket = new WebSocket(scheme + location.host + holder.dataset.url);
+    setStatus("connecting");
+    socket.onopen = function () {
+      attempts = 0;
+      setStatus("open");
+      document.body.dataset.live = "open";
+      refreshAll(); // catch up with whatever changed while we were not listening
+    };
+    socket.onmessage = function (message) {
+      var data;
+      try { data = JSON.parse(message.data); } catch (e) { return; }
+      if (data && Array.isArray(data.topics)) {
+        onTopics(data.topics);
+        document.dispatchEvent(new CustomEvent("console:topics", { detail: data }));
+      }
+    };
+    socket.onclose = function (event) {
+      document.body.dataset.live = "closed";
+      if (event.code === 4401) { location.reload(); return; } // the session ended: sign in
+      if (event.code === 4403) { setStatus("closed"); return; }
+      setStatus("closed");
+      attempts += 1;
+      var delay = Math.min(10000, 500 * Math.pow(2, Math.min(attempts, 5))) * (0.5 + Math.random() / 2);
+      setTimeout(connect, delay);
+    };
+  }
+
+  document.addEventListener("DOMContentLoaded", connect);
+  window.consoleLive = { refresh: refresh, refreshAll: refreshAll, matches: matches };
+})();

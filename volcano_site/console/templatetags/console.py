@@ -1,0 +1,47 @@
+"""Template tags of the console: sortable headers, table links, quantities, phases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.utils.html import format_html
+
+from volcano_site.console.tables import Table
+
+register = template.Library()
+
+
+@register.simple_tag
+def sort_header(table: Table, key: str, label: str, css: str = "") -> str:
+    """Return a ``<th>`` whose link sorts by ``key`` (flipping when already sorted by it)."""
+    arrow, sort = "", "none"
+    if table.sort == key:
+        arrow, sort = ("▼", "descending") if table.descending else ("▲", "ascending")
+    return format_html(
+        '<th scope="col" class="{}" aria-sort="{}"><a class="sort" href="{}">{} '
+        '<span class="arrow" aria-hidden="true">{}</span></a></th>',
+        css, sort, table.sort_url(key), label, arrow,
+    )  # fmt: skip
+
+
+@register.simple_tag
+def table_url(table: Table, **changes: Any) -> str:
+    """Return the table's URL with ``changes`` applied (keeps every other filter)."""
+    return table.url(**changes)
+
+
+@register.filter
+def phase_class(phase: Any) -> str:
+    """Return the badge class of a phase or state (``Running`` → ``badge-running``)."""
+    return f"badge-{str(phase or 'unknown').lower()}"
+
+
+@register.filter
+def percent(part: Any, whole: Any) -> float:
+    """Return ``part`` as a percentage of ``whole`` (0 when ``whole`` is 0), capped at 100."""
+    try:
+        p, w = float(part or 0), float(whole or 0)
+    except (TypeError, ValueError):
+        return 0.0
+    return 0.0 if w <= 0 else round(min(100.0, 100.0 * p / w), 1)
