@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -16,8 +17,39 @@ from jobs.admission import admit_job, admit_pod_group
 from jobs.manifests.job import JobKind
 from jobs.models import Command, CommandAction, Job, PodGroup, TargetKind, TaskSpec
 from scheduler.manifest_kinds import Loaded
+from volcano_site.roles import can
 
-__all__ = ["command_issue", "job_submit", "job_update", "pod_group_create"]
+__all__ = [
+    "CONSOLE_ACTIONS",
+    "BulkOutcome",
+    "command_issue",
+    "job_act",
+    "job_act_bulk",
+    "job_submit",
+    "job_update",
+    "pod_group_create",
+]
+
+# What the console offers on a job: a bus Command for each, or the job deleted.
+CONSOLE_ACTIONS: dict[str, CommandAction | None] = {
+    "abort": CommandAction.ABORT_JOB,
+    "resume": CommandAction.RESUME_JOB,
+    "restart": CommandAction.RESTART_JOB,
+    "delete": None,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class BulkOutcome:
+    """What one bulk request did: each job's result, for the "N of M done" line."""
+
+    done: list[str]
+    refused: list[tuple[str, str]]  # (namespace/name, why)
+
+    @property
+    def total(self) -> int:
+        """Return how many jobs the request named."""
+        return len(self.done) + len(self.refused)
 
 
 def job_submit(
@@ -74,3 +106,56 @@ def command_issue(*, job: Job, action: CommandAction, issuer: Any | None = None)
         target_uid=job.uid,
         issuer=issuer if issuer is not None and issuer.is_authenticated else None,
     )
+
+
+def job_act(*, job: Job, action: str, user: Any) -> None:
+    """Abort, resume or restart ``job`` (a Command for the controller) or delete it.
+
+    Raises ``PermissionError`` when ``user`` may not write jobs in its namespace and
+    ``ValueError`` for an unknown action; then nothing is written.
+    """
+    if action not in CONSOLE_ACTIONS:
+        raise ValueError(f"unknown action {action!r}")
+    if not can(user, "jobs", write=True, namespace=job.namespace):
+        raise PermissionError(f"you may not change jobs in the namespace {job.namespace}")
+    command = CONSOLE_ACTIONS[action]
+    if command is not None:
+        with transaction.atomic():
+            command_issue(job=job, action=command, issuer=user)
+        return
+    # The API's own delete path, so the console deletes exactly as kubectl does.
+    from jobs.api.resources import JOBS
+    from volcano_site.kube.store import object_delete
+
+    object_delete(JOBS, job, dry_run=False)
+
+
+def job_act_bulk(*, keys: list[tuple[str, str]], action: str, user: Any) -> BulkOutcome:
+    """Apply ``action`` to each job named by ``(namespace, name)``, each on its own.
+
+    One job refused (no grant, gone meanwhile) does not stop the others; each job's write is
+    its own transaction, so what is reported done is done.
+    """
+    if action not in CONSOLE_ACTIONS:
+        raise ValueError(f"unknown action {action!r}")
+    done: list[str] = []
+    refused: list[tuple[str, str]] = []
+    found = {
+        (j.namespace, j.name): j
+        for j in Job.objects.filter(
+            namespace__in={ns for ns, _ in keys}, name__in={n for _, n in keys}
+        )
+    }
+    for namespace, name in keys:
+        key = f"{namespace}/{name}"
+        job = found.get((namespace, name))
+        if job is None or not can(user, "jobs", write=False, namespace=namespace):
+            refused.append((key, "not found"))
+            continue
+        try:
+            job_act(job=job, action=action, user=user)
+        except PermissionError as exc:
+            refused.append((key, str(exc)))
+            continue
+        done.append(key)
+    return BulkOutcome(done, refused)

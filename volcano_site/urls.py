@@ -20,4 +20,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("volcano_site.api_urls")),
     # The console: each app owns its pages (the nav lights an entry up once its URL exists).
     path("", include("volcano_site.console.urls")),
+    path("", include("jobs.urls")),
 ]

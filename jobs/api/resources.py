@@ -71,6 +71,7 @@ JOBS = Resource(
     prefetch_related=(Prefetch("tasks", queryset=TaskSpec.objects.order_by("index")),),
     status_subresource=True,
     example=JOB_EXAMPLE,
+    creator_field="creator",  # the console's "my jobs"
 )
 PODGROUPS = Resource(
     manifest=PodGroupKind(),

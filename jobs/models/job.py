@@ -7,6 +7,7 @@ wire shape; scalars the console filters and sorts by are real columns.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -34,6 +35,16 @@ class JobPhase(models.TextChoices):
 class Job(KubeObject):
     """A Volcano job: tasks of pod replicas scheduled as a gang in one queue."""
 
+    # Who submitted it (the console's "my jobs"); not part of the manifest, as in Kubernetes,
+    # where it would live in the audit log.
+    creator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        editable=False,
+    )
     # spec
     scheduler_name = models.CharField(max_length=253, default="volcano")
     min_available = models.PositiveIntegerField(default=0)

@@ -38,6 +38,82 @@
     if (select && select.form) { select.form.submit(); }
   });
 
+  /* ---------- confirmations ---------- */
+  // A form with data-confirm="Apply “{action}” to {n} selected job(s)?" asks first, in a
+  // <dialog>: {action} is the pressed button's text, {n} the number of checked rows.
+  function confirmDialog(text, onYes) {
+    var dialog = document.createElement("dialog");
+    dialog.className = "confirm";
+    dialog.innerHTML = '<p></p><form method="dialog" class="actions">' +
+      '<button class="btn" value="no">Cancel</button> <button class="btn btn-primary" value="yes">OK</button></form>';
+    dialog.querySelector("p").textContent = text;
+    dialog.querySelector('button[value="yes"]').textContent = document.documentElement.dataset.ok || "Confirm";
+    document.body.appendChild(dialog);
+    dialog.addEventListener("close", function () {
+      if (dialog.returnValue === "yes") { onYes(); }
+      dialog.remove();
+    });
+    dialog.showModal();
+  }
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.dataset || !form.dataset.confirm) { return; }
+    if (form.dataset.confirmed === "1") { delete form.dataset.confirmed; return; }
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    var submitter = event.submitter;
+    var n = form.querySelectorAll("input[type=checkbox][name=selected]:checked").length;
+    var hasRows = form.querySelector("input[name=selected]") !== null;
+    var action = submitter ? submitter.textContent.trim() : "";
+    if (hasRows && n === 0) {
+      var result = form.querySelector("[role=status]");
+      if (result) { result.textContent = form.dataset.none || "Select jobs first."; }
+      return;
+    }
+    var text = form.dataset.confirm.replace("{action}", action).replace("{n}", n);
+    confirmDialog(text, function () {
+      form.dataset.confirmed = "1";
+      if (form.requestSubmit) { form.requestSubmit(submitter); } else { form.submit(); }
+    });
+  }, true);
+
+  /* ---------- selecting rows ---------- */
+  function countSelected(scope) {
+    var counter = scope.querySelector("[data-selected-count]");
+    if (!counter) { return; }
+    var n = scope.querySelectorAll("input[type=checkbox][name=selected]:checked").length;
+    counter.textContent = (counter.dataset.template || "{n} selected").replace("{n}", n);
+  }
+  document.addEventListener("change", function (event) {
+    var all = event.target.closest("[data-select-all]");
+    var form = event.target.form;
+    if (all && form) {
+      form.querySelectorAll("input[type=checkbox][name=selected]").forEach(function (box) { box.checked = all.checked; });
+    }
+    if (form) { countSelected(form); }
+  });
+  document.addEventListener("console:refreshed", function (event) {
+    var form = event.target.closest && event.target.closest("form");
+    if (form) { countSelected(form); }
+  });
+
+  /* ---------- the YAML editor: a problem's line link selects that line ---------- */
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest("a.line[data-line]");
+    var area = document.getElementById("manifest");
+    if (!link || !area) { return; }
+    event.preventDefault();
+    var lines = area.value.split("\n");
+    var line = Math.max(1, Math.min(lines.length, parseInt(link.dataset.line, 10)));
+    var start = 0;
+    for (var i = 0; i < line - 1; i++) { start += lines[i].length + 1; }
+    area.focus();
+    area.setSelectionRange(start, start + lines[line - 1].length);
+    var lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 18;
+    area.scrollTop = Math.max(0, (line - 3) * lineHeight);
+  });
+
   /* ---------- live regions ---------- */
   var MIN_GAP_MS = 250;
   var regionState = new Map(); // region id -> {busy, dirty}

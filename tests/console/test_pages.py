@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -60,7 +61,7 @@ def test_the_overview_counts_only_jobs_the_user_may_read(
     assert response.status_code == 200
     assert body.lstrip().startswith('<section id="overview-jobs"')  # only the fragment
     assert "<html" not in body
-    assert '<td class="num">2</td>' in body
+    assert '<span class="num">2</span>' in body  # team-a's two running jobs, not team-b's
 
 
 def test_a_namespace_in_the_url_narrows_the_page_and_is_remembered(
@@ -73,7 +74,7 @@ def test_a_namespace_in_the_url_narrows_the_page_and_is_remembered(
     fragment = client.get("/", headers={"HX-Request": "true", "HX-Target": "overview-jobs"})
     body = fragment.content.decode()
     assert "badge-pending" in body
-    assert "badge-running" not in body
+    assert "badge-running" not in body  # team-a's job is not shown while team-c is chosen
 
 
 def test_a_namespace_without_a_grant_in_the_url_shows_nothing_more(
@@ -96,3 +97,56 @@ def test_plotly_is_served_from_the_installed_package() -> None:
     found = finders.find("plotly/plotly.min.js")
     assert found is not None
     assert str(found).endswith("plotly.min.js")
+
+
+def test_the_overview_explains_waiting_jobs_and_shows_capacity(
+    console_login: Callable[..., Any],
+) -> None:
+    from jobs.services import job_submit
+    from scheduler.worker import run_once
+    from tests.scheduler.factories import make_node
+
+    make_node("n1", cpu=2)
+    job_submit(manifest={
+        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+        "metadata": {"name": "huge", "namespace": "default"},
+        "spec": {"minAvailable": 4, "tasks": [{"name": "w", "replicas": 4, "template": {"spec": {
+            "containers": [{"name": "m", "image": "busybox", "resources": {"requests": {"cpu": "2"}}}]}}}]},
+    })  # fmt: skip
+    run_once()
+    run_once()
+    client = console_login("olga", "operator")
+    waiting = _fragment(client, "overview-waiting")
+    assert "huge" in waiting
+    assert "more than the whole cluster has" in waiting
+    capacity = _fragment(client, "overview-capacity")
+    assert "cpu" in capacity
+    assert "/ 2 ·" in capacity  # two cores allocatable
+    sessions = _fragment(client, "overview-sessions")
+    script = sessions.split('<script id="latency-figure" type="application/json">')[1]
+    figure = json.loads(script.split("</script>")[0])
+    assert figure["data"][0]["type"] == "scatter"  # a figure Plotly can draw, not a string
+    assert figure["layout"]["uirevision"] == "keep"  # the user's zoom survives refreshes
+
+
+def test_the_overview_costs_the_same_queries_for_few_or_many_jobs(
+    console_login: Callable[..., Any],
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = console_login("olga", "operator")
+    Job.objects.create(namespace="a", name="j0", phase="Pending")
+    with CaptureQueriesContext(connection) as few:
+        client.get("/")
+    for i in range(1, 40):
+        Job.objects.create(namespace=f"ns-{i % 7}", name=f"j{i}", phase="Pending")
+    with CaptureQueriesContext(connection) as many:
+        client.get("/")
+    assert len(many) == len(few)
+
+
+def _fragment(client: Client, target: str) -> str:
+    response = client.get("/", headers={"HX-Request": "true", "HX-Target": target})
+    assert response.status_code == 200
+    return str(response.content.decode())

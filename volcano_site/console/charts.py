@@ -1,18 +1,19 @@
 """Chart helpers shared by every app: a figure as JSON for the page, and a neutral layout.
 
 Charts are built by pure functions (series → ``plotly.graph_objects.Figure``) in each app's
-``charts.py``; the page embeds ``figure_json(fig)`` with ``json_script`` and
+``charts.py``; the page embeds ``figure_data(fig)`` with ``json_script`` and
 ``static/console/charts.js`` draws it with the installed plotly.min.js, recolouring for the
 theme and keeping the user's zoom across live refreshes (``uirevision``).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from plotly.basedatatypes import BaseFigure
 
-__all__ = ["base_layout", "figure_json"]
+__all__ = ["base_layout", "figure_data"]
 
 
 def base_layout(*, title: str = "", uirevision: str = "keep", **extra: Any) -> dict[str, Any]:
@@ -30,6 +31,10 @@ def base_layout(*, title: str = "", uirevision: str = "keep", **extra: Any) -> d
     return {k: v for k, v in layout.items() if v is not None}
 
 
-def figure_json(fig: BaseFigure) -> str:
-    """Return ``fig`` as the JSON ``Plotly.react`` takes (``{"data": …, "layout": …}``)."""
-    return str(fig.to_json())
+def figure_data(fig: BaseFigure) -> dict[str, Any]:
+    """Return ``fig`` as the data ``Plotly.react`` takes (``{"data": …, "layout": …}``).
+
+    A dict, not JSON text: the template's ``json_script`` encodes it (once).
+    """
+    data: dict[str, Any] = json.loads(fig.to_json())
+    return data

@@ -1,33 +1,118 @@
-"""The console's own pages: a first Overview (the job console's issue grows it).
+"""The Overview: the cluster at a glance, live.
 
-It also shows the shape every console page follows: a view that reads through selectors,
-``render_page`` with the page's live regions as fragments, and no writes.
+Each region of the page is a live fragment; its data is a callable in the context, so a
+region's refresh computes only what that region shows (Django templates call callables).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
+from typing import Any, TypeVar
+
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 
-from jobs.models import Job
+from jobs.models import Event, Job
+from jobs.selectors import cluster_allocatable, wait_reports
+from queues.models import Queue
+from scheduler.engine.api.quantity import format_quantity
 from scheduler.models import SessionRecord
+from scheduler.wire import is_binary_resource
+from volcano_site.console.charts import base_layout, figure_data
 from volcano_site.console.namespaces import current_namespace, restrict
 from volcano_site.console.render import render_page
 from volcano_site.roles import role_required
 
 __all__ = ["overview"]
 
-FRAGMENTS = ("overview-jobs", "overview-sessions")
+T = TypeVar("T")
+FRAGMENTS = (
+    "overview-capacity",
+    "overview-jobs",
+    "overview-queues",
+    "overview-waiting",
+    "overview-sessions",
+    "overview-events",
+)
+
+
+def _lazy(fn: Callable[[], T]) -> Callable[[], T]:
+    return cache(fn)
+
+
+def _capacity() -> list[dict[str, Any]]:
+    """Return per resource: allocatable on ready nodes, allocated to queues, percent."""
+    total = cluster_allocatable()
+    used: dict[str, int] = {}
+    for allocated in Queue.objects.values_list("allocated", flat=True):
+        for name, value in (allocated or {}).items():
+            used[name] = used.get(name, 0) + int(value)
+    rows = []
+    for name in sorted(set(total) | set(used), key=lambda n: (n not in ("cpu", "memory"), n)):
+        if name == "pods":
+            continue
+        have, take = total.get(name, 0), used.get(name, 0)
+        binary = is_binary_resource(name)
+        rows.append({
+            "name": name, "allocatable": format_quantity(have, binary=binary),
+            "allocated": format_quantity(take, binary=binary),
+            "percent": round(100 * take / have, 1) if have else 0.0,
+        })  # fmt: skip
+    return rows
+
+
+def _latency_figure(sessions: list[SessionRecord]) -> dict[str, Any]:
+    from plotly import graph_objs as go
+
+    ordered = list(reversed(sessions))
+    fig = go.Figure(
+        go.Scatter(
+            x=[s.started_at for s in ordered], y=[round(s.e2e_ms, 2) for s in ordered],
+            mode="lines+markers", name="e2e", line={"width": 2}, marker={"size": 4},
+            hovertemplate="%{y:.1f} ms<extra></extra>",
+        ),
+        layout=base_layout(yaxis={"title": {"text": "ms"}, "rangemode": "tozero"}, height=220,
+                           showlegend=False),
+    )  # fmt: skip
+    return figure_data(fig)
 
 
 @role_required()
 def overview(request: HttpRequest) -> HttpResponse:
-    """Render the Overview: jobs by phase and the last sessions, live."""
+    """Render the Overview: capacity, jobs by phase, queues, waiting jobs, sessions, events."""
     namespace = current_namespace(request)
-    jobs = restrict(Job.objects.all(), request.user, namespace)
-    by_phase = dict(
-        jobs.order_by().values_list("phase").annotate(n=Count("pk")).values_list("phase", "n")
-    )
-    sessions = list(SessionRecord.objects.order_by("-started_at", "-pk")[:10])
-    context = {"by_phase": sorted(by_phase.items()), "sessions": sessions}
+    user = request.user
+    jobs = restrict(Job.objects.all(), user, namespace)
+
+    def by_phase() -> list[tuple[str, int]]:
+        counts = jobs.order_by().values_list("phase").annotate(n=Count("pk"))
+        return sorted((phase or "New", n) for phase, n in counts)
+
+    def waiting() -> list[tuple[Job, Any]]:
+        oldest = list(jobs.filter(phase__in=["", "Pending"]).order_by("created_at", "id")[:10])
+        reports = wait_reports(oldest)
+        return [(job, reports.get(job.pk)) for job in oldest]
+
+    def waiting_total() -> int:
+        return int(jobs.filter(phase__in=["", "Pending"]).count())
+
+    def sessions() -> list[SessionRecord]:
+        return list(SessionRecord.objects.order_by("-started_at", "-pk")[:60])
+
+    def events() -> list[Event]:
+        return list(
+            restrict(Event.objects.all(), user, namespace).order_by("-last_timestamp", "-id")[:15]
+        )
+
+    context = {
+        "capacity": _lazy(_capacity),
+        "by_phase": _lazy(by_phase),
+        "queues": _lazy(lambda: list(Queue.objects.order_by("-weight", "name")[:20])),
+        "waiting": _lazy(waiting),
+        "waiting_total": _lazy(waiting_total),
+        "sessions": _lazy(sessions),
+        "latency_figure": _lazy(lambda: _latency_figure(sessions())),
+        "events": _lazy(events),
+    }
     return render_page(request, "console/overview.html", context, fragments=FRAGMENTS)

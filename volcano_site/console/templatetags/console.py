@@ -45,3 +45,12 @@ def percent(part: Any, whole: Any) -> float:
     except (TypeError, ValueError):
         return 0.0
     return 0.0 if w <= 0 else round(min(100.0, 100.0 * p / w), 1)
+
+
+@register.filter
+def get_item(mapping: Any, key: Any) -> Any:
+    """Return ``mapping[key]`` (None when missing): dictionaries keyed by ids in templates."""
+    try:
+        return mapping.get(key)
+    except AttributeError:
+        return None

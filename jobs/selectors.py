@@ -1,0 +1,185 @@
+"""Reads for the job console's pages (HackSoft's selectors): the jobs list, a job's page, the
+waiting line of a queue. Each returns what a page shows in a fixed number of queries,
+whatever the number of rows, and only what the user may read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from jobs.models import Event, Job, Pod, PodGroup, PriorityClass, TaskSpec
+from jobs.why import WaitReport, why_waiting
+from queues.models import Queue
+from scheduler.models import Node
+from volcano_site.console.namespaces import restrict
+from volcano_site.roles import can
+
+__all__ = [
+    "JOB_SORTS",
+    "TERMINAL_PHASES",
+    "JobPage",
+    "TaskRow",
+    "cluster_allocatable",
+    "job_list",
+    "job_page",
+    "queue_waiting_line",
+    "wait_reports",
+]
+
+TERMINAL_PHASES = frozenset({"Completed", "Aborted", "Terminated", "Failed"})
+# vcctl's columns, each sorting on indexed or cheap fields, ending on a unique one.
+JOB_SORTS: Mapping[str, tuple[str, ...]] = {
+    "name": ("name", "namespace", "id"),
+    "created": ("created_at", "id"),
+    "phase": ("phase", "name", "id"),
+    "queue": ("queue", "name", "id"),
+    "min": ("min_available", "name", "id"),
+    "pending": ("pending", "name", "id"),
+    "running": ("running", "name", "id"),
+    "succeeded": ("succeeded", "name", "id"),
+    "failed": ("failed", "name", "id"),
+    "retries": ("retry_count", "name", "id"),
+}
+
+
+def job_list(user: Any, *, namespace: str = "", filters: Mapping[str, str]) -> QuerySet[Job]:
+    """Return the jobs ``user`` may read, narrowed by the list's filters (unordered)."""
+    jobs = restrict(Job.objects.all(), user, namespace)
+    if queue := filters.get("queue", ""):
+        jobs = jobs.filter(queue=queue)
+    if phase := filters.get("phase", ""):
+        jobs = jobs.filter(phase="" if phase == "New" else phase)
+    if filters.get("mine") and getattr(user, "pk", None) is not None:
+        jobs = jobs.filter(creator=user)
+    if text := filters.get("q", "").strip():
+        jobs = jobs.filter(Q(name__icontains=text) | Q(namespace__icontains=text))
+    return jobs
+
+
+def queue_waiting_line(queues: set[str]) -> dict[str, list[Job]]:
+    """Return, per queue, its waiting jobs in the order the engine takes them.
+
+    The ``priority`` plugin orders by the PodGroup's priority (higher first), then Volcano
+    takes the older job first (creation time, then name).
+    """
+    waiting = (
+        Job.objects.filter(queue__in=sorted(queues), phase__in=["", "Pending", "Restarting"])
+        .order_by()
+        .only("id", "namespace", "name", "queue", "priority_class_name", "created_at")
+    )
+    values = dict(PriorityClass.objects.values_list("name", "value"))
+    line: dict[str, list[Job]] = {q: [] for q in queues}
+    for job in waiting:
+        line.setdefault(job.queue, []).append(job)
+    for jobs in line.values():
+        jobs.sort(key=lambda j: (-values.get(j.priority_class_name, 0), j.created_at, j.name))
+    return line
+
+
+def cluster_allocatable() -> dict[str, int]:
+    """Return the allocatable resources of the ready, schedulable nodes, summed (milli-units)."""
+    total: dict[str, int] = {}
+    for allocatable in Node.objects.filter(ready=True, unschedulable=False).values_list(
+        "allocatable", flat=True
+    ):
+        for name, value in (allocatable or {}).items():
+            total[name] = total.get(name, 0) + int(value)
+    return total
+
+
+def wait_reports(jobs: list[Job]) -> dict[int, WaitReport]:
+    """Return a one-liner report for each waiting job of a page (four queries in all)."""
+    waiting = [j for j in jobs if j.phase in ("", "Pending", "Restarting")]
+    if not waiting:
+        return {}
+    ids = [j.pk for j in waiting]
+    groups = {g.job_id: g for g in PodGroup.objects.filter(job_id__in=ids)}
+    pods: dict[int, list[Pod]] = {}
+    for pod in Pod.objects.filter(job_id__in=ids, node__isnull=True).only(
+        "id", "job_id", "name", "task_name", "phase", "node_id", "conditions", "nominated_node_name"
+    ):
+        pods.setdefault(pod.job_id or 0, []).append(pod)
+    queues = {q.name: q for q in Queue.objects.filter(name__in={j.queue for j in waiting})}
+    return {
+        j.pk: why_waiting(
+            j, group=groups.get(j.pk), pods=pods.get(j.pk, []), queue=queues.get(j.queue)
+        )
+        for j in waiting
+    }
+
+
+@dataclass(slots=True)
+class TaskRow:
+    """A task of the job with its replicas and how many pods are in each phase."""
+
+    spec: TaskSpec
+    phases: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class JobPage:
+    """Everything a job's page shows."""
+
+    job: Job
+    tasks: list[TaskRow]
+    pods: list[Pod]
+    group: PodGroup | None
+    events: list[Event]
+    wait: WaitReport
+    can_write: bool
+    queue: Queue | None
+
+
+def job_page(user: Any, namespace: str, name: str, *, event_limit: int = 200) -> JobPage:
+    """Return a job's page for ``user``; 404 when it does not exist or is not readable."""
+    if not can(user, "jobs", write=False, namespace=namespace):
+        raise Http404
+    job = Job.objects.filter(namespace=namespace, name=name).first()
+    if job is None:
+        raise Http404
+    specs = list(TaskSpec.objects.filter(job=job).order_by("index"))
+    pods = list(
+        Pod.objects.filter(job=job)
+        .select_related("node")
+        .order_by("task_name", "task_index", "name")
+    )
+    group = PodGroup.objects.filter(job=job).first()
+    queue = Queue.objects.filter(name=job.queue).first()
+    names = [job.name, *(p.name for p in pods)] + ([group.name] if group else [])
+    events = list(
+        Event.objects.filter(involved_namespace=namespace, involved_name__in=names).order_by(
+            "-last_timestamp", "-id"
+        )[:event_limit]
+    )
+    tasks = []
+    for spec in specs:
+        row = TaskRow(spec)
+        for pod in pods:
+            if pod.task_name == spec.name:
+                row.phases[pod.phase] = row.phases.get(pod.phase, 0) + 1
+        tasks.append(row)
+    ahead: list[Job] = []
+    position = 0
+    if job.phase in ("", "Pending", "Restarting"):
+        line = queue_waiting_line({job.queue}).get(job.queue, [])
+        ids = [j.pk for j in line]
+        if job.pk in ids:
+            position = ids.index(job.pk) + 1
+            ahead = line[: position - 1]
+    wait = why_waiting(job, group=group, pods=pods, queue=queue, ahead=ahead, position=position,
+                       cluster=cluster_allocatable() if job.phase in ("", "Pending") else {})  # fmt: skip
+    return JobPage(
+        job=job,
+        tasks=tasks,
+        pods=pods,
+        group=group,
+        events=events,
+        wait=wait,
+        can_write=can(user, "jobs", write=True, namespace=namespace),
+        queue=queue,
+    )

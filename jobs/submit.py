@@ -1,0 +1,181 @@
+"""Submit a job from the console: the form for the common job, its YAML, the templates, and
+errors placed at their line.
+
+The form builds the manifest a user would write by hand (one task: image, command,
+requests, replicas; the job's queue, priority class, minAvailable, maxRetry and the
+simulated duration), so what the page shows in its YAML view is exactly what it sends. Both
+the form and the YAML editor are admitted by the API's own create path
+(``volcano_site.kube.store.object_create``), in dry-run while the user types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+__all__ = [
+    "EXAMPLES_DIR",
+    "CommonJobForm",
+    "Example",
+    "examples",
+    "line_of",
+    "parse_manifest",
+]
+
+EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
+MAX_TEXT = 256 * 1024  # what the editor accepts; larger manifests go through kubectl
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A template for the editor: a file of ``jobs/examples``, titled by its first comment."""
+
+    slug: str
+    title: str
+    text: str
+
+
+def examples() -> list[Example]:
+    """Return the templates offered on the Submit page, by file name."""
+    found = []
+    for path in sorted(EXAMPLES_DIR.glob("*.yaml")):
+        text = path.read_text()
+        first = text.splitlines()[0] if text else ""
+        title = first.lstrip("# ").strip() if first.startswith("#") else path.stem
+        found.append(Example(path.stem, title, text))
+    return found
+
+
+class ManifestTextError(ValueError):
+    """The text is not one YAML mapping; ``line`` says where (1-based, 0 when unknown)."""
+
+    def __init__(self, message: str, line: int = 0) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def parse_manifest(text: str) -> dict[str, Any]:
+    """Return the one manifest in ``text``; raise ``ManifestTextError`` saying what is wrong."""
+    if len(text) > MAX_TEXT:
+        raise ManifestTextError(str(_("The manifest is larger than 256 KiB.")))
+    try:
+        documents = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 0
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ManifestTextError(f"YAML: {problem}", line) from exc
+    if len(documents) != 1 or not isinstance(documents[0], dict):
+        raise ManifestTextError(str(_("Paste exactly one Job manifest (a YAML mapping).")), 1)
+    return documents[0]
+
+
+def line_of(text: str, path: str) -> int:
+    """Return the 1-based line of field ``path`` (``spec.tasks[0].replicas``) in ``text``.
+
+    Walks YAML's node graph, which keeps each node's position; a path that is not in the text
+    (a missing field) gives the line of its nearest present parent, 0 when nothing matches.
+    """
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return 0
+    line = 0
+    for part in _split(path):
+        if node is None:
+            break
+        line = node.start_mark.line + 1
+        if isinstance(part, int) and isinstance(node, yaml.SequenceNode):
+            node = node.value[part] if part < len(node.value) else None
+        elif isinstance(part, str) and isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if getattr(k, "value", None) == part), None)
+            if node is not None:
+                line = node.start_mark.line + 1
+        else:
+            node = None
+    if node is not None:
+        line = node.start_mark.line + 1
+    return line
+
+
+def _split(path: str) -> list[str | int]:
+    parts: list[str | int] = []
+    for chunk in path.replace("]", "").split("."):
+        name, *indexes = chunk.split("[")
+        if name:
+            parts.append(name)
+        parts.extend(int(i) for i in indexes if i.isdigit())
+    return parts
+
+
+class CommonJobForm(forms.Form):
+    """The job most people submit: one task of identical replicas."""
+
+    name = forms.SlugField(label=_("Name"), max_length=63, initial="my-job")
+    namespace = forms.ChoiceField(label=_("Namespace"))
+    queue = forms.ChoiceField(label=_("Queue"))
+    priority_class = forms.ChoiceField(label=_("Priority class"), required=False)
+    min_available = forms.IntegerField(label=_("minAvailable"), min_value=0, initial=1,
+                                       help_text=_("Pods that must run together (gang)."))  # fmt: skip
+    max_retry = forms.IntegerField(label=_("maxRetry"), min_value=0, initial=3)
+    restart_on_eviction = forms.BooleanField(label=_("Restart the job when a pod is evicted"),
+                                             required=False, initial=True)  # fmt: skip
+    task = forms.SlugField(label=_("Task name"), max_length=63, initial="main")
+    replicas = forms.IntegerField(label=_("Replicas"), min_value=1, max_value=10_000, initial=1)
+    image = forms.CharField(label=_("Image"), max_length=253, initial="busybox:1.36")
+    command = forms.CharField(label=_("Command"), max_length=1000, required=False,
+                              initial="sleep 60", help_text=_("Split on spaces."))  # fmt: skip
+    cpu = forms.CharField(label=_("CPU"), max_length=32, initial="1", help_text=_("e.g. 500m, 2"))
+    memory = forms.CharField(label=_("Memory"), max_length=32, initial="1Gi", required=False)
+    gpu = forms.IntegerField(
+        label=_("GPUs (nvidia.com/gpu)"), min_value=0, initial=0, required=False
+    )
+    duration = forms.CharField(label=_("Simulated duration"), max_length=32, required=False,
+                               initial="60s", help_text=_("How long the simulated container runs."))  # fmt: skip
+
+    def __init__(self, *args: Any, namespaces: list[str], queues: list[str],
+                 priority_classes: list[str], **kwargs: Any) -> None:  # fmt: skip
+        super().__init__(*args, **kwargs)
+        self.fields["namespace"].choices = [(n, n) for n in namespaces]  # type: ignore[attr-defined]
+        self.fields["queue"].choices = [(q, q) for q in queues]  # type: ignore[attr-defined]
+        self.fields["priority_class"].choices = [("", "—"), *((p, p) for p in priority_classes)]  # type: ignore[attr-defined]
+        if "default" in queues:
+            self.fields["queue"].initial = "default"
+
+    def manifest(self) -> dict[str, Any]:
+        """Return the Job manifest the (valid) form describes."""
+        data = self.cleaned_data
+        requests: dict[str, Any] = {"cpu": data["cpu"]}
+        if data.get("memory"):
+            requests["memory"] = data["memory"]
+        if data.get("gpu"):
+            requests["nvidia.com/gpu"] = data["gpu"]
+        container: dict[str, Any] = {"name": data["task"], "image": data["image"],
+                                     "resources": {"requests": requests, "limits": dict(requests)}}  # fmt: skip
+        if data.get("command"):
+            container["command"] = data["command"].split()
+        template: dict[str, Any] = {"spec": {"containers": [container], "restartPolicy": "Never"}}
+        if data.get("duration"):
+            template["metadata"] = {"annotations": {"volcano.sh/sim-duration": data["duration"]}}
+        spec: dict[str, Any] = {
+            "minAvailable": data["min_available"],
+            "schedulerName": "volcano",
+            "queue": data["queue"],
+            "maxRetry": data["max_retry"],
+        }
+        if data.get("priority_class"):
+            spec["priorityClassName"] = data["priority_class"]
+        if data.get("restart_on_eviction"):
+            spec["policies"] = [{"event": "PodEvicted", "action": "RestartJob"}]
+        spec["tasks"] = [{"replicas": data["replicas"], "name": data["task"], "template": template}]
+        return {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "metadata": {"name": data["name"], "namespace": data["namespace"]},
+            "spec": spec,
+        }

@@ -1,0 +1,19 @@
+"""The job console's URLs: the jobs list, a job's page and its actions, Submit."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, path
+
+from jobs.views import job_detail, job_list, submit
+
+app_name = "jobs"
+
+urlpatterns: list[URLPattern] = [
+    path("jobs/", job_list.job_list_view, name="job_list"),
+    path("jobs/bulk/", job_list.job_bulk, name="job_bulk"),
+    path("jobs/<str:namespace>/<str:name>/", job_detail.job_detail, name="job_detail"),
+    path("jobs/<str:namespace>/<str:name>/action/", job_detail.job_action, name="job_action"),
+    path("submit/", submit.job_submit_view, name="job_submit"),
+    path("submit/validate/", submit.job_validate, name="job_validate"),
+    path("submit/preview/", submit.job_preview, name="job_preview"),
+]

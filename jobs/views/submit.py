@@ -1,0 +1,139 @@
+"""Submit: the common-job form and the YAML editor, validated on the server as the user types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+
+from jobs.api.resources import JOBS
+from jobs.models import PriorityClass
+from jobs.submit import CommonJobForm, ManifestTextError, examples, line_of, parse_manifest
+from queues.models import Queue
+from volcano_site.console.namespaces import current_namespace, readable_namespaces
+from volcano_site.kube.status import KubeError
+from volcano_site.kube.store import object_create
+from volcano_site.roles import ADMIN, OPERATOR, SUBMITTER, can, role_required
+
+__all__ = ["job_preview", "job_submit_view", "job_validate"]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One refusal: the field path, its line in the text (0: unknown) and why."""
+
+    field: str
+    line: int
+    message: str
+
+
+def _writable_namespaces(user: Any) -> list[str]:
+    return [ns for ns in readable_namespaces(user) if can(user, "jobs", write=True, namespace=ns)]
+
+
+def _form(request: HttpRequest, data: Any = None) -> CommonJobForm:
+    namespaces = _writable_namespaces(request.user)
+    form = CommonJobForm(
+        data,
+        namespaces=namespaces,
+        queues=list(Queue.objects.order_by("name").values_list("name", flat=True)),
+        priority_classes=list(
+            PriorityClass.objects.order_by("name").values_list("name", flat=True)
+        ),
+    )
+    chosen = current_namespace(request)
+    form.fields["namespace"].initial = (
+        chosen if chosen in namespaces else (namespaces[0] if namespaces else "")
+    )
+    return form
+
+
+def _admit(
+    request: HttpRequest, text: str, *, dry_run: bool
+) -> tuple[dict[str, Any] | None, list[FieldError]]:
+    """Admit ``text`` through the API's create path; return the created object or the errors."""
+    try:
+        document = parse_manifest(text)
+    except ManifestTextError as exc:
+        return None, [FieldError("", exc.line, str(exc))]
+    meta = document.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
+    namespace = str(meta.get("namespace") or current_namespace(request) or "default")
+    if not can(request.user, "jobs", write=True, namespace=namespace):
+        line = line_of(text, "metadata.namespace")
+        return None, [FieldError("metadata.namespace", line,
+                                 _("You may not submit jobs in the namespace %(ns)s.") % {"ns": namespace})]  # fmt: skip
+    try:
+        created = object_create(
+            JOBS, document, namespace=namespace, dry_run=dry_run, user=request.user
+        )
+    except KubeError as exc:
+        if not exc.causes:
+            return None, [FieldError("", 0, exc.message)]
+        return None, [FieldError(c.field, line_of(text, c.field) if c.field else 0, c.message)
+                      for c in exc.causes]  # fmt: skip
+    return created, []
+
+
+@role_required(SUBMITTER, OPERATOR, ADMIN)
+def job_submit_view(request: HttpRequest) -> HttpResponse:
+    """Show the form and the editor; a POST submits one of them and opens the job's page."""
+    templates = examples()
+    text = ""
+    errors: list[FieldError] = []
+    mode = request.POST.get("mode") or request.GET.get("mode") or "form"
+    form = _form(request, request.POST if request.method == "POST" and mode == "form" else None)
+    if request.method == "POST":
+        if mode == "form":
+            if form.is_valid():
+                text = yaml.safe_dump(form.manifest(), sort_keys=False)
+            else:
+                errors = [
+                    FieldError(name, 0, "; ".join(str(m) for m in msgs))
+                    for name, msgs in form.errors.items()
+                ]
+        else:
+            text = request.POST.get("manifest", "")
+            upload = request.FILES.get("file")
+            if upload is not None:
+                text = upload.read(256 * 1024 + 1).decode("utf-8", "replace")
+        if text and not errors:
+            created, errors = _admit(request, text, dry_run=False)
+            if created is not None:
+                meta = created["metadata"]
+                return redirect("jobs:job_detail", namespace=meta["namespace"], name=meta["name"])
+    elif slug := request.GET.get("template"):
+        chosen = next((t for t in templates if t.slug == slug), None)
+        if chosen is not None:
+            text, mode = chosen.text, "yaml"
+    context = {"form": form, "text": text, "errors": errors, "mode": mode, "templates": templates}
+    return render(request, "jobs/job_submit.html", context, status=422 if errors else 200)
+
+
+@role_required(SUBMITTER, OPERATOR, ADMIN)
+def job_validate(request: HttpRequest) -> HttpResponse:
+    """Dry-run the editor's text (htmx, as the user types): the errors, or "valid"."""
+    text = request.POST.get("manifest", "")
+    errors: list[FieldError] = []
+    if text.strip():
+        _created, errors = _admit(request, text, dry_run=True)
+    return render(request, "jobs/_validation.html", {"errors": errors, "empty": not text.strip()})
+
+
+@role_required(SUBMITTER, OPERATOR, ADMIN)
+def job_preview(request: HttpRequest) -> HttpResponse:
+    """Return the YAML the form would send (htmx, as the user edits the form)."""
+    form = _form(request, request.POST)
+    if not form.is_valid():
+        lines = [
+            f"# {name}: {'; '.join(str(m) for m in msgs)}" for name, msgs in form.errors.items()
+        ]
+        return HttpResponse("\n".join(lines), content_type="text/plain; charset=utf-8")
+    return HttpResponse(
+        yaml.safe_dump(form.manifest(), sort_keys=False), content_type="text/plain; charset=utf-8"
+    )

@@ -1,0 +1,115 @@
+"""The job console's main flows in a real browser against the live server: submit from the
+form and watch the job run, a bad YAML's error at its field, why a job waits, bulk abort."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import CHROMIUM, MISSING, sign_in
+from tests.browser.server import ConsoleServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+NODES = "\n---\n".join(
+    f"""apiVersion: v1
+kind: Node
+metadata: {{name: flow-node-{i}}}
+status:
+  capacity: {{cpu: "4", memory: 16Gi, pods: "110"}}
+  allocatable: {{cpu: "4", memory: 16Gi, pods: "110"}}"""
+    for i in range(2)
+)
+
+
+def _job(name: str, *, cpu: str = "1", replicas: int = 1, seconds: int = 600) -> str:
+    return f"""apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: {name}, namespace: default}}
+spec:
+  minAvailable: {replicas}
+  schedulerName: volcano
+  tasks:
+    - replicas: {replicas}
+      name: main
+      template:
+        metadata: {{annotations: {{volcano.sh/sim-duration: {seconds}s}}}}
+        spec:
+          containers:
+            - {{name: main, image: busybox, resources: {{requests: {{cpu: "{cpu}"}}}}}}
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster(console_server: ConsoleServer) -> ConsoleServer:
+    console_server.apply(NODES)
+    console_server.make_user("sue", "submitter", namespaces=("default",))
+    return console_server
+
+
+def _shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / name), full_page=True)
+
+
+def test_submit_from_the_form_and_watch_it_run_without_a_reload(
+    page: Page, cluster: ConsoleServer
+) -> None:
+    sign_in(page, cluster, "sue", next_url="/submit/")
+    page.get_by_label("Name", exact=True).fill("form-flow")
+    page.get_by_label("Simulated duration").fill("60s")  # one real second at 60x
+    expect(page.locator("#form-yaml")).to_contain_text("name: form-flow")
+    page.get_by_role("button", name="Submit").click()
+
+    expect(page).to_have_url(f"{cluster.url}/jobs/default/form-flow/")
+    page.evaluate("window.__sameDocument = true")
+    phase = page.locator("#job-body .stat").first
+    expect(phase).to_contain_text("Running", timeout=20_000)
+    _shot(page, "job-running.png")
+    expect(phase).to_contain_text("Completed", timeout=30_000)
+    expect(page.locator("#job-body")).to_contain_text("Succeeded")
+    assert page.evaluate("window.__sameDocument") is True  # the page followed live
+
+
+def test_a_bad_yaml_shows_its_error_at_the_field(page: Page, cluster: ConsoleServer) -> None:
+    sign_in(page, cluster, "sue", next_url="/submit/?mode=yaml")
+    page.get_by_label("Job manifest (YAML)").fill(
+        _job("bad-yaml").replace("replicas: 1", "replicas: -2")
+    )
+    problem = page.locator("#validation li[data-field='spec.tasks[0].replicas']")
+    expect(problem).to_be_visible(timeout=10_000)
+    expect(problem).to_contain_text("line 8")
+    _shot(page, "submit-yaml-error.png")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.get_by_label("Job manifest (YAML)")).to_have_value(
+        _job("bad-yaml").replace("replicas: 1", "replicas: -2")
+    )
+
+
+def test_a_pending_job_says_why_it_waits(page: Page, cluster: ConsoleServer) -> None:
+    cluster.apply(_job("too-big", cpu="64"))
+    sign_in(page, cluster, "sue", next_url="/jobs/default/too-big/")
+    why = page.locator("#why-waiting")
+    expect(why).to_be_visible(timeout=15_000)
+    expect(why).to_contain_text("cpu 64")
+    _shot(page, "job-why-waiting.png")
+
+
+def test_bulk_abort_two_jobs(page: Page, cluster: ConsoleServer) -> None:
+    cluster.apply(_job("bulk-a", cpu="100m") + "---\n" + _job("bulk-b", cpu="100m"))
+    sign_in(page, cluster, "sue", next_url="/jobs/?q=bulk-")
+    for name in ("bulk-a", "bulk-b"):
+        page.get_by_label(f"Select {name}").check()
+    expect(page.locator("[data-selected-count]")).to_have_text("2 selected")
+    page.get_by_role("button", name="Abort").click()
+    dialog = page.locator("dialog.confirm")
+    expect(dialog).to_contain_text("2 selected job(s)")
+    dialog.get_by_role("button", name="Confirm").click()
+    expect(page.locator("#bulk-result")).to_contain_text("2 of 2 done.")
+    rows = page.locator("#jobs-table tbody tr")
+    expect(rows.filter(has_text="Abort")).to_have_count(2, timeout=20_000)
+    _shot(page, "jobs-list.png")
