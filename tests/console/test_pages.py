@@ -119,6 +119,11 @@ def test_the_overview_explains_waiting_jobs_and_shows_capacity(
     waiting = _fragment(client, "overview-waiting")
     assert "huge" in waiting
     assert "more than the whole cluster has" in waiting
+    from queues.models import Queue
+
+    Queue.objects.filter(name="default").update(allocated={"cpu": 1000})
+    queues = _fragment(client, "overview-queues")
+    assert '50.0% <span class="muted">cpu</span>' in queues  # 1 of 2 cores: the dominant share
     capacity = _fragment(client, "overview-capacity")
     assert "cpu" in capacity
     assert "/ 2 ·" in capacity  # two cores allocatable

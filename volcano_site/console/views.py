@@ -105,10 +105,21 @@ def overview(request: HttpRequest) -> HttpResponse:
             restrict(Event.objects.all(), user, namespace).order_by("-last_timestamp", "-id")[:15]
         )
 
+    def queues() -> list[tuple[Queue, float, str]]:
+        """Each queue with its dominant share of the cluster (DRF's measure) and resource."""
+        total = cluster_allocatable()
+        rows = []
+        for queue in Queue.objects.order_by("-weight", "name")[:20]:
+            shares = [(int(v) / total[n], n) for n, v in (queue.allocated or {}).items()
+                      if total.get(n) and n != "pods"]  # fmt: skip
+            share, resource = max(shares, default=(0.0, ""))
+            rows.append((queue, round(100 * share, 1), resource))
+        return rows
+
     context = {
         "capacity": _lazy(_capacity),
         "by_phase": _lazy(by_phase),
-        "queues": _lazy(lambda: list(Queue.objects.order_by("-weight", "name")[:20])),
+        "queues": _lazy(queues),
         "waiting": _lazy(waiting),
         "waiting_total": _lazy(waiting_total),
         "sessions": _lazy(sessions),
