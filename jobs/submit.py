@@ -18,6 +18,8 @@ import yaml
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from scheduler.engine.util.safe_yaml import YamlLimitError, load_all
+
 __all__ = [
     "EXAMPLES_DIR",
     "CommonJobForm",
@@ -64,7 +66,9 @@ def parse_manifest(text: str) -> dict[str, Any]:
     if len(text) > MAX_TEXT:
         raise ManifestTextError(str(_("The manifest is larger than 256 KiB.")))
     try:
-        documents = [d for d in yaml.safe_load_all(text) if d is not None]
+        documents = load_all(text)
+    except YamlLimitError as exc:
+        raise ManifestTextError(exc.message, exc.line) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 0

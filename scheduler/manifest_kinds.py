@@ -16,7 +16,13 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from scheduler.engine.errors import ManifestError
-from scheduler.validators import dns1123_label_error, dns1123_subdomain_error
+from scheduler.validators import (
+    annotations_error,
+    dns1123_label_error,
+    dns1123_subdomain_error,
+    label_key_error,
+    label_value_error,
+)
 from scheduler.wire import Fields, Manifest, format_time, plain_json
 
 __all__ = ["Kind", "Loaded"]
@@ -82,7 +88,14 @@ class Kind:
             if error := dns1123_label_error(instance.namespace):
                 raise meta.error("namespace", f"invalid value {instance.namespace!r}: {error}")
         instance.labels = meta.string_map("labels")
+        for key, value in instance.labels.items():
+            if error := label_key_error(key) or label_value_error(value):
+                raise meta.error(f"labels.{key}", f"invalid label {key}={value!r}: {error}")
         instance.annotations = meta.string_map("annotations")
+        bad_key, error = annotations_error(instance.annotations)
+        if error:
+            where = f"annotations.{bad_key}" if bad_key else "annotations"
+            raise meta.error(where, error)
         instance.uid = meta.uid("uid")
         version = meta.string("resourceVersion")
         if version:

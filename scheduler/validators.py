@@ -62,3 +62,41 @@ def validate_dns1123_subdomain(value: str) -> None:
     """Raise ``ValidationError`` unless ``value`` is a DNS-1123 subdomain (job, node, class)."""
     if error := dns1123_subdomain_error(value):
         raise ValidationError(f"{value!r}: {error}", code="invalid")
+
+
+_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+MAX_ANNOTATIONS_BYTES = 256 * 1024  # kube-apiserver's TotalAnnotationSizeLimitB
+
+
+def label_key_error(key: str) -> str:
+    """Return why ``key`` is not a label or annotation key (``[prefix/]name``), or ``""``."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and (not prefix or dns1123_subdomain_error(prefix)):
+        return "the prefix must be a DNS-1123 subdomain (e.g. example.com/name)"
+    if not name or len(name) > 63:
+        return "the name part must be 1 to 63 characters"
+    if not _NAME_PART.match(name):
+        return ("the name part must consist of alphanumeric characters, '-', '_' or '.', and "
+                "must start and end with an alphanumeric character")  # fmt: skip
+    return ""
+
+
+def label_value_error(value: str) -> str:
+    """Return why ``value`` is not a label value (empty, or 63 characters of the name set)."""
+    if len(value) > 63:
+        return "must be no more than 63 characters"
+    if value and not _NAME_PART.match(value):
+        return ("must be empty or consist of alphanumeric characters, '-', '_' or '.', and "
+                "start and end with an alphanumeric character")  # fmt: skip
+    return ""
+
+
+def annotations_error(annotations: dict[str, str]) -> tuple[str, str]:
+    """Return ``(key, why)`` of the first bad annotation, or ``("", why)`` when too large."""
+    for key in annotations:
+        if error := label_key_error(key):
+            return key, error
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
+    if size > MAX_ANNOTATIONS_BYTES:
+        return "", f"may not have more than {MAX_ANNOTATIONS_BYTES} bytes in all, got {size}"
+    return "", ""

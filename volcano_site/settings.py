@@ -200,7 +200,17 @@ STATIC_ROOT = DATA_DIR / "static"
 # deployment behind a web server sets SERVE_STATIC=0 and runs collectstatic.
 SERVE_STATIC = env_flag("SERVE_STATIC", default=True)
 
+# The largest request body the API reads (kube-apiserver's limit is 3 MiB); Django refuses a
+# larger Content-Length before reading it, and the API answers 413 with a Status.
+VOLCANO_MAX_BODY_BYTES = int(os.environ.get("VOLCANO_MAX_BODY_BYTES", str(3 * 1024 * 1024)))
+DATA_UPLOAD_MAX_MEMORY_SIZE = VOLCANO_MAX_BODY_BYTES
+# Caps on pods, so that `replicas: 2147483647` is refused at admission, not attempted.
+VOLCANO_MAX_PODS_PER_JOB = int(os.environ.get("VOLCANO_MAX_PODS_PER_JOB", "50000"))
+VOLCANO_MAX_PODS_PER_NAMESPACE = int(os.environ.get("VOLCANO_MAX_PODS_PER_NAMESPACE", "500000"))
+
 LOGIN_URL = "accounts:login"
+# Under /api and /apis a refused CSRF check answers a Kubernetes Status, not an HTML page.
+CSRF_FAILURE_VIEW = "volcano_site.kube.fallbacks.csrf_failure"
 
 # The HTTPS listener `make run` adds (kubectl sends tokens only over TLS); the profile
 # page's kubeconfig names it and embeds its self-signed certificate. Empty: none.
@@ -217,6 +227,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 
+VOLCANO_PUBLIC_API_DOCS = env_flag("VOLCANO_PUBLIC_API_DOCS", default=False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Volcano console API",
     "DESCRIPTION": (
@@ -226,7 +237,9 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "v1",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    # Like kube-apiserver's /openapi/v2: the schema describes the cluster's API, so it is for
+    # signed-in users unless VOLCANO_PUBLIC_API_DOCS=1 opens it.
+    "SERVE_PERMISSIONS": ["volcano_site.kube.openapi.DocsAccess"],
     "COMPONENT_SPLIT_REQUEST": True,
     # The docs pages load their JS and CSS from our /static/, never from a third party.
     "SWAGGER_UI_DIST": "SIDECAR",

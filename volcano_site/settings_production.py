@@ -9,6 +9,17 @@ from __future__ import annotations
 
 import os
 
+from django.core.exceptions import ImproperlyConfigured
+
+# A key generated per host (the embedded default) would differ between replicas behind one
+# load balancer, so each would refuse the others' sessions and CSRF tokens.
+if not os.environ.get("SECRET_KEY"):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is not set: production needs the same secret key on every replica. "
+        "Set it in the environment, e.g. SECRET_KEY=\"$(python3 -c 'import secrets; "
+        "print(secrets.token_urlsafe(50))')\", and keep it out of the repository."
+    )
+
 from volcano_site.settings import *  # noqa: F403
 from volcano_site.settings import env_flag
 

@@ -22,3 +22,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("volcano_site.console.urls")),
     path("", include("jobs.urls")),
 ]
+
+# A server error under /api and /apis is a Status kubectl can print; the console keeps Django's.
+handler500 = "volcano_site.kube.fallbacks.server_error"

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
+from django.db.models import Sum
+
 from jobs.admission.causes import Causes
 from jobs.admission.policies import (
     validate_depends_on,
@@ -115,6 +118,7 @@ def _validate_numbers(job: Job, tasks: list[TaskSpec], causes: Causes) -> None:
                 )
         if task.max_retry is not None and task.max_retry < 0:
             causes.invalid(f"{at}.maxRetry", "must be greater than or equal to 0")
+    _validate_pod_caps(job, tasks, total, causes)
     if job.min_available < 0:
         causes.invalid("spec.minAvailable", "job 'minAvailable' must be >= 0")
     elif tasks and job.min_available > total:
@@ -131,6 +135,34 @@ def _validate_numbers(job: Job, tasks: list[TaskSpec], causes: Causes) -> None:
         )
     if job.min_success is not None and job.min_success < 1:
         causes.invalid("spec.minSuccess", "must be greater than or equal to 1")
+
+
+def _validate_pod_caps(job: Job, tasks: list[TaskSpec], total: int, causes: Causes) -> None:
+    """Refuse more pods than the caps allow (``VOLCANO_MAX_PODS_PER_JOB`` / ``_PER_NAMESPACE``).
+
+    Why: ``replicas: 2147483647`` is a valid integer, and the controller would try to create
+    two billion pods. The first task that crosses the cap is named.
+    """
+    per_job = int(getattr(settings, "VOLCANO_MAX_PODS_PER_JOB", 50_000))
+    running = 0
+    for index, task in enumerate(tasks):
+        running += max(task.replicas, 0)
+        if running > per_job:
+            causes.invalid(f"spec.tasks[{index}].replicas",
+                           f"{task.replicas}: the job would have {running} pods, more than the "
+                           f"{per_job} a job may have")  # fmt: skip
+            return
+    per_namespace = int(getattr(settings, "VOLCANO_MAX_PODS_PER_NAMESPACE", 500_000))
+    others = (
+        TaskSpec.objects.filter(job__namespace=job.namespace)
+        .exclude(job__name=job.name)
+        .aggregate(n=Sum("replicas"))["n"]
+        or 0
+    )
+    if others + total > per_namespace and tasks:
+        causes.invalid(f"spec.tasks[{len(tasks) - 1}].replicas",
+                       f"the namespace {job.namespace} would hold {others + total} pods, more "
+                       f"than its {per_namespace}")  # fmt: skip
 
 
 def _validate_queue(name: str, causes: Causes) -> None:

@@ -24,6 +24,7 @@ from jobs.manifests.pod_group import PodGroupKind
 from jobs.manifests.priority_class import PriorityClassKind
 from queues.manifests import QueueKind
 from scheduler.engine.errors import ManifestError
+from scheduler.engine.util.safe_yaml import YamlLimitError, load_all
 from scheduler.manifest_kinds import Kind, Loaded
 from scheduler.manifests import NodeKind, SchedulerConfigurationKind, load_conf_text
 from scheduler.wire import Manifest, type_name
@@ -109,7 +110,10 @@ def read_manifests(path: Path) -> list[tuple[str, Loaded]]:
                 raise ManifestError(f"{file}: {exc.field}", exc.message) from exc
             continue
         try:
-            documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+            documents = load_all(text)
+        except YamlLimitError as exc:
+            where = f"{file}: {exc.field}" if exc.field else str(file)
+            raise ManifestError(where, exc.message) from exc
         except yaml.YAMLError as exc:
             raise ManifestError(str(file), f"not valid YAML: {exc}") from exc
         for number, document in enumerate(_flatten(documents), start=1):

@@ -18,6 +18,7 @@ import yaml
 from scheduler.engine.errors import ConfError
 from scheduler.engine.framework.arguments import Arguments, validate_arguments
 from scheduler.engine.framework.registry import ensure_loaded, get_action, get_plugin_class
+from scheduler.engine.util.safe_yaml import YamlLimitError, load_one
 
 __all__ = [
     "DEFAULT_CONF",
@@ -226,7 +227,9 @@ def load_conf(text: str | None) -> SchedulerConf:
     ensure_loaded()
     source = text if text and text.strip() else DEFAULT_CONF
     try:
-        data = yaml.safe_load(source)
+        data = load_one(source)
+    except YamlLimitError as exc:
+        raise ConfError(exc.field, exc.message) from exc
     except yaml.YAMLError as exc:
         raise ConfError("", f"not valid YAML: {exc}") from exc
     if not isinstance(data, Mapping):

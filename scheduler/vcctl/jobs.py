@@ -16,6 +16,7 @@ import yaml
 
 from scheduler.engine.api.quantity import parse_quantity
 from scheduler.engine.errors import QuantityError
+from scheduler.engine.util.safe_yaml import YamlLimitError, load_all
 from scheduler.vcctl.base import (
     BATCH,
     CliError,
@@ -103,7 +104,9 @@ def read_job_file(filename: str) -> dict[str, Any]:
     except OSError as error:
         raise CliError(f"failed to read file, err: {error}") from None
     try:
-        documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+        documents = load_all(text)
+    except YamlLimitError as error:
+        raise CliError(f"failed to unmarshal file {filename}: {error}") from None
     except yaml.YAMLError as error:
         raise CliError(f"failed to unmarshal file {filename}: {error}") from None
     if len(documents) != 1 or not isinstance(documents[0], dict):

@@ -15,12 +15,15 @@ import schemathesis
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
+from django.test import override_settings
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-# The schema the server serves, loaded through the WSGI app (no database needed for it).
-schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
+# The schema the server serves, loaded through the WSGI app (no database needed for it; the
+# schema is for signed-in users unless opened, so it is opened while schemathesis reads it).
+with override_settings(VOLCANO_PUBLIC_API_DOCS=True):
+    schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
 # Bounded: generated examples only (the coverage phase alone sends ~100 requests per operation).
 schema.config.phases.coverage.enabled = False
 schema.config.phases.stateful.enabled = False
@@ -84,9 +87,24 @@ def _api_routes() -> set[str]:
     return {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route) for route in walk(api_urls.urlpatterns, "")}
 
 
-def test_schema_and_docs_pages_list_every_path(db: None) -> None:
+def test_schema_and_docs_need_a_signed_in_user_unless_opened(
+    db: None, django_user_model: Any, settings: Any
+) -> None:
     from django.test import Client
 
+    assert Client().get("/api/schema/?format=json").status_code in (401, 403)
+    assert Client().get("/api/docs/").status_code in (401, 403)
+    client = Client()
+    client.force_login(django_user_model.objects.create_user("reader"))
+    assert client.get("/api/schema/?format=json").status_code == 200
+    settings.VOLCANO_PUBLIC_API_DOCS = True
+    assert Client().get("/api/schema/?format=json").status_code == 200
+
+
+def test_schema_and_docs_pages_list_every_path(db: None, settings: Any) -> None:
+    from django.test import Client
+
+    settings.VOLCANO_PUBLIC_API_DOCS = True
     document = Client().get("/api/schema/?format=json").json()
     paths = set(document["paths"])
 
@@ -149,7 +167,8 @@ def _asgi_get(path: str) -> tuple[int, dict[bytes, bytes], bytes]:
     return async_to_sync(call)()
 
 
-def test_docs_page_is_self_contained_and_its_assets_are_served(db: None) -> None:
+def test_docs_page_is_self_contained_and_its_assets_are_served(db: None, settings: Any) -> None:
+    settings.VOLCANO_PUBLIC_API_DOCS = True
     status, _, page = _asgi_get("/api/docs/")
     assert status == 200
     html = page.decode()

@@ -8,6 +8,7 @@ embedded scheduler needs a process of its own; so the main flows meet exactly wh
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import subprocess
@@ -60,6 +61,7 @@ class ConsoleServer:
     url: str
     env: dict[str, str]
     data_dir: Path
+    pid: int = 0  # the server process (for its memory, in the attack tests)
 
     def manage(self, *args: str, stdin: str | None = None) -> str:
         """Run ``manage.py`` against this server's database; return its output."""
@@ -115,7 +117,7 @@ def run_console(
     )  # fmt: skip
     try:
         _wait_until_up(url, process)
-        yield server
+        yield dataclasses.replace(server, pid=process.pid)
     finally:
         process.terminate()
         try:

@@ -41,10 +41,25 @@ def test_production_profile_passes_check_deploy_without_warnings(tmp_path: Path)
             "DJANGO_SETTINGS_MODULE": "volcano_site.settings_production",
             "VOLCANO_DATA_DIR": str(tmp_path),
             "ALLOWED_HOSTS": "volcano.example.com",
+            "SECRET_KEY": "a-test-key-" + "x" * 50,
         },
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key(tmp_path: Path) -> None:
+    result = run_manage(
+        "check",
+        env={
+            "DJANGO_SETTINGS_MODULE": "volcano_site.settings_production",
+            "VOLCANO_DATA_DIR": str(tmp_path),
+            "ALLOWED_HOSTS": "volcano.example.com",
+        },
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY is not set" in result.stderr
+    assert not (tmp_path / "secret_key").exists()  # no per-host key was generated instead
 
 
 def test_development_settings_are_not_deployable(tmp_path: Path) -> None:

@@ -13,8 +13,10 @@ import json
 from typing import Any
 
 import yaml
+from django.conf import settings
 
-from volcano_site.kube.status import KubeError
+from scheduler.engine.util.safe_yaml import YamlLimitError, load_all, load_json
+from volcano_site.kube.status import Cause, KubeError
 
 __all__ = [
     "APPLY_PATCH",
@@ -22,6 +24,8 @@ __all__ = [
     "MERGE_PATCH",
     "apply_json_patch",
     "apply_merge_patch",
+    "limit_error",
+    "max_body_bytes",
     "media_type",
     "parse_document",
 ]
@@ -41,8 +45,26 @@ def media_type(content_type: str | None) -> str:
     return (content_type or "").split(";", 1)[0].strip().lower()
 
 
+def max_body_bytes() -> int:
+    """Return the largest request body the API reads (kube-apiserver's 3 MiB by default)."""
+    return int(getattr(settings, "VOLCANO_MAX_BODY_BYTES", 3 * 1024 * 1024))
+
+
+def limit_error(exc: YamlLimitError) -> KubeError:
+    """Return the ``Status`` of a document refused by the parsing limits."""
+    causes = [Cause(exc.field, exc.message)] if exc.field else []
+    return KubeError(exc.code, exc.message, causes=causes)
+
+
 def parse_document(body: bytes, content_type: str | None) -> Any:
-    """Return the decoded body; ``KubeError`` 400 naming the line, 415 for other media types."""
+    """Return the decoded body; ``KubeError`` 400 naming the line, 415 for other media types.
+
+    Bodies over ``max_body_bytes`` are 413; YAML aliases that would expand past the limits,
+    nesting past them, integers past 64 bits and infinite floats are refused before anything
+    walks the document (``scheduler.engine.util.safe_yaml``).
+    """
+    if len(body) > max_body_bytes():
+        raise KubeError(413, f"the request body is larger than {max_body_bytes()} bytes")
     kind = media_type(content_type)
     try:
         text = body.decode("utf-8")
@@ -54,7 +76,9 @@ def parse_document(body: bytes, content_type: str | None) -> Any:
         return _parse_yaml(text)
     if kind in (*JSON_TYPES, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH):
         try:
-            return json.loads(text)
+            return load_json(text)
+        except YamlLimitError as exc:
+            raise limit_error(exc) from exc
         except json.JSONDecodeError as exc:
             message = f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
             raise KubeError(400, f"the body is not valid JSON: {message}") from exc
@@ -63,7 +87,9 @@ def parse_document(body: bytes, content_type: str | None) -> Any:
 
 def _parse_yaml(text: str) -> Any:
     try:
-        documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+        documents = load_all(text)
+    except YamlLimitError as exc:
+        raise limit_error(exc) from exc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown line"

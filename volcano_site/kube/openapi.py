@@ -16,8 +16,9 @@ import json
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpResponseBase, JsonResponse
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 
 from volcano_site.kube.catalogue import Entry, group_versions
@@ -208,3 +209,16 @@ class OpenAPIV3DocumentView(OpenAPIView):
         if document is None:
             raise KubeError(404, f"no OpenAPI document for {path!r}")
         return self.answer(request, document)
+
+
+class DocsAccess(BasePermission):
+    """The schema and Swagger UI (``/api/schema/``, ``/api/docs/``): signed-in users only.
+
+    kube-apiserver serves ``/openapi/v2`` to authenticated clients: the schema describes
+    what this cluster serves. ``VOLCANO_PUBLIC_API_DOCS=1`` opens them (read at each request).
+    """
+
+    def has_permission(self, request: Any, view: Any) -> bool:
+        if getattr(settings, "VOLCANO_PUBLIC_API_DOCS", False):
+            return True
+        return bool(request.user and request.user.is_authenticated)

@@ -160,6 +160,11 @@ def object_replace(
                 f"the name of the object ({meta.get('name')}) does not match the name on the"
                 f" URL ({existing.name})",
             )
+        uid = meta.get("uid")
+        stored_uid = getattr(existing, "uid", None)
+        if uid not in (None, "") and stored_uid is not None and str(uid) != str(stored_uid):
+            raise _conflict(resource, existing.name, f"the UID in the object ({uid}) does not "
+                            f"match the stored object's ({stored_uid})")  # fmt: skip
         version = meta.get("resourceVersion")
         stored = getattr(existing, "resource_version", None)
         if version not in (None, "") and str(version) != str(stored):
@@ -243,8 +248,39 @@ def object_patch(
     return object_replace(resource, existing, patched, subresource=subresource, dry_run=dry_run)
 
 
-def object_delete(resource: Resource, existing: Any, *, dry_run: bool) -> dict[str, Any]:
-    """Delete the object and return its last state; 403 when its model refuses (in use)."""
+def _conflict(resource: Resource, name: str, why: str) -> KubeError:
+    return KubeError(
+        409, f'Operation cannot be fulfilled on {resource.qualified} "{name}": {why}',
+        kind=resource.plural, name=name, group=resource.group,
+    )  # fmt: skip
+
+
+def check_preconditions(resource: Resource, existing: Any, preconditions: Any) -> None:
+    """Refuse (409) a delete whose ``DeleteOptions.preconditions`` do not match the object."""
+    if not preconditions:
+        return
+    if not isinstance(preconditions, dict):
+        raise KubeError(400, "preconditions must be an object with uid and/or resourceVersion")
+    uid = preconditions.get("uid")
+    if uid not in (None, "") and str(uid) != str(getattr(existing, "uid", "")):
+        raise _conflict(resource, existing.name, f"Precondition failed: UID in precondition: "
+                        f"{uid}, UID in object meta: {getattr(existing, 'uid', '')}")  # fmt: skip
+    version = preconditions.get("resourceVersion")
+    stored = getattr(existing, "resource_version", "")
+    if version not in (None, "") and str(version) != str(stored):
+        raise _conflict(resource, existing.name, "Precondition failed: ResourceVersion in "
+                        f"precondition: {version}, ResourceVersion in object meta: {stored}")  # fmt: skip
+
+
+def object_delete(
+    resource: Resource, existing: Any, *, dry_run: bool, preconditions: Any = None
+) -> dict[str, Any]:
+    """Delete the object and return its last state; 403 when its model refuses (in use).
+
+    ``preconditions`` (``DeleteOptions.preconditions``): 409 unless the object still has that
+    uid and resourceVersion, so a client never deletes a newer incarnation by mistake.
+    """
+    check_preconditions(resource, existing, preconditions)
     last = render(resource, existing)
     if causes := admit_delete(existing):
         raise _refused(resource, existing.name, "; ".join(c.message for c in causes))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from django.core.exceptions import RequestDataTooBig
 from django.db import transaction
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.authentication import SessionAuthentication
@@ -20,7 +21,13 @@ from rest_framework.views import APIView
 
 from volcano_site.accounts.audit import acting_as, set_actor
 from volcano_site.accounts.authentication import TokenAuthentication
-from volcano_site.kube.bodies import APPLY_PATCH, MERGE_PATCH, media_type, parse_document
+from volcano_site.kube.bodies import (
+    APPLY_PATCH,
+    MERGE_PATCH,
+    max_body_bytes,
+    media_type,
+    parse_document,
+)
 from volcano_site.kube.changes import latest_resource_version
 from volcano_site.kube.listing import ListQuery, filtered, list_objects
 from volcano_site.kube.render import render, render_list
@@ -81,9 +88,17 @@ def dry_run(request: Request) -> bool:
     return bool(values)
 
 
+def raw_body(request: Request) -> bytes:
+    """Return the request's bytes; 413 ``Status`` past the body limit (read no further)."""
+    try:
+        return bytes(request.body)
+    except RequestDataTooBig as exc:
+        raise KubeError(413, f"the request body is larger than {max_body_bytes()} bytes") from exc
+
+
 def body(request: Request) -> Any:
     """Return the decoded request body (JSON or YAML)."""
-    return parse_document(request.body, request.content_type)
+    return parse_document(raw_body(request), request.content_type)
 
 
 def as_table(request: Request) -> str:
@@ -104,7 +119,7 @@ def delete_options(request: Request) -> dict[str, Any]:
     what Background and Foreground look like once finished; Orphan is refused, as nothing
     here can outlive its owner.
     """
-    options: Any = body(request) if request.body.strip() else {}
+    options: Any = body(request) if raw_body(request).strip() else {}
     if not isinstance(options, dict):
         raise KubeError(400, "the body of a delete must be a DeleteOptions object")
     policy = options.get("propagationPolicy") or request.query_params.get("propagationPolicy")
@@ -335,10 +350,15 @@ class ItemView(ResourceView):
     def delete(self, request: Request, **kwargs: Any) -> Response:
         if not self.resource.writable:
             raise KubeError(405, f"delete is not supported on {self.resource.qualified}")
-        delete_options(request)
+        options = delete_options(request)
         with transaction.atomic():
             return Response(
-                object_delete(self.resource, self.get_object(lock=True), dry_run=dry_run(request))
+                object_delete(
+                    self.resource,
+                    self.get_object(lock=True),
+                    dry_run=dry_run(request),
+                    preconditions=options.get("preconditions"),
+                )
             )
 
     def _writable_object(self) -> Any:

@@ -54,7 +54,9 @@ def parse_quantity(value: object, *, field: str = "quantity") -> int:
             raise QuantityError(field, value, "not a finite number")
         text = repr(value)
     elif isinstance(value, str):
-        text = value.strip()
+        text = value
+        if text != text.strip():  # as Kubernetes: ' 1' and '1 ' are not quantities
+            raise QuantityError(field, value, "must not have leading or trailing spaces")
     else:
         raise QuantityError(field, value, "expected a quantity such as 500m, 2 or 4Gi")
     match = _QUANTITY.match(text)

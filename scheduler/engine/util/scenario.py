@@ -35,6 +35,7 @@ from scheduler.engine.util.manifests import (
     read_pod,
     read_queue,
 )
+from scheduler.engine.util.safe_yaml import YamlLimitError, load_one
 
 __all__ = ["Expect", "Scenario", "diff", "load_scenario"]
 
@@ -261,7 +262,9 @@ def _read_expect(raw: object) -> Expect | None:
 def load_scenario(text: str, *, source: str = "") -> Scenario:
     """Return the scenario in ``text``; ``ManifestError``/``ConfError`` name the bad field."""
     try:
-        data = yaml.safe_load(text)
+        data = load_one(text)
+    except YamlLimitError as exc:
+        raise ManifestError(exc.field, exc.message) from exc
     except yaml.YAMLError as exc:
         raise ManifestError("", f"not valid YAML: {exc}") from exc
     data = mapping(data, "scenario")

@@ -1,0 +1,67 @@
+"""Deletes honour DeleteOptions.preconditions and updates refuse another incarnation's uid."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from queues.models import Queue
+from tests.api.conftest import QUEUES
+
+pytestmark = pytest.mark.django_db
+
+
+def _queue(operator: Client) -> dict[str, Any]:
+    body = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+            "metadata": {"name": "research"}, "spec": {"weight": 2}}  # fmt: skip
+    response = operator.post(QUEUES, json.dumps(body), content_type="application/json")
+    assert response.status_code == 201
+    created: dict[str, Any] = response.json()
+    return created
+
+
+def _delete(operator: Client, preconditions: dict[str, str]) -> Any:
+    options = {"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": preconditions}
+    return operator.delete(
+        f"{QUEUES}/research", json.dumps(options), content_type="application/json"
+    )
+
+
+def test_a_delete_with_a_stale_resource_version_is_a_409_and_deletes_nothing(
+    operator: Client,
+) -> None:
+    created = _queue(operator)
+    response = _delete(
+        operator, {"resourceVersion": str(int(created["metadata"]["resourceVersion"]) - 1)}
+    )
+    assert response.status_code == 409
+    assert "Precondition failed" in response.json()["message"]
+    assert Queue.objects.filter(name="research").exists()
+
+
+def test_a_delete_with_another_uid_is_a_409(operator: Client) -> None:
+    _queue(operator)
+    response = _delete(operator, {"uid": "00000000-0000-0000-0000-000000000000"})
+    assert response.status_code == 409
+    assert Queue.objects.filter(name="research").exists()
+
+
+def test_a_delete_whose_preconditions_match_goes_ahead(operator: Client) -> None:
+    meta = _queue(operator)["metadata"]
+    response = _delete(operator, {"uid": meta["uid"], "resourceVersion": meta["resourceVersion"]})
+    assert response.status_code == 200
+    assert not Queue.objects.filter(name="research").exists()
+
+
+def test_an_update_naming_another_uid_is_refused(operator: Client) -> None:
+    created = _queue(operator)
+    created["metadata"]["uid"] = "00000000-0000-0000-0000-000000000000"
+    created["spec"]["weight"] = 9
+    response = operator.put(
+        f"{QUEUES}/research", json.dumps(created), content_type="application/json"
+    )
+    assert response.status_code == 409
+    assert Queue.objects.get(name="research").weight == 2
