@@ -10,3 +10,15 @@ class JobsConfig(AppConfig):
 
     name = "jobs"
     verbose_name = "Jobs"
+
+    def ready(self) -> None:
+        from django.db.models.signals import post_delete
+
+        from jobs.garbage import collect_commands
+        from jobs.models import Job
+        from queues.models import Queue
+
+        for owner in (Job, Queue):
+            post_delete.connect(
+                collect_commands, sender=owner, dispatch_uid=f"gc-commands-{owner.__name__}"
+            )

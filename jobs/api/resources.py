@@ -108,6 +108,7 @@ PODS = Resource(
     },
     select_related=("job", "pod_group", "node"),
     status_on_create=True,
+    scheduler_fields=("spec.nodeName",),
 )
 COMMANDS = Resource(
     manifest=CommandKind(),

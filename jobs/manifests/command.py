@@ -28,6 +28,9 @@ class CommandKind(Kind):
 
     def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
         command: Command = loaded.instance
+        # vcctl sends an owner reference to the command's target (its job or queue); the
+        # target is the owner, so the reference is read here and written back from it.
+        owners = list(meta.objects("ownerReferences"))
         command.action = doc.string("action", required=True)
         if command.action not in CommandAction.values:
             allowed = ", ".join(CommandAction.values)
@@ -44,6 +47,30 @@ class CommandKind(Kind):
         target.done()
         command.reason = doc.string("reason")
         command.message = doc.string("message")
+        for ref in owners:
+            kind, name = ref.string("kind", required=True), ref.string("name", required=True)
+            ref.string("apiVersion")
+            uid = ref.uid("uid")
+            ref.boolean("controller", False)
+            ref.boolean("blockOwnerDeletion", False)
+            ref.done()
+            if (kind, name) != (command.target_kind, command.target_name):
+                raise meta.error("ownerReferences", f"{kind}/{name} is not the command's target "
+                                 f"{command.target_kind}/{command.target_name}")  # fmt: skip
+            if command.target_uid is None:
+                command.target_uid = uid
+
+    def write_metadata(self, instance: Any) -> Manifest:
+        """The common metadata, and the owner reference to the target (as vcctl writes it)."""
+        meta = super().write_metadata(instance)
+        command: Command = instance
+        if command.target_uid is not None:
+            meta["ownerReferences"] = [{
+                "apiVersion": _TARGET_API[TargetKind(command.target_kind)],
+                "kind": command.target_kind, "name": command.target_name,
+                "uid": str(command.target_uid), "controller": True, "blockOwnerDeletion": True,
+            }]  # fmt: skip
+        return meta
 
     def write(self, instance: Any, children: list[Any] | None) -> Manifest:
         command: Command = instance

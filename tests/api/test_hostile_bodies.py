@@ -144,3 +144,24 @@ def test_names_that_cannot_be_a_path_segment_are_a_422(operator: Client, name: s
     response = operator.post(URL, json.dumps(body), content_type="application/json")
     assert response.status_code == 422
     assert not Job.objects.exists()
+
+
+def test_nobody_creates_a_pod_already_bound_or_moves_one(operator: Client) -> None:
+    from jobs.models import Pod
+    from scheduler.models import Node
+
+    Node.objects.create(name="n1", capacity={"cpu": 4000}, allocatable={"cpu": 4000})
+    pods = "/api/v1/namespaces/default/pods"
+    pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"nodeName": "n1", "containers": [{"name": "m", "image": "busybox"}]}}  # fmt: skip
+    response = operator.post(pods, json.dumps(pod), content_type="application/json")
+    status = _status(response, 422)
+    assert status["details"]["causes"][0]["field"] == "spec.nodeName"
+    assert not Pod.objects.exists()
+
+    del pod["spec"]["nodeName"]
+    created = operator.post(pods, json.dumps(pod), content_type="application/json").json()
+    created["spec"]["nodeName"] = "n1"
+    moved = operator.put(f"{pods}/p", json.dumps(created), content_type="application/json")
+    assert _status(moved, 422)["details"]["causes"][0]["field"] == "spec.nodeName"
+    assert Pod.objects.get(name="p").node_id is None

@@ -65,3 +65,32 @@ def test_an_update_naming_another_uid_is_refused(operator: Client) -> None:
     )
     assert response.status_code == 409
     assert Queue.objects.get(name="research").weight == 2
+
+
+def test_a_command_as_vcctl_builds_it_keeps_its_owner_and_goes_with_it(operator: Client) -> None:
+    from jobs.models import Command, Job
+    from jobs.services import job_submit
+
+    job = job_submit(manifest={
+        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+        "metadata": {"name": "train", "namespace": "default"},
+        "spec": {"minAvailable": 1, "tasks": [{"name": "m", "replicas": 1, "template": {
+            "spec": {"containers": [{"name": "m", "image": "busybox"}]}}}]},
+    })  # fmt: skip
+    owner = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "train",
+             "uid": str(job.uid), "controller": True, "blockOwnerDeletion": True}  # fmt: skip
+    command = {
+        "apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
+        "metadata": {"generateName": "train-abortjob-", "namespace": "default",
+                     "ownerReferences": [owner], "finalizers": []},
+        "action": "AbortJob", "target": {k: owner[k] for k in ("apiVersion", "kind", "name", "uid")},
+    }  # fmt: skip
+    url = "/apis/bus.volcano.sh/v1alpha1/namespaces/default/commands"
+    response = operator.post(url, json.dumps(command), content_type="application/json")
+    assert response.status_code == 201, response.content
+    created = response.json()["metadata"]
+    assert created["name"].startswith("train-abortjob-")
+    assert created["ownerReferences"][0]["uid"] == str(job.uid)
+
+    Job.objects.get(pk=job.pk).delete()
+    assert not Command.objects.exists()  # collected with its owner

@@ -54,3 +54,21 @@ def test_a_server_error_under_the_api_is_a_500_status(rf: Any) -> None:
 
     request = rf.get("/apis/batch.volcano.sh/v1alpha1/jobs")
     _status(server_error(request), 500)
+
+
+def test_strategic_merge_on_a_custom_resource_is_415_and_multipart_too(operator: Client) -> None:
+    from tests.api.conftest import QUEUES
+
+    body = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+            "metadata": {"name": "q1"}, "spec": {"weight": 1}}  # fmt: skip
+    assert (
+        operator.post(QUEUES, json.dumps(body), content_type="application/json").status_code == 201
+    )
+    patch = operator.patch(f"{QUEUES}/q1", '{"spec": {"weight": 3}}',
+                           content_type="application/strategic-merge-patch+json")  # fmt: skip
+    assert _status(patch, 415)["reason"] == "UnsupportedMediaType"
+    merge = operator.patch(f"{QUEUES}/q1", '{"spec": {"weight": 3}}',
+                           content_type="application/merge-patch+json")  # fmt: skip
+    assert merge.status_code == 200
+    multipart = operator.post(QUEUES, {"file": "x"})  # the test client sends multipart
+    _status(multipart, 415)

@@ -43,6 +43,9 @@ class Resource:
     # The fields ``/status`` writes, when not "all but identity and spec" (Queue keeps its
     # state among the fields a create may set, yet state is status on the wire).
     status_field_names: tuple[str, ...] = ()
+    # Wire paths only the scheduler writes (a pod's ``spec.nodeName``: binding is the
+    # scheduler's decision): refused on create and on any change through the API.
+    scheduler_fields: tuple[str, ...] = ()
     # A foreign key to the user who created the object (a Command's issuer), if any.
     creator_field: str = ""
     # A manifest shown in the API docs (and posted by schemathesis' example phase).

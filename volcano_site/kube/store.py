@@ -100,6 +100,7 @@ def object_create(
     if resource.status_subresource and not resource.status_on_create:
         document.pop("status", None)
     name = str(meta.get("name") or "")
+    _check_scheduler_fields(resource, document, name)
     loaded = _load(resource, document, name)
     instance = loaded.instance
     if resource.creator_field and user is not None and user.is_authenticated:
@@ -122,6 +123,27 @@ def object_create(
             raise _already_exists(resource, name) from exc
         loaded.kind.save_children(instance, loaded.children)
     return render(resource, instance, children=loaded.children, generation=1)
+
+
+def _at(document: Any, path: str) -> Any:
+    for part in path.split("."):
+        document = document.get(part) if isinstance(document, dict) else None
+    return document
+
+
+def _check_scheduler_fields(
+    resource: Resource, document: Any, name: str, current: Any = None
+) -> None:
+    """Refuse setting (or changing) a field only the scheduler writes, naming it (422)."""
+    for path in resource.scheduler_fields:
+        wanted = _at(document, path) or ""
+        before = _at(current, path) or "" if current is not None else ""
+        if wanted != before:
+            why = ("only the scheduler binds a pod: create it without a node and let a "
+                   "session place it" if current is None else "a pod's node cannot be changed")  # fmt: skip
+            raise _invalid(
+                resource, name, [Cause(path, f"{wanted!r}: {why}", "FieldValueForbidden")]
+            )
 
 
 def _exists(resource: Resource, instance: Any) -> bool:
@@ -189,6 +211,8 @@ def object_replace(
             document["metadata"].pop(key, None)
     elif resource.status_subresource and "status" in current:
         document["status"] = current["status"]
+    if subresource != "status":
+        _check_scheduler_fields(resource, document, existing.name, current)
     loaded = _load(resource, document, existing.name)
     loaded.kind.resolve(loaded)
     # Volcano's webhooks judge spec updates; /status writes are the controllers'.

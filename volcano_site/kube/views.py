@@ -23,7 +23,9 @@ from volcano_site.accounts.audit import acting_as, set_actor
 from volcano_site.accounts.authentication import TokenAuthentication
 from volcano_site.kube.bodies import (
     APPLY_PATCH,
+    JSON_PATCH,
     MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
     max_body_bytes,
     media_type,
     parse_document,
@@ -86,6 +88,15 @@ def dry_run(request: Request) -> bool:
         if value != "All":
             raise KubeError(400, f"dryRun value {value!r} is not supported; use All")
     return bool(values)
+
+
+# Groups served here as CustomResourceDefinitions on a real cluster (Volcano's and ours).
+_CUSTOM_GROUP_SUFFIX = ".volcano.sh"
+
+
+def is_custom_resource(resource: Any) -> bool:
+    """Return whether ``resource`` is a custom resource on a real cluster (not a core kind)."""
+    return str(resource.group).endswith(_CUSTOM_GROUP_SUFFIX)
 
 
 def raw_body(request: Request) -> bytes:
@@ -299,6 +310,14 @@ class ItemView(ResourceView):
             )
         if kind == APPLY_PATCH:
             return self._apply(request)
+        if kind == STRATEGIC_MERGE_PATCH and is_custom_resource(self.resource):
+            # As kube-apiserver answers for CRDs: strategic merge needs Go struct tags that
+            # custom resources do not have (kubectl then suggests --type merge).
+            raise KubeError(
+                415,
+                f"the body of the request was in an unknown format - accepted media types "
+                f"include: {JSON_PATCH}, {MERGE_PATCH}, {APPLY_PATCH}",
+            )
         patch = body(request)
         with transaction.atomic():
             return Response(
