@@ -71,6 +71,7 @@ POLICY: dict[str, Rule] = {
     "queues": Rule(_EVERYONE, _OPERATORS, namespaced=False),
     "queues/status": Rule(_EVERYONE, _OPERATORS, namespaced=False),
     "nodes": Rule(_EVERYONE, _OPERATORS, namespaced=False),
+    "namespaces": Rule(_EVERYONE, _OPERATORS, namespaced=False),
     "priorityclasses": Rule(_EVERYONE, _OPERATORS, namespaced=False),
     "schedulerconfigurations": Rule(_EVERYONE, _OPERATORS, namespaced=False),
     "auditentries": Rule(_OPERATORS, frozenset(), namespaced=False),

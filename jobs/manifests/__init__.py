@@ -139,9 +139,18 @@ def apply_manifests(objects: Iterable[tuple[str, Loaded]]) -> list[str]:
 
     Any error (``ManifestError`` naming the source and the field) rolls back the whole batch.
     """
+    from volcano_site.kube.namespaces import ensure_namespaces
+
     order = {kind.kind: position for position, kind in enumerate(KINDS)}
+    objects = list(objects)
     lines = []
     with transaction.atomic():
+        # As `kubectl apply` of a bundle that includes its namespaces: each object's
+        # namespace exists before the object.
+        for name in ensure_namespaces(
+            loaded.instance.namespace for _, loaded in objects if loaded.kind.namespaced
+        ):
+            lines.append(f"namespace/{name} created")
         for source, loaded in sorted(objects, key=lambda item: order[item[1].kind.kind]):
             try:
                 outcome = loaded.kind.apply(loaded)

@@ -14,11 +14,13 @@ from django.utils import timezone
 from jobs.models import Event, Job, Pod
 from queues.models import Queue
 from tests.api.conftest import EVENTS, JOBS, QUEUES, example, token_client
+from volcano_site.kube.models import Namespace
 
 DEFAULT = JOBS.format(ns="default")
 
 
 def _create_job(client: Client, name: str, *, namespace: str = "default", app: str = "x") -> None:
+    Namespace.objects.get_or_create(name=namespace)  # objects are created in namespaces that exist
     manifest = example("jobs/nginx-sleep.yaml")
     manifest["metadata"] = {"name": name, "labels": {"app": app}}
     manifest["spec"]["queue"] = "default"

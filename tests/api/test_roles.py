@@ -29,6 +29,7 @@ from tests.api.conftest import (
 )
 from volcano_site.accounts.models import ApiToken
 from volcano_site.accounts.services import token_revoke
+from volcano_site.kube.models import Namespace
 
 ROLES = ("anonymous", "nobody", "viewer", "submitter", "operator", "admin")
 
@@ -206,6 +207,7 @@ CASES = [
 @pytest.fixture
 def clients(make_user: Callable[..., Any], django_user_model: Any) -> dict[str, Client]:
     """Return a client per role, and store job-1 (default) and job-9 (other)."""
+    Namespace.objects.get_or_create(name="other")
     for name, namespace in (("job-1", "default"), ("job-9", "other")):
         job = Job.objects.create(name=name, namespace=namespace, queue="default", min_available=1)
         template = example("jobs/nginx-sleep.yaml")["spec"]["tasks"][0]["template"]

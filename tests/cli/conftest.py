@@ -42,10 +42,13 @@ def make_token(django_user_model: Any, role: str, *, namespaces: tuple[str, ...]
 
 @pytest.fixture
 def default_queue(transactional_db: None) -> None:
-    """Keep the ``default`` queue a migration made (a transactional flush may have removed it)."""
+    """Keep the ``default`` queue a migration made (a transactional flush may have removed it),
+    and the namespaces these tests submit to (objects are created in namespaces that exist)."""
     from queues.models import Queue
+    from volcano_site.kube.namespaces import ensure_namespaces
 
     Queue.objects.get_or_create(name="default")
+    ensure_namespaces(["default", "team", "other", "lab"])
 
 
 @pytest.fixture

@@ -137,8 +137,21 @@ def _node(name: str) -> dict[str, Any]:
     }
 
 
+# The namespaces the tests work in, created as an operator would before using them
+# (kube-apiserver refuses objects in a namespace that does not exist).
+TEST_NAMESPACES = (
+    "kubectl-apply", "kubectl-apply-change", "kubectl-apply-pod", "kubectl-apply-queue",
+    "kubectl-bad", "kubectl-delete-all", "kubectl-describe", "kubectl-get", "kubectl-invalid",
+    "kubectl-pods-wide", "kubectl-ssa", "kubectl-watch", "kubectl-watch-secrets",
+    "kubectl-wide-pod", "py-client", "py-delete-collection",
+)  # fmt: skip
+
+
 def _seed(server: KubeServer) -> None:
-    """Nodes, and the queue and priority class Volcano's examples name."""
+    """Namespaces, nodes, and the queue and priority class Volcano's examples name."""
+    for namespace in TEST_NAMESPACES:
+        server.json("POST", "/api/v1/namespaces",
+                    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})  # fmt: skip
     for i in range(6):
         server.json("POST", "/api/v1/nodes", _node(f"kube-node-{i}"))
     for name, path in (

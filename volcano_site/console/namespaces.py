@@ -19,17 +19,16 @@ SESSION_KEY = "console.namespace"
 
 
 def readable_namespaces(user: Any) -> list[str]:
-    """Return the namespaces ``user`` may read, sorted: their grants, or all in use.
+    """Return the namespaces ``user`` may read, sorted: their grants, or every namespace.
 
-    Operators read every namespace; they see those holding jobs, plus ``default``.
+    Operators read every namespace (the Namespace objects, as ``kubectl get ns`` lists them).
     """
     allowed = allowed_namespaces(user)
     if allowed is not None:
         return sorted(allowed)
-    from jobs.models import Job
+    from volcano_site.kube.models import Namespace
 
-    used = set(Job.objects.order_by().values_list("namespace", flat=True).distinct())
-    return sorted(used | {"default"})
+    return list(Namespace.objects.order_by("name").values_list("name", flat=True))
 
 
 def current_namespace(request: HttpRequest) -> str:

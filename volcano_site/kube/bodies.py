@@ -16,6 +16,7 @@ import yaml
 from django.conf import settings
 
 from scheduler.engine.util.safe_yaml import YamlLimitError, load_all, load_json
+from volcano_site.kube.protobuf import PROTOBUF, decode_protobuf
 from volcano_site.kube.status import Cause, KubeError
 
 __all__ = [
@@ -66,6 +67,8 @@ def parse_document(body: bytes, content_type: str | None) -> Any:
     if len(body) > max_body_bytes():
         raise KubeError(413, f"the request body is larger than {max_body_bytes()} bytes")
     kind = media_type(content_type)
+    if kind == PROTOBUF:  # kubectl's typed clients (create namespace)
+        return decode_protobuf(body)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:

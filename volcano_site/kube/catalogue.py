@@ -68,8 +68,15 @@ def catalogue() -> tuple[Entry, ...]:
     from jobs.api.secrets import SECRETS
     from queues.api.views import QUEUES
     from scheduler.api.views import NODES
+    from volcano_site.kube.namespaces import NAMESPACES
 
     return (
+        Entry(
+            NAMESPACES,
+            "namespace",
+            ("ns",),
+            columns=(Column("STATUS", "string", ".status.phase"), AGE),
+        ),
         Entry(
             JOBS,
             "job",

@@ -105,7 +105,9 @@ def _served_models() -> list[type[models.Model]]:
 
     # Secrets too: a DELETED event keeps the Secret's last state (its data) like any other
     # kind's, and only a reader of Secrets may open their watch (roles.py, as for a list).
-    return [Job, PodGroup, Pod, Command, Event, PriorityClass, Queue, Node, Secret]
+    from volcano_site.kube.models import Namespace
+
+    return [Job, PodGroup, Pod, Command, Event, PriorityClass, Queue, Node, Secret, Namespace]
 
 
 def serialise_writers() -> None:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from django.db import models
 
-__all__ = ["ChangeEvent", "ChangeType", "Generation"]
+from scheduler.models import ObjectMeta
+from scheduler.validators import validate_dns1123_label
+
+__all__ = ["ChangeEvent", "ChangeType", "Generation", "Namespace", "NamespacePhase"]
 
 
 class ChangeType(models.TextChoices):
@@ -58,3 +61,25 @@ class Generation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.uid} @ {self.generation}"
+
+
+class NamespacePhase(models.TextChoices):
+    """Kubernetes' namespace phases."""
+
+    ACTIVE = "Active"
+    TERMINATING = "Terminating"
+
+
+class Namespace(ObjectMeta):
+    """A ``v1`` Namespace: namespaced objects can only be created in one that exists."""
+
+    name = models.CharField(max_length=63, unique=True, validators=[validate_dns1123_label])
+    phase = models.CharField(
+        max_length=16, choices=NamespacePhase.choices, default=NamespacePhase.ACTIVE
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name

@@ -64,7 +64,9 @@ def _check_document(resource: Resource, document: Any, namespace: str | None) ->
         raise KubeError(400, f"expected a {resource.kind} object")
     document = copy.deepcopy(document)
     for key, expected in (("apiVersion", resource.api_version), ("kind", resource.kind)):
-        value = document.setdefault(key, expected)
+        if key not in document:  # as kube-apiserver: the body must say what it is
+            raise KubeError(400, f"Object '{key[0].upper()}{key[1:]}' is missing in the body")
+        value = document[key]
         if value != expected:
             raise KubeError(400, f"{key} {value!r} does not match the path: expected {expected!r}")
     meta = document.setdefault("metadata", {})
@@ -100,6 +102,10 @@ def object_create(
     if resource.status_subresource and not resource.status_on_create:
         document.pop("status", None)
     name = str(meta.get("name") or "")
+    if resource.namespaced:
+        from volcano_site.kube.namespaces import check_namespace
+
+        check_namespace(str(meta.get("namespace") or namespace or "default"))
     _check_scheduler_fields(resource, document, name)
     loaded = _load(resource, document, name)
     instance = loaded.instance
@@ -305,6 +311,13 @@ def object_delete(
     uid and resourceVersion, so a client never deletes a newer incarnation by mistake.
     """
     check_preconditions(resource, existing, preconditions)
+    from volcano_site.kube.models import Namespace
+    from volcano_site.kube.namespaces import namespace_terminate
+
+    if isinstance(existing, Namespace):
+        if dry_run:
+            return render(resource, existing)
+        return render(resource, namespace_terminate(existing))  # shown Terminating
     last = render(resource, existing)
     if causes := admit_delete(existing):
         raise _refused(resource, existing.name, "; ".join(c.message for c in causes))

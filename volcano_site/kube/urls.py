@@ -5,10 +5,16 @@ from __future__ import annotations
 from django.urls import URLPattern, path, re_path
 
 from volcano_site.kube import discovery, openapi
+from volcano_site.kube.namespaces import NAMESPACES
+from volcano_site.kube.routes import resource_urls
+from volcano_site.kube.serializers import KubeObjectSerializer, list_serializer
 
 __all__ = ["urlpatterns"]
 
 urlpatterns: list[URLPattern] = [
+    *resource_urls(
+        NAMESPACES, KubeObjectSerializer, list_serializer(KubeObjectSerializer, "NamespaceList")
+    ),
     path("version", discovery.VersionView.as_view(), name="kube-version"),
     path("version/", discovery.VersionView.as_view()),
     path("api", discovery.APIVersionsView.as_view(), name="kube-api"),
