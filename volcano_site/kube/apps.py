@@ -15,6 +15,7 @@ class KubeConfig(AppConfig):
 
     def ready(self) -> None:
         """Connect the change-stream receivers (module import registers them)."""
-        from volcano_site.kube import changes
+        from volcano_site.kube import changes, lock_order
 
         changes.connect()
+        lock_order.install()

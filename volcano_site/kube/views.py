@@ -32,6 +32,7 @@ from volcano_site.kube.bodies import (
 )
 from volcano_site.kube.changes import latest_resource_version
 from volcano_site.kube.listing import ListQuery, filtered, list_objects
+from volcano_site.kube.lock_order import retry_transient
 from volcano_site.kube.render import render, render_list
 from volcano_site.kube.resources import Resource
 from volcano_site.kube.selectors import parse_field_selector, parse_label_selector
@@ -71,9 +72,17 @@ class KubeAPIView(APIView):
         return exception_handler
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        """Serve the call with the writes it makes attributed to its user (audit log)."""
-        with acting_as(None):
-            return super().dispatch(request, *args, **kwargs)
+        """Serve the call with the writes it makes attributed to its user (audit log).
+
+        A write that meets a transient database error (a deadlock, a serialization failure)
+        is served again from the start, in a new transaction, instead of answering 500.
+        """
+
+        def serve() -> HttpResponseBase:
+            with acting_as(None):
+                return super(KubeAPIView, self).dispatch(request, *args, **kwargs)
+
+        return retry_transient(serve)
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         """Authenticate and authorise, then name the actor for the audit log."""
