@@ -64,6 +64,8 @@ POLICY: dict[str, Rule] = {
     "commands": Rule(_EVERYONE, _SUBMITTERS, namespaced=True),
     "podgroups": Rule(_EVERYONE, _OPERATORS, namespaced=True),
     "pods": Rule(_EVERYONE, _OPERATORS, namespaced=True),
+    # Status subresources: the controllers' writes; operators may too (stated: they repair).
+    "pods/status": Rule(_EVERYONE, _OPERATORS, namespaced=True),
     "pods/log": Rule(_EVERYONE, frozenset(), namespaced=True),
     "events": Rule(_EVERYONE, _OPERATORS, namespaced=True),
     # Key material: not for viewers (Kubernetes' view role leaves Secrets out).

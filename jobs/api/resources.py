@@ -107,7 +107,9 @@ PODS = Resource(
         "status.phase": "phase",
     },
     select_related=("job", "pod_group", "node"),
-    status_on_create=True,
+    # A pod's status is the kubelet's (the simulated runtime) and the scheduler's: the main
+    # endpoint drops it on create and keeps the stored one on update; /status writes it.
+    status_subresource=True,
     scheduler_fields=("spec.nodeName",),
 )
 COMMANDS = Resource(
