@@ -206,7 +206,8 @@ VOLCANO_MAX_BODY_BYTES = int(os.environ.get("VOLCANO_MAX_BODY_BYTES", str(3 * 10
 DATA_UPLOAD_MAX_MEMORY_SIZE = VOLCANO_MAX_BODY_BYTES
 # Caps on pods, so that `replicas: 2147483647` is refused at admission, not attempted.
 VOLCANO_MAX_PODS_PER_JOB = int(os.environ.get("VOLCANO_MAX_PODS_PER_JOB", "50000"))
-VOLCANO_MAX_PODS_PER_NAMESPACE = int(os.environ.get("VOLCANO_MAX_PODS_PER_NAMESPACE", "500000"))
+# Per namespace: off unless set (checking it sums the namespace's replicas at every create).
+VOLCANO_MAX_PODS_PER_NAMESPACE = int(os.environ.get("VOLCANO_MAX_PODS_PER_NAMESPACE", "0"))
 
 LOGIN_URL = "accounts:login"
 # Under /api and /apis a refused CSRF check answers a Kubernetes Status, not an HTML page.

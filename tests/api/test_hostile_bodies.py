@@ -165,3 +165,16 @@ def test_nobody_creates_a_pod_already_bound_or_moves_one(operator: Client) -> No
     moved = operator.put(f"{pods}/p", json.dumps(created), content_type="application/json")
     assert _status(moved, 422)["details"]["causes"][0]["field"] == "spec.nodeName"
     assert Pod.objects.get(name="p").node_id is None
+
+
+def test_a_namespace_cap_counts_the_jobs_already_there(operator: Client, settings: Any) -> None:
+    settings.VOLCANO_MAX_PODS_PER_NAMESPACE = 3
+    first = _job()
+    first["spec"]["tasks"][0]["replicas"] = 2
+    assert operator.post(URL, json.dumps(first), content_type="application/json").status_code == 201
+    second = _job()
+    second["metadata"]["name"] = "second"
+    second["spec"]["tasks"][0]["replicas"] = 2
+    response = operator.post(URL, json.dumps(second), content_type="application/json")
+    assert _causes(response) == ["spec.tasks[0].replicas"]
+    assert list(Job.objects.values_list("name", flat=True)) == ["hostile"]
