@@ -96,3 +96,15 @@ def test_a_body_without_kind_is_400(operator: Client) -> None:
     )
     assert response.status_code == 400
     assert "Kind" in response.json()["message"]
+
+
+def test_a_grant_refers_to_a_namespace_that_exists(django_user_model: Any) -> None:
+    from django.core.exceptions import ValidationError
+
+    from volcano_site.accounts.models import NamespaceGrant
+
+    user = django_user_model.objects.create_user("gina")
+    with pytest.raises(ValidationError, match="does not exist"):
+        NamespaceGrant(user=user, namespace="nowhere").full_clean()
+    Namespace.objects.create(name="somewhere")
+    NamespaceGrant(user=user, namespace="somewhere").full_clean()  # valid now

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
@@ -67,6 +68,16 @@ class NamespaceGrant(models.Model):
     def __str__(self) -> str:
         holder = self.user or self.group
         return f"{holder} → {self.namespace}"
+
+    def clean(self) -> None:
+        """A grant refers to a namespace that exists (create the namespace first)."""
+        from volcano_site.kube.models import Namespace
+
+        super().clean()
+        if self.namespace and not Namespace.objects.filter(name=self.namespace).exists():
+            raise ValidationError(
+                {"namespace": f'namespace "{self.namespace}" does not exist: create it first'}
+            )
 
 
 class AuditEntry(models.Model):
