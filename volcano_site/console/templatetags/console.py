@@ -54,3 +54,17 @@ def get_item(mapping: Any, key: Any) -> Any:
         return mapping.get(key)
     except AttributeError:
         return None
+
+
+@register.filter
+def ago(moment: Any) -> str:
+    """Return how long ago ``moment`` was, in words ("just now" under a minute)."""
+    from django.utils import timezone
+    from django.utils.timesince import timesince
+    from django.utils.translation import gettext
+
+    if moment is None:
+        return ""
+    if (timezone.now() - moment).total_seconds() < 60:
+        return gettext("just now")
+    return gettext("%(time)s ago") % {"time": timesince(moment, depth=1)}
