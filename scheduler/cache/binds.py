@@ -33,6 +33,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from jobs.models import Pod
+from scheduler import failpoints
 from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, write_rows
@@ -193,6 +194,7 @@ def bind_row(
     task: str, node: str, node_pk: int, pod: PodRow, pods: PodStatusWriter
 ) -> tuple[Any, ...]:
     """Return the ``write_rows`` row binding ``pod`` (task ``task``) to ``node``."""
+    failpoints.hit("bind.node", node)
     return (pod.pk, pod.resource_version, node_pk, TaskStatus.BOUND.value, pods.scheduled(pod),
             "", f"Successfully assigned {task} to {node}")  # fmt: skip
 
