@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from jobs.controller import reconcile_all
 from jobs.models import Command, CommandAction, Job, Pod
@@ -123,9 +124,18 @@ def test_dropped_pod_changes_are_repaired_by_the_periodic_resync(
 
 
 def test_the_clock_offset_expires_a_ttl_without_waiting() -> None:
-    failpoints.arm(Armed("clock.offset", "", value=3600))
-    assert failpoints.now() - dt.timedelta(seconds=3600) <= dt.datetime.now(dt.UTC)
-    assert failpoints.now() > dt.datetime.now(dt.UTC) + dt.timedelta(seconds=3599)
+    job = submit(ttlSecondsAfterFinished=3600)
+    start(job)
+    set_pods(job, "Succeeded", exit_code=0)
+    tick(job, timezone.now())  # Completed now
+    assert job.phase == "Completed"
+    reconcile_all()
+    assert Job.objects.filter(pk=job.pk).exists()
+
+    failpoints.arm(Armed("clock.offset", "", value=3601))
+    reconcile_all()  # the pass's clock is an hour ahead
+
+    assert not Job.objects.filter(pk=job.pk).exists()
 
 
 def test_failpoints_are_refused_in_production_settings(settings: Any) -> None:
