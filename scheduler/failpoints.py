@@ -162,10 +162,13 @@ def clear() -> None:
     _counts.clear()
 
 
-def hit(name: str, subject: str = "") -> None:
-    """Act as the failpoint ``name`` says, if armed (for ``subject``, when it has a match)."""
+def hit(name: str, subject: str = "", *, when: bool = True) -> None:
+    """Act as the failpoint ``name`` says, if armed (for ``subject``, when it has a match).
+
+    ``when`` False: the step did not happen this time (no Command taken, no bind staged).
+    """
     armed = _armed.get(name)
-    if armed is None:
+    if armed is None or not when:
         return
     if armed.match and armed.match != subject:
         return

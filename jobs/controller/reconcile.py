@@ -148,7 +148,7 @@ def reconcile_job(
         ctx = _load(row, now, classes, known)
         failpoints.hit("controller.job-read")
         requests = take_commands(row, now) if commands else []
-        failpoints.hit("controller.command-taken") if requests else None
+        failpoints.hit("controller.command-taken", when=bool(requests))
         result.commands = len(requests)
         requests += observe_pods(ctx)
         for pod in [p for p in ctx.pods.values() if p.deletion_time is not None]:
@@ -327,14 +327,15 @@ def _noticed(pk: int, fingerprint: tuple[object, ...]) -> bool:
 
 
 def _resync_due(now: dt.datetime) -> bool:
-    """Return True once every ``VOLCANO_CONTROLLER_RESYNC`` seconds (default 30) of ``now``.
+    """Return True once every ``VOLCANO_CONTROLLER_RESYNC`` seconds (default 300) of ``now``.
 
     A full pass then reconciles every job, settled or not: what a dropped notification left
-    behind is repaired within one period (Volcano's informers resync the same way). Measured
-    on the pass's clock, so a process's first pass is full and fixed test clocks never resync.
+    behind is repaired within one period (Kubernetes' informers resync the same way). Measured
+    on the pass's clock, so a process's first pass is full and fixed test clocks never resync;
+    five minutes by default, as a full pass over thousands of settled jobs is not free.
     """
     global _last_resync
-    period = dt.timedelta(seconds=float(getattr(settings, "VOLCANO_CONTROLLER_RESYNC", 30.0)))
+    period = dt.timedelta(seconds=float(getattr(settings, "VOLCANO_CONTROLLER_RESYNC", 300.0)))
     if _last_resync is not None and now - _last_resync < period:
         return False
     _last_resync = now
@@ -349,8 +350,8 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
     """
     from queues.controller import reconcile_queues
 
-    now = now or failpoints.now()
     failpoints.refresh()
+    now = now or failpoints.now()
     full = _resync_due(now) or full
     started = time.perf_counter()
     report = ReconcileReport(now=now)
@@ -380,7 +381,7 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
             report.errors[f"#{pk}"] = f"{type(exc).__name__}: {exc}"
             continue
         report.add(result)
-        failpoints.hit("controller.pods-committed") if result.pods_created else None
+        failpoints.hit("controller.pods-committed", when=result.pods_created > 0)
         if not result.changed and not result.timed:
             _settled[pk] = prints[pk]
     for pk in set(_settled) - set(prints):

@@ -91,7 +91,7 @@ def apply_decisions(
             )
             _write_pod_groups(group_rows, now, result)
             write_queue_status()
-            failpoints.hit("session.binds-staged") if result.bound else None
+            failpoints.hit("session.binds-staged", when=result.bound > 0)
     result.seconds = time.perf_counter() - started
     return result
 
