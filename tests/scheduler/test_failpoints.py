@@ -156,6 +156,7 @@ def test_the_setting_arms_failpoints_by_name(settings: Any) -> None:
         failpoints.parse("bind.node=explode")
 
 
+@pytest.mark.django_db(transaction=True)  # PostgreSQL counts firings on its own connection
 def test_manage_py_failpoint_rows_reach_every_process_and_fire_the_times_given(
     settings: Any,
 ) -> None:
