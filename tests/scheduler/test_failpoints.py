@@ -20,7 +20,7 @@ from scheduler.failpoints import Armed, FailpointError
 from scheduler.models import Failpoint
 from scheduler.worker import run_once
 from tests.jobs.controller_kit import NOW, admit, set_pods, start, submit, tick
-from tests.scheduler.factories import make_gang, make_node
+from tests.scheduler.factories import make_gang, make_node, make_queue
 
 pytestmark = pytest.mark.django_db
 
@@ -161,6 +161,7 @@ def test_manage_py_failpoint_rows_reach_every_process_and_fire_the_times_given(
     settings: Any,
 ) -> None:
     settings.VOLCANO_FAILPOINTS_ENABLED = True
+    make_queue("default")  # transactional tests flush the migrations' rows
     out = StringIO()
     call_command("failpoint", "arm", "controller.job-read", "error", "--times", "1", stdout=out)
     submit()
