@@ -1,4 +1,5 @@
-"""Fault injection on the simulated cluster: fail or evict a pod, take a node down or up, cordon.
+"""Fault injection on the simulated cluster: fail or evict a pod, take a node down or up, cordon,
+make a node refuse its binds.
 
 One function per fault (HackSoft's ``<entity>_<verb>``), re-exported by ``scheduler.services`` so
 the admin, the API and ``manage.py fault`` all call the same code. Each write bumps the row's
@@ -8,7 +9,9 @@ Event, as the kubelet and the node lifecycle controller do.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F
@@ -16,11 +19,27 @@ from django.utils import timezone
 
 from jobs.models import Event, Pod
 from scheduler.models import Node
+from volcano_site.accounts.audit import audit_record
 
-__all__ = ["node_cordon", "node_down", "node_up", "pod_evict", "pod_fail"]
+__all__ = [
+    "BIND_FAILURE",
+    "NODE_FAULTS",
+    "POD_FAULTS",
+    "FaultRefusedError",
+    "fault_inject",
+    "node_bind_failure",
+    "node_cordon",
+    "node_down",
+    "node_up",
+    "pod_evict",
+    "pod_fail",
+]
 
 ACTIVE = ("Pending", "Running")
 SOURCE = "fault-injection"
+# A node carrying this annotation refuses every bind (``scheduler.cache.binds.usable_nodes``):
+# the value is the error its binds fail with. An annotation, so kubectl and the console show it.
+BIND_FAILURE = "faults.volcano.sh/bind-failure"
 
 
 def _event(kind: str, namespace: str, name: str, reason: str, message: str, now: datetime) -> None:
@@ -101,3 +120,88 @@ def node_cordon(*, node: Node, unschedulable: bool = True) -> None:
     node.refresh_from_db()
     node.unschedulable = unschedulable
     node.save(update_fields=["unschedulable"])
+
+
+def node_bind_failure(
+    *, node: Node, fail: bool = True, message: str = "bind refused (injected)",
+    now: datetime | None = None,
+) -> None:  # fmt: skip
+    """Make every bind to ``node`` fail (``fail``) or succeed again, as a broken kubelet would.
+
+    The scheduler keeps choosing the node; its sessions' binds there are refused whole per
+    job (a gang is bound whole or not at all) and retried by the next session.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        node = Node.objects.select_for_update().get(pk=node.pk)
+        if fail:
+            node.annotations = {**node.annotations, BIND_FAILURE: message}
+        else:
+            node.annotations = {k: v for k, v in node.annotations.items() if k != BIND_FAILURE}
+        node.save(update_fields=["annotations"])
+        reason = "FailedBinding" if fail else "BindingRecovered"
+        _event("Node", "", node.name, reason, message if fail else "binds succeed again", now)
+
+
+NODE_FAULTS = ("NodeDown", "NodeUp", "Cordon", "Uncordon", "BindFailure", "BindRecovery")
+POD_FAULTS = ("PodFail", "PodEvict")
+
+
+class FaultRefusedError(Exception):
+    """A fault that cannot be injected: ``field`` names the bad part of the spec."""
+
+    def __init__(self, field: str, message: str, *, conflict: bool = False) -> None:
+        super().__init__(message)
+        self.field, self.message, self.conflict = field, message, conflict
+
+
+def _text(spec: Mapping[str, Any], key: str, default: str) -> str:
+    value = spec.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        raise FaultRefusedError(f"spec.{key}", f"spec.{key} must be a non-empty string")
+    return value
+
+
+def fault_inject(
+    *, spec: Mapping[str, Any], node: Node | None = None, pod: Pod | None = None
+) -> dict[str, Any]:
+    """Inject the fault ``spec["type"]`` into ``node`` or ``pod``; return what it did.
+
+    The one entry point of the API (and so of the console): it checks the spec, calls the
+    fault's function and writes an audit entry naming the operator, the target and the spec.
+    Raises ``FaultRefusedError`` naming the field (or, ``conflict``, a pod no longer live).
+    """
+    kind = spec.get("type")
+    allowed = NODE_FAULTS if node is not None else POD_FAULTS
+    if kind not in allowed:
+        raise FaultRefusedError("spec.type", f"spec.type must be one of {', '.join(allowed)}")
+    result: dict[str, Any] = {"type": kind}
+    with transaction.atomic():
+        if pod is not None:
+            target = f"pods/{pod.namespace}/{pod.name}"
+            if kind == "PodFail":
+                code = spec.get("exitCode", 1)
+                if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code <= 255:
+                    raise FaultRefusedError("spec.exitCode", "spec.exitCode must be 0-255")
+                done = pod_fail(pod=pod, exit_code=code, reason=_text(spec, "reason", "Error"))
+            else:
+                done = pod_evict(pod=pod, reason=_text(spec, "reason", "evicted by an operator"))
+            if not done:
+                raise FaultRefusedError("metadata.name", f"pod {pod.name} is not running or pending",
+                                        conflict=True)  # fmt: skip
+        else:
+            assert node is not None
+            target = f"nodes/{node.name}"
+            if kind == "NodeDown":
+                result["podsFailed"] = node_down(
+                    node=node, reason=_text(spec, "reason", "KubeletStopped")
+                )
+            elif kind == "NodeUp":
+                node_up(node=node)
+            elif kind in ("Cordon", "Uncordon"):
+                node_cordon(node=node, unschedulable=kind == "Cordon")
+            else:
+                message = _text(spec, "message", "bind refused (injected)")
+                node_bind_failure(node=node, fail=kind == "BindFailure", message=message)
+        audit_record(action="inject", kind="Fault", name=target, after=dict(spec))
+    return result

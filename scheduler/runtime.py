@@ -32,9 +32,9 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, QuerySet
-from django.utils import timezone
 
 from jobs.models import Pod
+from scheduler import failpoints
 from scheduler.engine.util.durations import parse_duration as go_duration_seconds
 from volcano_site.kube.changes import record_rows
 
@@ -145,7 +145,7 @@ def _update(queryset: QuerySet[Pod], **values: Any) -> int:
 
 def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) -> TickResult:
     """Move every pod on the simulated nodes one step; return the counts."""
-    now = now or timezone.now()
+    now = now or failpoints.now()
     config = config or RuntimeSettings.from_settings()
     result = TickResult()
     bump = {"resource_version": F("resource_version") + 1}

@@ -7,11 +7,21 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from scheduler.faults import node_cordon, node_down, node_up, pod_evict, pod_fail
+from scheduler.faults import (
+    fault_inject,
+    node_bind_failure,
+    node_cordon,
+    node_down,
+    node_up,
+    pod_evict,
+    pod_fail,
+)
 from scheduler.models import SchedulerConfiguration
 from volcano_site.accounts.audit import audit_record
 
 __all__ = [
+    "fault_inject",
+    "node_bind_failure",
     "node_cordon",
     "node_down",
     "node_up",

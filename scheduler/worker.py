@@ -36,10 +36,9 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import close_old_connections, connection
-from django.utils import timezone
 
 from jobs.controller.events import prune_events
-from scheduler import runtime
+from scheduler import failpoints, runtime
 from scheduler.cache import ApplyResult, BindPipeline, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
 from scheduler.cache.wal import checkpoint_after
@@ -139,7 +138,8 @@ def run_once(
     reference counting when ``_cycle`` returns, still inside the pause, so the pass that follows
     sees only what the summary keeps.
     """
-    now = now or timezone.now()
+    failpoints.refresh()
+    now = now or failpoints.now()
     started = time.perf_counter()
     uid = f"session-{uuid.uuid4().hex[:12]}"
     if reconcile:

@@ -77,6 +77,8 @@ POLICY: dict[str, Rule] = {
     "priorityclasses": Rule(_EVERYONE, _OPERATORS, namespaced=False),
     "schedulerconfigurations": Rule(_EVERYONE, _OPERATORS, namespaced=False),
     "auditentries": Rule(_OPERATORS, frozenset(), namespaced=False),
+    # Fault injection (scheduler.api.faults): operators only, in any namespace.
+    "faults": Rule(_OPERATORS, _OPERATORS, namespaced=False),
 }
 
 

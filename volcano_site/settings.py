@@ -256,3 +256,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Failpoints for crash testing (scheduler/failpoints.py): armed by this setting, or, when
+# enabled, by ``manage.py failpoint`` rows that every process reloads. Refused in production.
+VOLCANO_FAILPOINTS = os.environ.get("VOLCANO_FAILPOINTS", "")
+VOLCANO_FAILPOINTS_ENABLED = env_flag("VOLCANO_FAILPOINTS_ENABLED")
+VOLCANO_PRODUCTION = False

@@ -26,6 +26,7 @@ from jobs.models import (
     Secret,
     TaskSpec,
 )
+from scheduler import failpoints
 
 __all__ = ["FINISHED_PHASES", "JobContext", "StatusCounts", "priority_classes"]
 
@@ -140,6 +141,7 @@ class JobContext:
 
     def delete_pod(self, pod: Pod) -> None:
         """Delete ``pod`` now (grace period 0) and count it as terminating for this pass."""
+        failpoints.hit("controller.pod-delete", pod.name)
         Pod.objects.filter(pk=pod.pk).delete()
         self.pods.pop(pod.name, None)
         self.counts.terminating += 1

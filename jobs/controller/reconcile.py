@@ -40,9 +40,9 @@ import time
 from dataclasses import dataclass, field
 from typing import cast
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Sum
-from django.utils import timezone
 
 from jobs.controller.context import FINISHED_PHASES, JobContext, priority_classes
 from jobs.controller.events import record_event
@@ -51,6 +51,7 @@ from jobs.controller.requests import Request, observe_pods, take_commands
 from jobs.controller.states import execute
 from jobs.controller.ttl import ttl_expired
 from jobs.models import Command, EventType, Job, Pod, PodGroup, TargetKind, TaskSpec
+from scheduler import failpoints
 
 __all__ = ["JobResult", "ReconcileReport", "reconcile_all", "reconcile_job"]
 
@@ -145,7 +146,9 @@ def reconcile_job(
             return result
         known = tasks[1] if tasks is not None and tasks[0] == row.resource_version else None
         ctx = _load(row, now, classes, known)
+        failpoints.hit("controller.job-read")
         requests = take_commands(row, now) if commands else []
+        failpoints.hit("controller.command-taken", when=bool(requests))
         result.commands = len(requests)
         requests += observe_pods(ctx)
         for pod in [p for p in ctx.pods.values() if p.deletion_time is not None]:
@@ -218,6 +221,7 @@ def _load(
 
 # job pk → the fingerprint of its rows after a pass that changed nothing
 _settled: dict[int, tuple[object, ...]] = {}
+_last_resync: dt.datetime | None = None  # the clock of the last full pass (_resync_due)
 
 
 def _fingerprints() -> dict[int, tuple[object, ...]]:
@@ -307,6 +311,37 @@ def _orphan_commands(now: dt.datetime) -> int:
     return count
 
 
+def _noticed(pk: int, fingerprint: tuple[object, ...]) -> bool:
+    """Return True when the job's rows changed since its last settled pass (a notification).
+
+    The ``controller.drop-pod-change`` failpoint drops every N-th such notification: the job is
+    then taken as settled at its new rows and left alone until they change again or the periodic
+    resync (``_resync_due``) reconciles every job, as an informer's resync repairs a lost event.
+    """
+    if _settled.get(pk) == fingerprint:
+        return False
+    if failpoints.dropped():
+        _settled[pk] = fingerprint
+        return False
+    return True
+
+
+def _resync_due(now: dt.datetime) -> bool:
+    """Return True once every ``VOLCANO_CONTROLLER_RESYNC`` seconds (default 300) of ``now``.
+
+    A full pass then reconciles every job, settled or not: what a dropped notification left
+    behind is repaired within one period (Kubernetes' informers resync the same way). Measured
+    on the pass's clock, so a process's first pass is full and fixed test clocks never resync;
+    five minutes by default, as a full pass over thousands of settled jobs is not free.
+    """
+    global _last_resync
+    period = dt.timedelta(seconds=float(getattr(settings, "VOLCANO_CONTROLLER_RESYNC", 300.0)))
+    if _last_resync is not None and now - _last_resync < period:
+        return False
+    _last_resync = now
+    return True
+
+
 def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> ReconcileReport:
     """Reconcile every job, then every queue, at ``now`` (default: the current time).
 
@@ -315,14 +350,16 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
     """
     from queues.controller import reconcile_queues
 
-    now = now or timezone.now()
+    failpoints.refresh()
+    now = now or failpoints.now()
+    full = _resync_due(now) or full
     started = time.perf_counter()
     report = ReconcileReport(now=now)
     report.commands += _orphan_commands(now)
     prints = _fingerprints()
     waiting = _with_commands()
     classes = priority_classes()
-    todo = [pk for pk in sorted(prints) if full or pk in waiting or _settled.get(pk) != prints[pk]]
+    todo = [pk for pk in sorted(prints) if full or pk in waiting or _noticed(pk, prints[pk])]
     report.skipped = len(prints) - len(todo)
     tasks: dict[int, list[TaskSpec]] = {}
     for number, pk in enumerate(todo):
@@ -344,6 +381,7 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
             report.errors[f"#{pk}"] = f"{type(exc).__name__}: {exc}"
             continue
         report.add(result)
+        failpoints.hit("controller.pods-committed", when=result.pods_created > 0)
         if not result.changed and not result.timed:
             _settled[pk] = prints[pk]
     for pk in set(_settled) - set(prints):

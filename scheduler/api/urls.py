@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from scheduler.api import views
+from scheduler.api import faults, views
 from scheduler.api.serializers import NodeListSerializer, NodeSerializer
 from volcano_site.kube.routes import resource_urls
 
@@ -17,6 +17,12 @@ urlpatterns: list[URLPattern] = [
         f"{_CONF}/<str:name>",
         views.ConfigurationItemView.as_view(),
         name="schedulerconfigurations-detail",
+    ),
+    path("api/v1/nodes/<str:name>/faults", faults.NodeFaultView.as_view(), name="nodes-faults"),
+    path(
+        "api/v1/namespaces/<str:namespace>/pods/<str:name>/faults",
+        faults.PodFaultView.as_view(),
+        name="pods-faults",
     ),
     path(
         f"{_CONF}/<str:name>/activate",

@@ -26,6 +26,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from jobs.models import EventType, Pod, PodGroup
+from scheduler import failpoints
 from scheduler.cache.binds import write_binds
 from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
@@ -90,6 +91,7 @@ def apply_decisions(
             )
             _write_pod_groups(group_rows, now, result)
             write_queue_status()
+            failpoints.hit("session.binds-staged", when=result.bound > 0)
     result.seconds = time.perf_counter() - started
     return result
 

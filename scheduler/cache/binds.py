@@ -33,6 +33,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from jobs.models import Pod
+from scheduler import failpoints
 from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, write_rows
@@ -60,8 +61,12 @@ BIND_COLUMNS = [("node_id", "bigint"), ("task_status", "text"), ("conditions", "
 BIND_WHERE = "t.node_id IS NULL AND t.phase = 'Pending' AND t.deletion_time IS NULL"
 # What the bind checks read of a node (``keyed_rows`` columns, ``usable_nodes`` reads them).
 NODE_COLUMNS = (
-    "t.id, t.name, t.resource_version, t.ready, t.unschedulable, CAST(t.allocatable AS TEXT)"
+    "t.id, t.name, t.resource_version, t.ready, t.unschedulable, CAST(t.allocatable AS TEXT), "
+    "CAST(t.annotations AS TEXT)"
 )
+# An injected bind failure (``scheduler.faults.BIND_FAILURE``): that node refuses every bind.
+_BIND_FAILURE = '"faults.volcano.sh/bind-failure"'
+
 Limits = tuple[int, int, int, int]  # cpu, memory, gpu, pods x 1000
 
 
@@ -154,12 +159,15 @@ def _accept_binds(
 def usable_nodes(snapshot: Snapshot, rows: Iterable[Sequence[Any]]) -> dict[int, Limits]:
     """Return the limits of the nodes among ``rows`` (``NODE_COLUMNS``) that may get binds.
 
-    A node may if it is still Ready, schedulable and at the version the snapshot read.
+    A node may if it is still Ready, schedulable, at the version the snapshot read and without
+    an injected bind failure (a substring test: most nodes have no annotations to decode).
     """
     nodes = snapshot.nodes
     limits: dict[int, Limits] = {}
     texts: dict[str, Limits] = {}
-    for pk, name, version, ready, cordoned, alloc in rows:
+    for pk, name, version, ready, cordoned, alloc, notes in rows:
+        if notes and _BIND_FAILURE in notes:
+            continue
         if ready and not cordoned and nodes.get(name) == (pk, version):
             if alloc not in texts:
                 texts[alloc] = limits_of(json.loads(alloc) if alloc else {})
@@ -186,6 +194,7 @@ def bind_row(
     task: str, node: str, node_pk: int, pod: PodRow, pods: PodStatusWriter
 ) -> tuple[Any, ...]:
     """Return the ``write_rows`` row binding ``pod`` (task ``task``) to ``node``."""
+    failpoints.hit("bind.node", node)
     return (pod.pk, pod.resource_version, node_pk, TaskStatus.BOUND.value, pods.scheduled(pod),
             "", f"Successfully assigned {task} to {node}")  # fmt: skip
 

@@ -485,4 +485,17 @@ def _task(
         creation_timestamp=_aware(created),
         annotations=annotations,
         template=template,
+        scheduling_gated=_gated(spec_text),
     )
+
+
+def _gated(spec_text: str | None) -> bool:
+    """Return True while the pod's ``spec.schedulingGates`` holds a gate.
+
+    Read per pod, not from the shared template: gates are removed pod by pod. The substring test
+    keeps the common, ungated pod free of a second decode.
+    """
+    if not spec_text or '"schedulingGates"' not in spec_text:
+        return False
+    spec = json.loads(spec_text)
+    return isinstance(spec, dict) and bool(spec.get("schedulingGates"))

@@ -45,7 +45,8 @@ class Stack:
 
     def __init__(self, db_name: str, workdir: Path) -> None:
         base = os.environ["DATABASE_URL"].rsplit("/", 1)[0]
-        self.redis_url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/9"
+        db = os.environ.get("VOLCANO_DIST_REDIS_DB", "9")  # another db when runs share a Redis
+        self.redis_url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + f"/{db}"
         self.workdir = workdir
         self.env = {
             **os.environ,
@@ -65,19 +66,23 @@ class Stack:
 
         return redis.Redis.from_url(self.redis_url)
 
-    def start(self, name: str, *args: str) -> subprocess.Popen[bytes]:
+    def start(
+        self, name: str, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
         log = (self.workdir / f"{name}.log").open("wb")
         proc = subprocess.Popen(
-            [CELERY, "-A", "volcano_site", *args], cwd=REPO, env=self.env, stdout=log,
+            [CELERY, "-A", "volcano_site", *args], cwd=REPO, env={**self.env, **(env or {})},
+            stdout=log,
             stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         self.procs[name] = proc
         return proc
 
-    def worker(self, name: str) -> subprocess.Popen[bytes]:
+    def worker(self, name: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         return self.start(name, "worker", "-P", "solo", "-l", "info", "-n", f"{name}@%h",
                           "--prefetch-multiplier", "1", "-Q", f"celery,{name}",
-                          "--without-gossip", "--without-mingle", "--without-heartbeat")  # fmt: skip
+                          "--without-gossip", "--without-mingle", "--without-heartbeat",
+                          env=env)  # fmt: skip
 
     def beat(self) -> subprocess.Popen[bytes]:
         return self.start("beat", "beat", "-l", "info", "-s", str(self.workdir / "beat-schedule"))

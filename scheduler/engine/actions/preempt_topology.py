@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.util.eviction import EvictionContext, victim_order
@@ -74,28 +74,50 @@ def _needed_victims(
     fits: Callable[[int], bool],
     reason: str,
 ) -> list[TaskInfo]:
-    """Return the fewest victims (removed in order, then reprieved) that let ``task`` fit."""
-    trial = ssn.statement()
-    removed: list[TaskInfo] = []
-    for victim in victim_order(ssn, victims, task):
-        if fits(row):
-            break
+    """Return the fewest victims (removed in order, then reprieved) that let ``task`` fit.
+
+    Runs with the session simulating: each trial eviction is also announced through the
+    SimulateRemoveTask hooks and each undone one through SimulateAddTask, the only way
+    inter-pod affinity state learns of them (as in Volcano, only when predicates has
+    ``enablePreemptable`` or ``enabledAllocatable``).
+    """
+    node = ssn.node_list[row]
+    state: dict[str, Any] = {}
+
+    def remove(trial: Statement, victim: TaskInfo) -> None:
         trial.evict(victim, reason, preemptor=task.uid)
-        removed.append(victim)
-    enough = fits(row)
-    ctx.discard(trial)
-    if not enough:
-        return []
-    kept = list(removed)
-    for victim in reversed(removed):
-        without = [v for v in kept if v is not victim]
-        trial = ssn.statement()
-        for other in without:
-            trial.evict(other, reason, preemptor=task.uid)
-        if fits(row):
-            kept = without
+        ssn.simulate_remove_task(state, task, victim, node)
+
+    def undo(trial: Statement, removed: list[TaskInfo]) -> None:
         ctx.discard(trial)
-    return kept
+        for victim in reversed(removed):
+            ssn.simulate_add_task(state, task, victim, node)
+
+    ssn.simulating = True
+    try:
+        trial = ssn.statement()
+        removed: list[TaskInfo] = []
+        for victim in victim_order(ssn, victims, task):
+            if fits(row):
+                break
+            remove(trial, victim)
+            removed.append(victim)
+        enough = fits(row)
+        undo(trial, removed)
+        if not enough:
+            return []
+        kept = list(removed)
+        for victim in reversed(removed):
+            without = [v for v in kept if v is not victim]
+            trial = ssn.statement()
+            for other in without:
+                remove(trial, other)
+            if fits(row):
+                kept = without
+            undo(trial, without)
+        return kept
+    finally:
+        ssn.simulating = False
 
 
 def preempt_on_best_candidate(

@@ -84,6 +84,10 @@ class Session(SessionPlugins):
         self.unresolvable_nodes: dict[str, set[str]] = {}
         # Any state plugins or actions share within the session (e.g. a node-score cache).
         self.scratch: dict[str, object] = {}
+        # True while preempt's topology-aware mode tries victim sets: plugin state that Volcano
+        # keeps in the cycle state (inter-pod affinity) then changes only through the
+        # SimulateAddTask/SimulateRemoveTask hooks, not through the statements' events.
+        self.simulating = False
         self._init_hooks()
 
     def release(self) -> None:

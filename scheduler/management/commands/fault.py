@@ -3,6 +3,7 @@
 manage.py fault pod-fail NAMESPACE/POD [--exit-code N]
 manage.py fault pod-evict NAMESPACE/POD
 manage.py fault node-down NODE | node-up NODE | cordon NODE | uncordon NODE
+manage.py fault bind-failure NODE | bind-recovery NODE   (every bind to NODE fails, or works again)
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from jobs.models import Pod
 from scheduler import services
 from scheduler.models import Node
 
-FAULTS = ("pod-fail", "pod-evict", "node-down", "node-up", "cordon", "uncordon")
+FAULTS = ("pod-fail", "pod-evict", "node-down", "node-up", "cordon", "uncordon", "bind-failure",
+          "bind-recovery")  # fmt: skip
 
 
 class Command(BaseCommand):
-    help = "Fail or evict a pod, take a node down or up, cordon or uncordon a node."
+    help = "Fail or evict a pod; take a node down or up, cordon it, make its binds fail."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("fault", choices=FAULTS)
@@ -47,6 +49,11 @@ class Command(BaseCommand):
         if fault == "node-down":
             failed = services.node_down(node=node)
             self.stdout.write(f"node/{node.name} NotReady ({failed} pod(s) failed)")
+        elif fault.startswith("bind-"):
+            services.node_bind_failure(node=node, fail=fault == "bind-failure")
+            self.stdout.write(
+                f"node/{node.name} binds {'fail' if fault == 'bind-failure' else 'work'}"
+            )
         elif fault == "node-up":
             services.node_up(node=node)
             self.stdout.write(f"node/{node.name} Ready")

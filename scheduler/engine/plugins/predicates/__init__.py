@@ -22,6 +22,8 @@ constraints or host ports, so an ordinary session pays nothing for them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -130,6 +132,28 @@ class PredicatesPlugin(Plugin):
             )
         ssn.add_predicate_fn(self.name, self.predicate)
         ssn.add_batch_predicate_fn(self.name, self.batch_predicate, row=self.row_predicate)
+        # Volcano registers these always; the session asks them only when this plugin has
+        # enablePreemptable or enabledAllocatable (registrars), so with both off a simulated
+        # eviction never clears an inter-pod affinity conflict.
+        ssn.add_simulate_add_task_fn(self.name, self._simulate_add)
+        ssn.add_simulate_remove_task_fn(self.name, self._simulate_remove)
+        ssn.add_simulate_predicate_fn(
+            self.name, lambda _state, task, node: self.predicate(task, node)
+        )
+
+    def _simulate_add(
+        self, _state: dict[str, Any], _task: TaskInfo, added: TaskInfo, node: NodeInfo
+    ) -> None:
+        """Count ``added`` back on ``node`` in the inter-pod state (Volcano's AddPod)."""
+        if self.index is not None and self._pod_affinity_on:
+            self.index.apply(added, node.index, added=True, ports=False, affinity=True)
+
+    def _simulate_remove(
+        self, _state: dict[str, Any], _task: TaskInfo, removed: TaskInfo, node: NodeInfo
+    ) -> None:
+        """Take ``removed`` off ``node`` in the inter-pod state (Volcano's RemovePod)."""
+        if self.index is not None and self._pod_affinity_on:
+            self.index.apply(removed, node.index, added=False, ports=False, affinity=True)
 
     @staticmethod
     def _needs_index(ssn: Session) -> bool:

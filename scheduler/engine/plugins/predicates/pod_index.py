@@ -147,19 +147,37 @@ class PodIndex:
 
     # --- events --------------------------------------------------------------------------------
     def _add_static(self, task: TaskInfo, row: int) -> None:
-        anti = pod_affinity_terms(task.template.affinity, "podAntiAffinity", task.namespace)
-        if anti:
-            self.holders[task.uid] = Holder(row, task.namespace, anti)
+        self._add_holder(task, row)
         if task.template.host_ports:
             self.ports.setdefault(row, Counter()).update(task.template.host_ports)
 
+    def _add_holder(self, task: TaskInfo, row: int) -> None:
+        anti = pod_affinity_terms(task.template.affinity, "podAntiAffinity", task.namespace)
+        if anti:
+            self.holders[task.uid] = Holder(row, task.namespace, anti)
+
     def on_event(self, event: Event, *, added: bool) -> None:
-        """Account a task placed on (``added``) or taken off its node; touch affected rows."""
+        """Account a task placed on (``added``) or taken off its node; touch affected rows.
+
+        While the session simulates (topology-aware preemption) only host ports follow the
+        statement: the inter-pod state moves through ``apply`` from the simulate hooks alone.
+        """
         task = event.task
         node = self.ssn.nodes.get(task.node_name)
         if node is None:
             return
-        row, step = node.index, (1 if added else -1)
+        self.apply(task, node.index, added=added, ports=True, affinity=not self.ssn.simulating)
+
+    def apply(self, task: TaskInfo, row: int, *, added: bool, ports: bool, affinity: bool) -> None:
+        """Count ``task`` on (``added``) or off node ``row``: its host ports, its inter-pod terms."""
+        if ports and task.template.host_ports:
+            if added:
+                self.ports.setdefault(row, Counter()).update(task.template.host_ports)
+            elif row in self.ports:
+                self.ports[row].subtract(task.template.host_ports)
+        if not affinity:
+            return
+        step = 1 if added else -1
         touched: list[IntArray] = []
         everything = False
         for matcher, counts in self._counts.items():
@@ -169,11 +187,9 @@ class PodIndex:
                 everything = everything or counts.spread
                 touched.extend(self.same_domain(k, row) for k in counts.keys)
         if added:
-            self._add_static(task, row)
+            self._add_holder(task, row)
         else:
             self.holders.pop(task.uid, None)
-            if task.template.host_ports and row in self.ports:
-                self.ports[row].subtract(task.template.host_ports)
         anti = pod_affinity_terms(task.template.affinity, "podAntiAffinity", task.namespace)
         touched.extend(self.same_domain(t.topology_key, row) for t in anti)
         if everything:
