@@ -53,9 +53,13 @@ DEPENDS_ON_ITERATIONS = ("any", "all")
 
 
 def policy_events(policy: Mapping[str, Any]) -> list[str]:
-    """Return every event a policy names (``event`` and ``events`` together)."""
+    """Return every event a policy names (``event`` and ``events`` together), each once.
+
+    Volcano removes repeats inside one policy (its e2e suite submits
+    ``[PodEvicted, PodFailed, PodEvicted]``); only an event named by two policies is refused.
+    """
     events = [policy["event"]] if policy.get("event") else []
-    return events + [event for event in policy.get("events") or [] if event not in events]
+    return list(dict.fromkeys([*events, *(policy.get("events") or [])]))
 
 
 def validate_policies(policies: Sequence[Mapping[str, Any]], path: str, causes: Causes) -> None:

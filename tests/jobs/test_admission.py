@@ -476,3 +476,24 @@ def test_pod_disruption_budget_annotations(annotations: dict[str, str], field: s
     with pytest.raises(ManifestError, match=re.escape(f"pod.yaml: {field}")):
         apply_manifests([("pod.yaml", load_manifest(doc))])
     assert not Pod.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_event_repeated_inside_one_policy_is_accepted_as_volcano_does() -> None:
+    doc = manifest("repeats")
+    doc["spec"]["policies"] = [
+        {"events": ["PodEvicted", "PodFailed", "PodEvicted"], "action": "RestartJob"}
+    ]
+    admit_job(doc)  # Volcano's own e2e suite submits this
+
+
+@pytest.mark.django_db
+def test_an_event_named_by_two_policies_is_refused_naming_the_second() -> None:
+    doc = manifest("twice")
+    doc["spec"]["policies"] = [
+        {"event": "PodEvicted", "action": "RestartJob"},
+        {"events": ["PodFailed", "PodEvicted"], "action": "AbortJob"},
+    ]
+    with pytest.raises(AdmissionError) as refused:
+        admit_job(doc)
+    assert [c.field for c in refused.value.causes] == ["spec.policies[1].events"]
