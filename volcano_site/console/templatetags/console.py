@@ -68,3 +68,31 @@ def ago(moment: Any) -> str:
     if (timezone.now() - moment).total_seconds() < 60:
         return gettext("just now")
     return gettext("%(time)s ago") % {"time": timesince(moment, depth=1)}
+
+
+@register.filter
+def amount(milli: Any, resource: str = "cpu") -> str:
+    """Return a milli-unit amount for reading: ``3.33`` cores, ``10.5Gi`` of memory, ``—`` unset.
+
+    Unlike the exact wire form (``format_quantity``), computed shares are rounded: a deserved
+    cpu of 3333.333 milli-cores reads ``3.33``.
+    """
+    from scheduler.wire import is_binary_resource
+
+    if milli is None or milli == "":
+        return "—"
+    try:
+        units = float(milli) / 1000.0
+    except (TypeError, ValueError):
+        return "—"
+    if is_binary_resource(str(resource)):
+        for suffix, size in (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
+            if abs(units) >= size:
+                return f"{_trim(units / size, 1)}{suffix}"
+        return _trim(units, 0)
+    return _trim(units, 2)
+
+
+def _trim(value: float, places: int) -> str:
+    text = f"{value:.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

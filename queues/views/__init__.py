@@ -1,0 +1,1 @@
+"""The queue pages of the console (one module per page)."""

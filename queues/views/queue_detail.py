@@ -1,0 +1,120 @@
+"""A queue's page: its figures, its waiting jobs in the engine's order, its history; actions."""
+
+from __future__ import annotations
+
+import yaml
+from django.contrib import messages
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from jobs.admission import AdmissionError
+from jobs.models import Job
+from queues.charts import queue_share_figure
+from queues.manifests import QueueKind
+from queues.models import Queue
+from queues.selectors import QueueRow, queue_audit, queue_line, shown_resources
+from queues.services import queue_close, queue_delete, queue_open
+from queues.shares import live_shares
+from volcano_site.console.charts import figure_data
+from volcano_site.console.render import render_page
+from volcano_site.roles import can, role_required
+
+__all__ = ["queue_action", "queue_detail", "why_not_deletable"]
+
+ACTIONS = ("open", "close", "delete")
+
+
+def why_not_deletable(queue: Queue) -> list[str]:
+    """Return every reason the console refuses to delete ``queue`` (empty: it may go).
+
+    Volcano's webhook refuses ``default``, ``root`` and queues with children; the console also
+    refuses a queue that still holds jobs, whose PodGroups would be left pointing nowhere.
+    """
+    reasons: list[str] = []
+    if queue.is_protected:
+        reasons.append(_("Volcano never deletes the %(name)s queue.") % {"name": queue.name})
+    children = sorted(Queue.objects.filter(parent=queue.name).values_list("name", flat=True))
+    if children:
+        reasons.append(_("It has child queues: %(names)s.") % {"names": ", ".join(children)})
+    jobs = Job.objects.filter(queue=queue.name).count()
+    if jobs:
+        reasons.append(
+            _("It holds %(n)d job(s): delete them or wait until they are gone.") % {"n": jobs}
+        )
+    return reasons
+
+
+@role_required()
+def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
+    """Render one queue, live."""
+    queue = get_object_or_404(Queue, name=name)
+    report = live_shares()
+    row = QueueRow(queue, report.queues.get(name))
+    line, hidden = queue_line(request.user, name, report)
+    resources = shown_resources([queue])
+    by_phase = dict(
+        Job.objects.filter(queue=name).order_by().values_list("phase").annotate(n=Count("pk"))
+    )
+    operator = can(request.user, "queues", write=True)
+    context = {
+        "queue": queue,
+        "row": row,
+        "resources": resources,
+        "plugin": report.plugin,
+        "place": report.queue_order.index(name) + 1 if name in report.queue_order else 0,
+        "queue_count": len(report.queue_order),
+        "line": line,
+        "hidden": hidden,
+        "jobs_by_phase": sorted((phase or "New", n) for phase, n in by_phase.items()),
+        "children": list(Queue.objects.filter(parent=name).values_list("name", flat=True)),
+        "charts": [
+            (r, f"queue-share-{i}", figure_data(queue_share_figure(r, [row])))
+            for i, r in enumerate(resources)
+        ],
+        "manifest": yaml.safe_dump(QueueKind().dump(queue), sort_keys=False),
+        "audit": list(queue_audit(name))
+        if can(request.user, "auditentries", write=False)
+        else None,
+        "may_edit": operator,
+        "undeletable": why_not_deletable(queue) if operator else [],
+    }
+    return render_page(request, "queues/queue_detail.html", context, fragments=("queue-body",))
+
+
+@role_required()
+@require_POST
+def queue_action(request: HttpRequest, name: str) -> HttpResponse:
+    """Open, close or delete a queue (operators); a refused delete says why and writes nothing."""
+    if not can(request.user, "queues", write=True):
+        return HttpResponseForbidden(_("Your role does not allow changing queues."))
+    queue = get_object_or_404(Queue, name=name)
+    action = request.POST.get("action", "")
+    if action not in ACTIONS:
+        messages.error(request, _("Unknown action."))
+    elif action == "delete":
+        reasons = why_not_deletable(queue)
+        if reasons:
+            messages.error(
+                request, _("Queue %(name)s was not deleted: ") % {"name": name} + " ".join(reasons)
+            )
+        else:
+            try:
+                queue_delete(queue=queue)
+            except AdmissionError as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(request, _("Queue %(name)s deleted.") % {"name": name})
+                return redirect("queues:queue_list")
+    elif action == "open":
+        queue_open(queue=queue)
+        messages.success(request, _("Queue %(name)s is open.") % {"name": name})
+    else:
+        queue_close(queue=queue)
+        queue.refresh_from_db()
+        messages.success(
+            request, _("Queue %(name)s is %(state)s.") % {"name": name, "state": queue.state}
+        )
+    return redirect("queues:queue_detail", name=name)
