@@ -38,7 +38,7 @@ def queue_share_figure(resource: str, rows: Sequence[QueueRow]) -> go.Figure:
 
     allocated = series([float((r.queue.allocated or {}).get(resource, 0)) for r in rows])
     deserved = series([
-        (r.share.deserved.get(resource, 0.0) if r.share and r.share.taking_part else None)
+        (r.share.deserved.get(resource, 0.0) if r.share.taking_part else None)
         for r in rows
     ])  # fmt: skip
     guarantee = series([

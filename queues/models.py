@@ -83,6 +83,11 @@ class Queue(ObjectMeta):
     completed = models.PositiveIntegerField(default=0, help_text="PodGroups Completed")
     unknown = models.PositiveIntegerField(default=0, help_text="PodGroups Unknown")
     allocated = models.JSONField(default=dict, blank=True, help_text="resource → milli-units")
+    # The share the scheduler computed at its last session's open (queues.share_status): not part
+    # of Volcano's QueueStatus, so never in the manifest; read by the console's queue pages.
+    share_status = models.JSONField(default=dict, blank=True, editable=False)
+    # Its waiting PodGroups (namespace/name) in the order the engine takes them, same session.
+    waiting_line = models.JSONField(default=list, blank=True, editable=False)
 
     objects = QueueQuerySet.as_manager()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from queues.models import Queue
-from queues.shares import live_shares
+from queues.shares import live_shares_pair
 from scheduler.engine.shares import QueueChange, QueueShare, ShareReport
 
 __all__ = ["Preview", "PreviewRow", "change_of", "preview_change"]
@@ -68,8 +68,7 @@ def change_of(queue: Queue) -> QueueChange:
 
 def preview_change(edited: Queue, resources: list[str]) -> Preview:
     """Return every queue's share now and after ``edited`` replaces its stored row."""
-    before = live_shares()
-    after = live_shares({edited.name: change_of(edited)})
+    before, after = live_shares_pair({edited.name: change_of(edited)})
     rows = []
     for name in sorted(set(before.queues) | set(after.queues)):
         b, a = before.queues.get(name), after.queues.get(name)

@@ -6,20 +6,22 @@ the controllers keep (PodGroup counts per phase, allocated) and the audit log.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import QuerySet
 
 from jobs.models import Job, PodGroup
-from jobs.selectors import cluster_allocatable, wait_reports
+from jobs.selectors import wait_reports
 from jobs.why import WaitReport
 from queues.admission import ROOT
 from queues.models import Queue
-from scheduler.engine.shares import QueueShare, ShareReport
+from queues.share_status import StoredShare
+from scheduler.models import Node
 from volcano_site.accounts.models import AuditEntry
 from volcano_site.console.namespaces import restrict
+from volcano_site.console.units import amount
 
 __all__ = [
     "QUEUE_SORTS",
@@ -31,10 +33,23 @@ __all__ = [
     "shown_resources",
 ]
 
+GPU = "nvidia.com/gpu"
 # Sorted in Python (a hundred queues at most in practice): the keys only name the columns.
 QUEUE_SORTS: dict[str, tuple[str, ...]] = {
     key: (key,) for key in ("name", "weight", "priority", "state", "share", "running", "pending")
 }
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaCell:
+    """One resource of one queue, ready to print: allocated / deserved, bar, guarantee, cap."""
+
+    resource: str
+    allocated: str
+    deserved: str  # "" when the queue takes no share
+    percent: float
+    guarantee: str
+    capability: str
 
 
 @dataclass(slots=True)
@@ -42,9 +57,27 @@ class QueueRow:
     """A queue as its table row shows it: the row, its engine share, its place in the tree."""
 
     queue: Queue
-    share: QueueShare | None
+    share: StoredShare
     depth: int = 0
     children: list[str] = field(default_factory=list)
+    cells: list[QuotaCell] = field(default_factory=list)
+
+    def fill_cells(self, resources: Sequence[str]) -> None:
+        """Prepare the quota cells of ``resources`` (formatting once here, not in the template)."""
+        q, share = self.queue, self.share
+        allocated, guarantee, capability = q.allocated or {}, q.guarantee or {}, q.capability or {}
+        self.cells = []
+        for r in resources:
+            used = allocated.get(r, 0)
+            deserved = share.deserved.get(r, 0.0) if share.taking_part else None
+            percent = 0.0
+            if deserved:
+                percent = round(min(100.0, 100.0 * used / deserved), 1)
+            self.cells.append(QuotaCell(
+                r, amount(used, r), "" if deserved is None else amount(deserved, r), percent,
+                amount(guarantee[r], r) if r in guarantee else "",
+                amount(capability[r], r) if r in capability else "",
+            ))  # fmt: skip
 
     @property
     def parent_name(self) -> str:
@@ -53,8 +86,14 @@ class QueueRow:
 
 
 def shown_resources(queues: Iterable[Queue]) -> list[str]:
-    """Return the resource columns worth a column: cpu, memory, then any other in use or quota."""
-    names = set(cluster_allocatable())
+    """Return the resource columns worth a column: cpu, memory, GPUs, any other quota'd or used.
+
+    Node resources other than GPUs (ephemeral-storage, hugepages) get no column unless a queue
+    names them: one indexed query instead of summing every node's allocatable.
+    """
+    names: set[str] = set()
+    if Node.objects.filter(allocatable__has_key=GPU).exists():
+        names.add(GPU)
     for queue in queues:
         for values in (queue.capability, queue.deserved, queue.guarantee, queue.allocated):
             names.update(values or {})
@@ -66,7 +105,7 @@ def shown_resources(queues: Iterable[Queue]) -> list[str]:
 def _sort_key(row: QueueRow, sort: str) -> Any:
     queue = row.queue
     if sort == "share":
-        return row.share.share if row.share else 0.0
+        return row.share.share
     if sort in ("weight", "priority", "running", "pending"):
         return getattr(queue, sort)
     if sort == "state":
@@ -74,12 +113,10 @@ def _sort_key(row: QueueRow, sort: str) -> Any:
     return queue.name
 
 
-def queue_rows(
-    report: ShareReport, *, sort: str = "name", descending: bool = False
-) -> list[QueueRow]:
-    """Return every queue, in hierarchy order when parents exist (sorted among siblings)."""
-    queues = list(Queue.objects.all())
-    rows = {q.name: QueueRow(q, report.queues.get(q.name)) for q in queues}
+def queue_rows(*, sort: str = "name", descending: bool = False) -> list[QueueRow]:
+    """Return every queue with its stored share, in hierarchy order when parents exist."""
+    queues = list(Queue.objects.defer("waiting_line"))
+    rows = {q.name: QueueRow(q, StoredShare.from_json(q.share_status)) for q in queues}
     for row in rows.values():
         parent = row.queue.parent
         if parent and parent != ROOT and parent in rows:
@@ -121,14 +158,13 @@ class LineEntry:
 
 
 def queue_line(
-    user: Any, queue: str, report: ShareReport, *, limit: int = 50
+    user: Any, queue: str, order: Sequence[str], waiting: int, *, limit: int = 50
 ) -> tuple[list[LineEntry], int]:
     """Return the queue's waiting jobs in the engine's order (readable ones), and how many hidden.
 
     Jobs in namespaces the user may not read keep their place in the numbering but are not
     shown; the count of those is returned so the page can say so.
     """
-    order = report.job_order.get(queue, [])
     keys = [tuple(g.split("/", 1)) for g in order[: limit * 4]]  # (namespace, name)
     groups: dict[tuple[str, str], int | None] = {}
     if keys:
@@ -152,7 +188,7 @@ def queue_line(
             entries.append(
                 LineEntry(position, "/".join(key), job, reports.get(job.pk) if job else None)
             )
-    hidden += max(0, len(order) - len(keys))
+    hidden += max(0, waiting - len(keys))
     return entries, hidden
 
 

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from scheduler.cache.snapshot import read_snapshot
 from scheduler.engine import load_conf
 from scheduler.engine.conf import SchedulerConf
-from scheduler.engine.shares import QueueChange, ShareReport, queue_shares
+from scheduler.engine.shares import QueueChange, ShareReport, queue_shares, queue_shares_pair
 from scheduler.models import SchedulerConfiguration
 
-__all__ = ["active_conf", "live_shares"]
+__all__ = ["active_conf", "live_shares", "live_shares_pair"]
 
 _parsed: dict[tuple[int, str], SchedulerConf] = {}
 
@@ -37,3 +37,9 @@ def live_shares(changes: Mapping[str, QueueChange] | None = None) -> ShareReport
     """Return every queue's share now, or as it would be after ``changes``."""
     snapshot = read_snapshot()
     return queue_shares(snapshot.cluster, active_conf(), changes=changes)
+
+
+def live_shares_pair(changes: Mapping[str, QueueChange]) -> tuple[ShareReport, ShareReport]:
+    """Return every queue's share now and after ``changes``, from one read of the cluster."""
+    snapshot = read_snapshot()
+    return queue_shares_pair(snapshot.cluster, active_conf(), changes)

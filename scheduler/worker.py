@@ -38,6 +38,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 
 from jobs.controller.events import prune_events
+from queues.share_status import store_shares
 from scheduler import failpoints, runtime
 from scheduler.cache import ApplyResult, BindPipeline, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
@@ -188,7 +189,9 @@ def _cycle(
         snapshot = read_snapshot(now=now)  # 2.
         # Binds are sent while the engine runs, uncommitted until step 4 ends (bind_pipeline).
         with BindPipeline(snapshot, now=now, batch=bind_batch()) as binds:
-            decisions = run_session(snapshot.cluster, conf, uid=uid, bind_listener=binds.add)  # 3.
+            decisions = run_session(
+                snapshot.cluster, conf, uid=uid, bind_listener=binds.add, report_shares=True
+            )  # 3.
 
             def write(binds_written: int | None) -> ApplyResult:  # 4., in the same transaction
                 if still_leader is not None and not still_leader():
@@ -200,6 +203,8 @@ def _cycle(
                 )
 
             applied = binds.finish(write)
+        if decisions.shares is not None:
+            store_shares(decisions.shares, now=now)
     except Exception as exc:  # recorded, and the next period tries again
         return _failed(uid, now, started, configuration, exc, record)
     e2e_ms = (time.perf_counter() - started) * 1000

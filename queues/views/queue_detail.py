@@ -17,7 +17,7 @@ from queues.manifests import QueueKind
 from queues.models import Queue
 from queues.selectors import QueueRow, queue_audit, queue_line, shown_resources
 from queues.services import queue_close, queue_delete, queue_open
-from queues.shares import live_shares
+from queues.share_status import StoredShare
 from volcano_site.console.charts import figure_data
 from volcano_site.console.render import render_page
 from volcano_site.roles import can, role_required
@@ -51,9 +51,9 @@ def why_not_deletable(queue: Queue) -> list[str]:
 def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     """Render one queue, live."""
     queue = get_object_or_404(Queue, name=name)
-    report = live_shares()
-    row = QueueRow(queue, report.queues.get(name))
-    line, hidden = queue_line(request.user, name, report)
+    share = StoredShare.from_json(queue.share_status)
+    row = QueueRow(queue, share)
+    line, hidden = queue_line(request.user, name, queue.waiting_line, share.waiting)
     resources = shown_resources([queue])
     by_phase = dict(
         Job.objects.filter(queue=name).order_by().values_list("phase").annotate(n=Count("pk"))
@@ -63,9 +63,11 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
         "queue": queue,
         "row": row,
         "resources": resources,
-        "plugin": report.plugin,
-        "place": report.queue_order.index(name) + 1 if name in report.queue_order else 0,
-        "queue_count": len(report.queue_order),
+        "plugin": share.plugin,
+        "place": share.place,
+        "queue_count": Queue.objects.filter(share_status__place__gt=0).count()
+        if share.place
+        else 0,
         "line": line,
         "hidden": hidden,
         "jobs_by_phase": sorted((phase or "New", n) for phase, n in by_phase.items()),

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 
 from queues.charts import queue_share_figure
 from queues.selectors import QUEUE_SORTS, queue_rows, shown_resources
-from queues.shares import live_shares
 from volcano_site.console.charts import figure_data
 from volcano_site.console.render import render_page
 from volcano_site.console.tables import Table
@@ -19,21 +20,27 @@ FRAGMENTS = ("queues-table", "queues-charts")
 
 @role_required()
 def queue_list(request: HttpRequest) -> HttpResponse:
-    """Render every queue with the deserved share the engine computes now."""
+    """Render every queue with the deserved share the scheduler computed at its last session."""
     table = Table.from_request(request, sorts=QUEUE_SORTS, default="name")
-    report = live_shares()
-    rows = queue_rows(report, sort=table.sort, descending=table.descending)
+    rows = queue_rows(sort=table.sort, descending=table.descending)
     resources = shown_resources(row.queue for row in rows)
-    charts = [
-        (resource, f"queue-share-{index}", figure_data(queue_share_figure(resource, rows)))
-        for index, resource in enumerate(resources)
-    ]
+    for row in rows:
+        row.fill_cells(resources)
+
+    def charts() -> list[tuple[str, str, dict[str, Any]]]:
+        """Build the charts only when the page or their fragment is rendered (not the table's)."""
+        return [
+            (resource, f"queue-share-{index}", figure_data(queue_share_figure(resource, rows)))
+            for index, resource in enumerate(resources)
+        ]
+
     context = {
         "table": table,
         "rows": rows,
         "resources": resources,
         "charts": charts,
-        "plugin": report.plugin,
+        "plugin": next((r.share.plugin for r in rows if r.share.plugin), ""),
+        "computed_at": max((r.share.at for r in rows), default=""),
         "hierarchy": any(row.depth for row in rows),
         "may_edit": can(request.user, "queues", write=True),
     }

@@ -28,7 +28,15 @@ from scheduler.engine.conf import SchedulerConf
 from scheduler.engine.framework.session import Session, open_session
 from scheduler.engine.util import quota
 
-__all__ = ["QueueChange", "QueueShare", "ShareReport", "apply_changes", "queue_shares"]
+__all__ = [
+    "QueueChange",
+    "QueueShare",
+    "ShareReport",
+    "apply_changes",
+    "queue_shares",
+    "queue_shares_pair",
+    "share_report",
+]
 
 SHARING_PLUGINS = ("proportion", "capacity")
 _WAITING = (PodGroupPhase.PENDING, PodGroupPhase.INQUEUE)
@@ -127,12 +135,29 @@ def queue_shares(
         apply_changes(cluster, changes)
     ssn = open_session(cluster, conf, uid="shares")
     try:
-        return _report(ssn)
+        return share_report(ssn)
     finally:
         ssn.release()
 
 
-def _report(ssn: Session) -> ShareReport:
+def queue_shares_pair(
+    cluster: ClusterInfo, conf: SchedulerConf, changes: Mapping[str, QueueChange]
+) -> tuple[ShareReport, ShareReport]:
+    """Return the shares before and after ``changes``, from one snapshot (consumed).
+
+    Why one snapshot: reading it is most of a preview's cost on a large cluster, and both
+    sides must see the same cluster. Opening a session leaves the snapshot's nodes, jobs and
+    queues as they were (plugins keep their state on the session, which is released; only
+    invalid jobs gain an ``Unschedulable`` condition, which no share depends on), so the
+    second session opens on the same cluster with the queues edited.
+    """
+    before = queue_shares(cluster, conf)
+    after = queue_shares(cluster, conf, changes=changes)
+    return before, after
+
+
+def share_report(ssn: Session) -> ShareReport:
+    """Return the shares of an opened session (before its actions: what the plugins computed)."""
     index = ssn.resource_index
     names = tuple(index.names)
     plugin_name = next((p for p in SHARING_PLUGINS if p in ssn.plugins), "")
@@ -203,6 +228,7 @@ def _orders(ssn: Session, report: ShareReport) -> None:
     for job in ssn.jobs.values():
         if job.phase in _WAITING:
             waiting.setdefault(job.queue, []).append(job)
+    key = ssn.job_order_key()  # a plain sort key where the plugins offer one: much faster
     for name, jobs in waiting.items():
-        jobs.sort(key=cmp_to_key(ssn.job_order_cmp))
+        jobs.sort(key=key if key is not None else cmp_to_key(ssn.job_order_cmp))
         report.job_order[name] = [f"{job.namespace}/{job.name}" for job in jobs]

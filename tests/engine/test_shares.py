@@ -120,3 +120,15 @@ def test_a_quota_on_a_resource_nothing_has_is_left_out() -> None:
     dropped = apply_changes(cluster, {"a": QueueChange(capability={"example.com/fpga": 1000})})
     assert dropped == ["example.com/fpga"]
     assert cluster.queues["a"].capability is None
+
+
+def test_one_snapshot_gives_both_sides_of_a_preview() -> None:
+    from scheduler.engine.shares import queue_shares_pair
+
+    before, after = queue_shares_pair(_cluster(), PROPORTION, {"a": QueueChange(weight=3)})
+    fresh_before = queue_shares(_cluster(), PROPORTION)
+    fresh_after = queue_shares(_cluster(3, 1), PROPORTION)
+    for name in ("a", "b", "c"):
+        assert before.queues[name] == fresh_before.queues[name]
+        assert after.queues[name].deserved == fresh_after.queues[name].deserved
+    assert after.queues["a"].weight == 3

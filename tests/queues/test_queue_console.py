@@ -99,6 +99,11 @@ def test_a_weight_preview_equals_the_shares_after_saving(
     assert saved.status_code == 302
     after = live_shares()
     assert {n: after.queues[n].deserved["cpu"] for n in ("a", "b")} == previewed
+    run_once()  # the next session computes, and stores, what the preview said
+    stored = {
+        q.name: q.share_status["deserved"]["cpu"] for q in Queue.objects.filter(name__in="ab")
+    }
+    assert stored == previewed
 
 
 def test_the_form_and_the_yaml_are_two_views_of_one_manifest(

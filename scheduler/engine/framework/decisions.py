@@ -8,8 +8,12 @@ evictions, PodGroup status updates). The engine holds no client: it appends here
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase
+
+if TYPE_CHECKING:
+    from scheduler.engine.shares import ShareReport
 
 __all__ = ["Decisions", "Eviction"]
 
@@ -41,3 +45,6 @@ class Decisions:
     task_fit_errors: dict[str, str] = field(default_factory=dict)
     enqueued: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict, compare=False)
+    # Every queue's share as the sharing plugin computed it at session open, when the caller
+    # asked for it (``run_session(..., report_shares=True)``): what the console shows.
+    shares: ShareReport | None = field(default=None, compare=False)

@@ -264,21 +264,37 @@ def run_session(
     *,
     uid: str = "session",
     bind_listener: BindListener | None = None,
+    report_shares: bool = False,
 ) -> Decisions:
     """Return the decisions of one full session: open, every action in order, close.
 
     ``bind_listener``, if given, is told of each bind as it is decided (the decisions still
     hold them all). Automatic garbage collection is held off while it runs (``no_automatic_gc``).
+    ``report_shares`` also reads every queue's share after the plugins opened
+    (``Decisions.shares``), before any action changes the allocation.
     """
     with no_automatic_gc():
-        return _run_session(cluster, conf, uid=uid, bind_listener=bind_listener)
+        return _run_session(
+            cluster, conf, uid=uid, bind_listener=bind_listener, report_shares=report_shares
+        )
 
 
 def _run_session(
-    cluster: ClusterInfo, conf: SchedulerConf, *, uid: str, bind_listener: BindListener | None
+    cluster: ClusterInfo,
+    conf: SchedulerConf,
+    *,
+    uid: str,
+    bind_listener: BindListener | None,
+    report_shares: bool,
 ) -> Decisions:
     started = time.perf_counter()
     ssn = open_session(cluster, conf, uid=uid, bind_listener=bind_listener)
+    if report_shares:
+        from scheduler.engine.shares import share_report
+
+        began = time.perf_counter()
+        ssn.decisions.shares = share_report(ssn)
+        ssn.decisions.timings["shares"] = time.perf_counter() - began
     for name in conf.actions:
         action = get_action(name)
         if action is None:

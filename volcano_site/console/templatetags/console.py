@@ -7,6 +7,7 @@ from typing import Any
 from django import template
 from django.utils.html import format_html
 
+from volcano_site.console import units
 from volcano_site.console.tables import Table
 
 register = template.Library()
@@ -72,27 +73,5 @@ def ago(moment: Any) -> str:
 
 @register.filter
 def amount(milli: Any, resource: str = "cpu") -> str:
-    """Return a milli-unit amount for reading: ``3.33`` cores, ``10.5Gi`` of memory, ``—`` unset.
-
-    Unlike the exact wire form (``format_quantity``), computed shares are rounded: a deserved
-    cpu of 3333.333 milli-cores reads ``3.33``.
-    """
-    from scheduler.wire import is_binary_resource
-
-    if milli is None or milli == "":
-        return "—"
-    try:
-        units = float(milli) / 1000.0
-    except (TypeError, ValueError):
-        return "—"
-    if is_binary_resource(str(resource)):
-        for suffix, size in (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
-            if abs(units) >= size:
-                return f"{_trim(units / size, 1)}{suffix}"
-        return _trim(units, 0)
-    return _trim(units, 2)
-
-
-def _trim(value: float, places: int) -> str:
-    text = f"{value:.{places}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    """Return a milli-unit amount for reading (``volcano_site.console.units.amount``)."""
+    return units.amount(milli, resource)

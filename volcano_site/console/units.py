@@ -1,0 +1,37 @@
+"""Amounts for reading: computed shares rounded, in each resource's own unit.
+
+Unlike the exact wire form (``format_quantity``: ``3333333u``), a deserved cpu of 3333.333
+milli-cores reads ``3.33`` and 10.5 GiB of memory ``10.5Gi``. Used by templates (the
+``amount`` filter) and by views that prepare table cells.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler.wire import is_binary_resource
+
+__all__ = ["amount"]
+
+_BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+def amount(milli: Any, resource: str = "cpu") -> str:
+    """Return ``milli`` (milli-units of ``resource``) for reading; ``—`` when unset."""
+    if milli is None or milli == "":
+        return "—"
+    try:
+        units = float(milli) / 1000.0
+    except (TypeError, ValueError):
+        return "—"
+    if is_binary_resource(str(resource)):
+        for suffix, size in _BINARY:
+            if abs(units) >= size:
+                return f"{_trim(units / size, 1)}{suffix}"
+        return _trim(units, 0)
+    return _trim(units, 2)
+
+
+def _trim(value: float, places: int) -> str:
+    text = f"{value:.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
