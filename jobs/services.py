@@ -17,6 +17,7 @@ from jobs.admission import admit_job, admit_pod_group
 from jobs.manifests.job import JobKind
 from jobs.models import Command, CommandAction, Job, PodGroup, TargetKind, TaskSpec
 from scheduler.manifest_kinds import Loaded
+from volcano_site.accounts.audit import audit_record
 from volcano_site.roles import can
 
 __all__ = [
@@ -158,4 +159,11 @@ def job_act_bulk(*, keys: list[tuple[str, str]], action: str, user: Any) -> Bulk
             refused.append((key, str(exc)))
             continue
         done.append(key)
+    if done:  # one entry per bulk action: operators see who touched which jobs at once
+        audit_record(
+            action=f"bulk {action}",
+            kind="Job",
+            name=f"{len(done)} job(s)",
+            after={"jobs": ", ".join(done[:50]) + (" …" if len(done) > 50 else "")},
+        )
     return BulkOutcome(done, refused)

@@ -14,7 +14,7 @@ from queues.selectors import QueueRow
 from scheduler.wire import is_binary_resource
 from volcano_site.console.charts import base_layout
 
-__all__ = ["queue_share_figure", "resource_unit"]
+__all__ = ["has_figures", "queue_share_figure", "resource_unit"]
 
 _GIB = float(1 << 30)
 
@@ -26,6 +26,17 @@ def resource_unit(resource: str) -> tuple[str, float]:
     if resource == "cpu":
         return "cores", 1000.0
     return resource.rsplit("/", 1)[-1], 1000.0
+
+
+def has_figures(resource: str, rows: Sequence[QueueRow]) -> bool:
+    """Return whether any queue holds, deserves or bounds ``resource`` (else: no chart)."""
+    for row in rows:
+        q = row.queue
+        if any((values or {}).get(resource) for values in (q.allocated, q.guarantee, q.capability)):
+            return True
+        if row.share.taking_part and row.share.deserved.get(resource):
+            return True
+    return False
 
 
 def queue_share_figure(resource: str, rows: Sequence[QueueRow]) -> go.Figure:

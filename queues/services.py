@@ -7,6 +7,8 @@ running ones drain) and to Closed only when none is left.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +29,7 @@ __all__ = [
     "queue_edit",
     "queue_open",
     "queue_update",
+    "spec_fingerprint",
 ]
 
 
@@ -35,8 +38,8 @@ class QueueChangedError(Exception):
 
     def __init__(self, name: str, expected: int, stored: int) -> None:
         super().__init__(
-            f"queue {name} changed meanwhile (resourceVersion {expected} → {stored}): "
-            "review the new figures and save again"
+            f"queue {name} was changed by someone else meanwhile (resourceVersion {expected} → "
+            f"{stored}): nothing was saved; reload the editor to see the new spec"
         )
         self.name, self.expected, self.stored = name, expected, stored
 
@@ -81,17 +84,32 @@ def queue_delete(*, queue: Queue) -> None:
         queue.delete()
 
 
-def queue_edit(*, name: str, manifest: Mapping[str, Any], resource_version: int) -> Queue:
-    """Apply the spec of ``manifest`` to queue ``name`` if it is still at ``resource_version``.
+def spec_fingerprint(queue: Queue) -> str:
+    """Return a digest of the queue's spec (what an edit and its preview are based on)."""
+    spec = {f: getattr(queue, f) for f in QueueKind.spec_fields}
+    spec["labels"], spec["annotations"] = queue.labels, queue.annotations
+    text = json.dumps(spec, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
-    The console's editor previews a change against the version it read; saving anything else
-    than what was previewed would be wrong, so a queue written meanwhile refuses the save
-    (``QueueChangedError``) instead of overwriting. Status and state are kept: a queue opens
-    and closes only through its actions.
+
+def queue_edit(
+    *, name: str, manifest: Mapping[str, Any], resource_version: int, spec: str = ""
+) -> Queue:
+    """Apply the spec of ``manifest`` to queue ``name`` if nobody changed it since it was read.
+
+    The console's editor previews a change against the queue it read; saving over someone
+    else's change would save something that was never previewed, so that refuses
+    (``QueueChangedError``). The controllers write the queue's status (PodGroup counts,
+    allocated) every few seconds and each write moves the resourceVersion, as in Kubernetes;
+    so when the resourceVersion moved, ``spec`` (``spec_fingerprint`` of the queue as read)
+    tells a status-only write, which does not touch what was previewed, from a spec change.
+    Without ``spec`` any move refuses. Status and state are kept: a queue opens and closes
+    only through its actions.
     """
     with transaction.atomic():
         queue = Queue.objects.select_for_update().get(name=name)
-        if queue.resource_version != resource_version:
+        moved = queue.resource_version != resource_version
+        if moved and (not spec or spec != spec_fingerprint(queue)):
             raise QueueChangedError(name, resource_version, queue.resource_version)
         edited: Queue = QueueKind().load(manifest).instance
         old = Queue.objects.get(pk=queue.pk)

@@ -12,13 +12,11 @@ from django.views.decorators.http import require_POST
 
 from jobs.admission import AdmissionError
 from jobs.models import Job
-from queues.charts import queue_share_figure
 from queues.manifests import QueueKind
 from queues.models import Queue
 from queues.selectors import QueueRow, queue_audit, queue_line, shown_resources
 from queues.services import queue_close, queue_delete, queue_open
 from queues.share_status import StoredShare
-from volcano_site.console.charts import figure_data
 from volcano_site.console.render import render_page
 from volcano_site.roles import can, role_required
 
@@ -72,10 +70,6 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
         "hidden": hidden,
         "jobs_by_phase": sorted((phase or "New", n) for phase, n in by_phase.items()),
         "children": list(Queue.objects.filter(parent=name).values_list("name", flat=True)),
-        "charts": [
-            (r, f"queue-share-{i}", figure_data(queue_share_figure(r, [row])))
-            for i, r in enumerate(resources)
-        ],
         "manifest": yaml.safe_dump(QueueKind().dump(queue), sort_keys=False),
         "audit": list(queue_audit(name))
         if can(request.user, "auditentries", write=False)

@@ -24,7 +24,7 @@ from queues.manifests import QueueKind
 from queues.models import Queue
 from queues.preview import Preview, preview_change
 from queues.selectors import shown_resources
-from queues.services import QueueChangedError, queue_create, queue_edit
+from queues.services import QueueChangedError, queue_create, queue_edit, spec_fingerprint
 from scheduler.engine.errors import ManifestError
 from volcano_site.roles import can, role_required
 
@@ -116,6 +116,7 @@ def _read(request: HttpRequest, queue: Queue | None, *, preview: bool) -> Editor
 def _context(editor: Editor, queue: Queue | None) -> dict[str, Any]:
     return {
         "queue": queue,
+        "spec": spec_fingerprint(queue) if queue is not None else "",
         "editor": editor,
         "form": editor.form,
         "creating": queue is None,
@@ -161,7 +162,10 @@ def queue_editor(request: HttpRequest, name: str | None = None) -> HttpResponse:
             else:
                 version = int(request.POST.get("resource_version", "0") or 0)
                 saved = queue_edit(
-                    name=queue.name, manifest=editor.manifest, resource_version=version
+                    name=queue.name,
+                    manifest=editor.manifest,
+                    resource_version=version,
+                    spec=request.POST.get("spec", ""),
                 )
                 messages.success(request, _("Queue %(name)s saved.") % {"name": saved.name})
             return redirect("queues:queue_detail", name=saved.name)

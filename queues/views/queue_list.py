@@ -6,7 +6,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
-from queues.charts import queue_share_figure
+from queues.charts import has_figures, queue_share_figure
 from queues.selectors import QUEUE_SORTS, queue_rows, shown_resources
 from volcano_site.console.charts import figure_data
 from volcano_site.console.render import render_page
@@ -29,10 +29,12 @@ def queue_list(request: HttpRequest) -> HttpResponse:
 
     def charts() -> list[tuple[str, str, dict[str, Any]]]:
         """Build the charts only when the page or their fragment is rendered (not the table's)."""
-        return [
-            (resource, f"queue-share-{index}", figure_data(queue_share_figure(resource, rows)))
-            for index, resource in enumerate(resources)
-        ]
+        drawn = []
+        for index, resource in enumerate(resources):
+            if has_figures(resource, rows):
+                figure = figure_data(queue_share_figure(resource, rows))
+                drawn.append((resource, f"queue-share-{index}", figure))
+        return drawn
 
     context = {
         "table": table,

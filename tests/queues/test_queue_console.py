@@ -14,6 +14,7 @@ from django.test import Client
 from jobs.models import Job
 from jobs.services import job_submit
 from queues.models import Queue
+from queues.services import spec_fingerprint
 from queues.shares import live_shares
 from scheduler.worker import run_once
 from tests.scheduler.factories import make_node, make_queue
@@ -56,7 +57,7 @@ def _editor_post(queue: Queue, **changes: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
         "source": "form", "name": queue.name, "parent": queue.parent, "weight": queue.weight,
         "priority": queue.priority, "dequeue_strategy": queue.dequeue_strategy,
-        "resource_version": queue.resource_version,
+        "resource_version": queue.resource_version, "spec": spec_fingerprint(queue),
     }  # fmt: skip
     if queue.reclaimable:
         data["reclaimable"] = "on"
@@ -164,7 +165,7 @@ def test_a_refused_field_is_named_and_nothing_is_written(
     assert Queue.objects.get(name="a").resource_version == queue.resource_version
 
 
-def test_saving_refuses_when_the_queue_changed_meanwhile(
+def test_saving_refuses_when_someone_changed_the_spec_meanwhile(
     console_login: Callable[..., Client],
 ) -> None:
     queue = make_queue("a")
@@ -172,8 +173,21 @@ def test_saving_refuses_when_the_queue_changed_meanwhile(
     Queue.objects.filter(name="a").update(resource_version=queue.resource_version + 1, weight=9)
     answer = client.post("/queues/a/edit/", _editor_post(queue, weight=2))
     assert answer.status_code == 409
-    assert "changed meanwhile" in answer.content.decode()
+    assert "changed by someone else meanwhile" in answer.content.decode()
     assert Queue.objects.get(name="a").weight == 9
+
+
+def test_a_status_write_meanwhile_does_not_refuse_the_save(
+    console_login: Callable[..., Client],
+) -> None:
+    queue = make_queue("a")
+    client = console_login("olga", "operator")
+    stored = Queue.objects.get(name="a")
+    stored.running = 3  # the queue controller counting PodGroups: the resourceVersion moves
+    stored.save()
+    answer = client.post("/queues/a/edit/", _editor_post(queue, weight=2))
+    assert answer.status_code == 302
+    assert Queue.objects.get(name="a").weight == 2
 
 
 def test_creating_a_queue_by_yaml_and_the_audit_records_who(

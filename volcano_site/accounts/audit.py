@@ -107,6 +107,8 @@ def audit_record(
     actor = current_actor()
     if actor is None:
         return
+    from volcano_site.console.live import publish_on_commit
+
     AuditEntry.objects.create(
         actor=actor,
         actor_name=actor.get_username(),
@@ -116,6 +118,7 @@ def audit_record(
         before=before,
         after=after,
     )
+    publish_on_commit("console.audit")  # the audit page and the objects' histories refresh
 
 
 def _on_pre_save(sender: Any, instance: Any, raw: bool, **kwargs: Any) -> None:

@@ -34,7 +34,7 @@ def console(request: HttpRequest) -> dict[str, Any]:
     role = next((r for r in reversed(ROLES) if r in roles), "")
     return {
         "console": ConsoleContext(
-            nav=nav_items(request.path),
+            nav=nav_items(request.path, frozenset(roles)),
             roles=roles,
             role=role,
             namespaces=readable_namespaces(user),

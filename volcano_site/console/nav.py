@@ -22,6 +22,7 @@ class NavEntry:
     label: str | Promise
     url_name: str
     icon: str
+    roles: frozenset[str] = frozenset()  # empty: every role sees the entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,13 +43,20 @@ NAV: tuple[NavEntry, ...] = (
     NavEntry(_("Nodes"), "scheduler:node_list", "▦"),
     NavEntry(_("Scheduler"), "scheduler:policy", "⚙"),
     NavEntry(_("Metrics"), "monitoring:dashboard", "∿"),
+    NavEntry(_("Audit"), "console:audit", "✎", frozenset({"operator", "admin"})),
 )
 
 
-def nav_items(path: str) -> list[NavItem]:
-    """Return the navigation for a page at ``path``: the longest matching prefix is active."""
+def nav_items(path: str, roles: frozenset[str] | None = None) -> list[NavItem]:
+    """Return the navigation for a page at ``path``: the longest matching prefix is active.
+
+    Entries limited to some roles are left out for a user holding none of them (``roles``
+    None: no user, every entry).
+    """
     resolved: list[tuple[NavEntry, str | None]] = []
     for entry in NAV:
+        if entry.roles and roles is not None and not entry.roles & roles:
+            continue
         try:
             resolved.append((entry, reverse(entry.url_name)))
         except NoReverseMatch:
