@@ -1,0 +1,93 @@
+"""The operators' queue flow in a real browser: change a weight, watch every queue's deserved
+share move in the preview before saving, save, and see the scheduler follow the preview."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import CHROMIUM, MISSING, sign_in
+from tests.browser.server import ConsoleServer
+from volcano_site.console.units import amount
+
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+CLUSTER = """apiVersion: v1
+kind: Node
+metadata: {name: share-node-0}
+status:
+  capacity: {cpu: "8", memory: 32Gi, pods: "110"}
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: share-a}
+spec: {weight: 1}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: share-b}
+spec: {weight: 1}
+"""
+
+
+def _greedy_job(name: str, queue: str) -> str:
+    """A job asking for far more than the cluster has: its queue's share is all it can get."""
+    return f"""apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {{name: {name}, namespace: default}}
+spec:
+  minAvailable: 1
+  schedulerName: volcano
+  queue: {queue}
+  tasks:
+    - replicas: 60
+      name: main
+      template:
+        metadata: {{annotations: {{volcano.sh/sim-duration: 3600s}}}}
+        spec:
+          containers:
+            - {{name: main, image: busybox, resources: {{requests: {{cpu: "1", memory: 128Mi}}}}}}
+"""
+
+
+def test_a_weight_change_is_previewed_then_followed_by_the_scheduler(
+    page: Page, console_server: ConsoleServer
+) -> None:
+    console_server.apply(CLUSTER)
+    console_server.apply(_greedy_job("greedy-a", "share-a"))
+    console_server.apply(_greedy_job("greedy-b", "share-b"))
+    console_server.make_user("oscar", "operator")
+    sign_in(page, console_server, "oscar", next_url="/queues/")
+    row = page.locator("#queues-table tr", has=page.get_by_role("link", name="share-a", exact=True))
+    expect(row).to_contain_text("/", timeout=20_000)
+    expect(row.locator("td.quota").first.locator(".bar")).to_be_visible(timeout=20_000)
+
+    page.goto(f"{console_server.url}/queues/share-a/edit/")
+    expect(page.locator("#queue-check")).to_contain_text("Change the weight")
+    page.get_by_label("Weight").fill("3")
+    preview = page.locator("#queue-check table.preview")
+    expect(preview).to_be_visible(timeout=10_000)
+    edited = preview.locator("tr.edited")
+    expect(edited).to_contain_text("1 → 3")
+    cell = edited.locator('td[data-resource="cpu"]')
+    expect(cell).to_contain_text("→")
+    after = float(cell.get_attribute("data-after") or "0")
+    other = preview.locator("tr", has=page.get_by_role("rowheader", name="share-b", exact=True))
+    expect(other.locator('td[data-resource="cpu"]')).to_contain_text("→")  # b's share shrinks
+    assert "weight: 3" in page.locator("#queue-yaml").input_value()  # the YAML followed the form
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "queue-preview.png"), full_page=True)
+
+    page.get_by_role("button", name="Save exactly this").click()
+    expect(page).to_have_url(f"{console_server.url}/queues/share-a/")
+    page.goto(f"{console_server.url}/queues/")
+    row = page.locator("#queues-table tr", has=page.get_by_role("link", name="share-a", exact=True))
+    # The next session computes what the preview said; the page follows without a reload.
+    expect(row.locator("td.quota").first).to_contain_text(
+        f"/ {amount(after, 'cpu')}", timeout=20_000
+    )
