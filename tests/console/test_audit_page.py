@@ -32,6 +32,7 @@ def test_operator_changes_are_listed_with_who_and_before_after(
     assert 'href="/audit/" aria-current="page"' in page
     assert "olga" in page
     assert "<code>state</code> <del>Open</del> → <ins>Closed</ins>" in page
+    assert "none" not in page.split("<tbody>")[1].split("</tbody>")[0]
 
 
 def test_the_filters_narrow_the_log(console_login: Callable[..., Client]) -> None:
@@ -82,3 +83,14 @@ def test_bulk_job_actions_are_audited(console_login: Callable[..., Client]) -> N
 def test_the_audit_page_refreshes_live_on_new_entries(console_login: Callable[..., Any]) -> None:
     page = console_login("olga", "operator").get("/audit/").content.decode()
     assert 'id="audit-table" class="card" data-live="console.audit"' in page
+
+
+def test_quantities_read_as_words_not_python(console_login: Callable[..., Client]) -> None:
+    client = console_login("olga", "operator")
+    AuditEntry.objects.create(
+        actor=client.user, actor_name="olga", action="update", kind="Queue",  # type: ignore[attr-defined]
+        name="research", before={"capability": {}}, after={"capability": {"cpu": "12", "memory": "8Gi"}},
+    )  # fmt: skip
+    page = client.get("/audit/").content.decode()
+    assert "<del>none</del> → <ins>cpu 12, memory 8Gi</ins>" in page
+    assert "{&#x27;" not in page

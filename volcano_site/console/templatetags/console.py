@@ -75,3 +75,19 @@ def ago(moment: Any) -> str:
 def amount(milli: Any, resource: str = "cpu") -> str:
     """Return a milli-unit amount for reading (``volcano_site.console.units.amount``)."""
     return units.amount(milli, resource)
+
+
+@register.filter
+def plain(value: Any) -> str:
+    """Return a JSON value as a person reads it: ``cpu 12, memory 8Gi``; ``none`` when empty."""
+    from django.utils.translation import gettext
+
+    if value is None or value == {} or value == [] or value == "":
+        return gettext("none")
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {plain(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(plain(v) for v in value)
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    return str(value)
