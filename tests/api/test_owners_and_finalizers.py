@@ -291,3 +291,30 @@ def test_a_command_as_vcctl_builds_it_suspends_the_job_it_is_owned_by(operator: 
     reconcile_job(Job.objects.get(name="long").pk, timezone.now())
 
     assert Job.objects.get(name="long").phase == "Aborting"
+
+
+def test_a_namespace_stays_terminating_while_an_object_in_it_holds_finalizers(
+    operator: Client,
+) -> None:
+    from volcano_site.kube.models import Namespace
+
+    _post(operator, "/api/v1/namespaces",
+          {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})  # fmt: skip
+    body = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": "held", "finalizers": ["example.com/hold"]},
+            "spec": {"minMember": 1}}  # fmt: skip
+    _post(operator, PODGROUPS.format(ns="team"), body)
+
+    answer = _delete(operator, "/api/v1/namespaces/team")
+    assert answer.json()["status"]["phase"] == "Terminating"
+    assert answer.json()["metadata"]["deletionTimestamp"]
+    assert Namespace.objects.filter(name="team").exists()
+    assert PodGroup.objects.get(name="held").deletion_timestamp is not None
+
+    operator.patch(
+        f"{PODGROUPS.format(ns='team')}/held",
+        json.dumps({"metadata": {"finalizers": []}}),
+        content_type=MERGE,
+    )
+    assert not PodGroup.objects.filter(name="held").exists()
+    assert not Namespace.objects.filter(name="team").exists()

@@ -33,7 +33,16 @@ def finish_if_released(instance: Any) -> bool:
     """Delete ``instance`` and return True when it is being deleted and no finalizer is left."""
     if getattr(instance, "deletion_timestamp", None) is None or instance.finalizers:
         return False
+    from volcano_site.kube.models import Namespace, NamespacePhase
+    from volcano_site.kube.namespaces import namespace_finish
+
+    if isinstance(instance, Namespace):
+        return namespace_finish(instance)  # once empty
     instance.delete()
+    if namespace := getattr(instance, "namespace", ""):
+        terminating = Namespace.objects.filter(name=namespace, phase=NamespacePhase.TERMINATING)
+        if (held := terminating.first()) is not None:
+            namespace_finish(held)  # the last object holding it went
     return True
 
 
