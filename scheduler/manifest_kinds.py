@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from scheduler.engine.errors import ManifestError
+from scheduler.object_meta import read_finalizers, read_owner_references
 from scheduler.validators import (
     annotations_error,
     dns1123_label_error,
@@ -55,7 +56,12 @@ class Kind:
     # Model fields an apply copies from the manifest onto an existing row.
     spec_fields: ClassVar[tuple[str, ...]] = ()
     # Metadata an apply copies too (Events have none of their own).
-    meta_fields: ClassVar[tuple[str, ...]] = ("labels", "annotations")
+    meta_fields: ClassVar[tuple[str, ...]] = (
+        "labels",
+        "annotations",
+        "owner_references",
+        "finalizers",
+    )
     # Where a model field lives on the wire, for errors found by the database layer.
     wire_paths: ClassVar[dict[str, str]] = {}
 
@@ -96,6 +102,8 @@ class Kind:
         if error:
             where = f"annotations.{bad_key}" if bad_key else "annotations"
             raise meta.error(where, error)
+        instance.owner_references = read_owner_references(meta)
+        instance.finalizers = read_finalizers(meta)
         instance.uid = meta.uid("uid")
         version = meta.string("resourceVersion")
         if version:
@@ -104,7 +112,13 @@ class Kind:
             instance.resource_version = int(version)
         instance.created_at = meta.time("creationTimestamp")
         # Server-managed bookkeeping that `kubectl get -o yaml` prints; it carries no spec.
-        meta.ignore("generation", "managedFields", "selfLink", "finalizers")
+        meta.ignore(
+            "generation",
+            "managedFields",
+            "selfLink",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+        )
 
     def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
         """Read the kind's body (``spec``, ``status``, ...) from ``doc`` onto ``loaded``."""
@@ -135,6 +149,13 @@ class Kind:
             meta["labels"] = dict(instance.labels)
         if instance.annotations:
             meta["annotations"] = dict(instance.annotations)
+        if refs := getattr(instance, "owner_references", None):
+            meta["ownerReferences"] = [dict(ref) for ref in refs]
+        if finalizers := getattr(instance, "finalizers", None):
+            meta["finalizers"] = list(finalizers)
+        if (deleted := getattr(instance, "deletion_timestamp", None)) is not None:
+            meta["deletionTimestamp"] = format_time(deleted)
+            meta["deletionGracePeriodSeconds"] = 0
         return meta
 
     def write(self, instance: Any, children: list[Any] | None) -> Manifest:
@@ -171,8 +192,11 @@ class Kind:
             self.save_children(instance, loaded.children)
             return "created"
         before = self.dump(existing, self.stored_children(existing))
+        refs_before = getattr(existing, "owner_references", None)
         for name in (*self.meta_fields, *self.spec_fields):
             setattr(existing, name, getattr(loaded.instance, name))
+        if getattr(existing, "owner_references", None) != refs_before:
+            existing._owner_links_stale = True  # volcano_site.kube.garbage rewrites its links
         if self.dump(existing, loaded.children) == before:
             return "unchanged"
         self.validate(existing)

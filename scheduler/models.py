@@ -33,6 +33,12 @@ class ObjectMeta(models.Model):
     ``uid`` is assigned on first save (so an object loaded from a manifest but not
     stored has none, and its dump shows none); ``resource_version`` goes up by one
     on every save of an existing row, as Kubernetes' does on every write.
+
+    ``owner_references`` are the references a client sent (the ones our controllers imply,
+    a pod's job, come from foreign keys and are merged in when the object is written out);
+    garbage collection finds dependents through ``volcano_site.kube.models.OwnerLink``, never
+    by reading this JSON. ``finalizers`` keep a deleted object, marked by
+    ``deletion_timestamp``, until clients remove them (``volcano_site.kube.finalizers``).
     """
 
     uid = models.UUIDField(null=True, blank=True, editable=False)
@@ -40,6 +46,9 @@ class ObjectMeta(models.Model):
     labels = models.JSONField(default=dict, blank=True)
     annotations = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    owner_references = models.JSONField(default=list, blank=True)
+    finalizers = models.JSONField(default=list, blank=True)
+    deletion_timestamp = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         abstract = True

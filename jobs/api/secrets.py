@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from rest_framework import serializers
 
-from jobs.manifests.pod_group import read_owner, resolve_job, write_owner
+from jobs.manifests.pod_group import read_owner, resolve_job, with_job_owner
 from jobs.models import Secret, SecretType
 from scheduler.manifest_kinds import Kind, Loaded
 from scheduler.wire import Fields, Manifest
@@ -43,10 +43,7 @@ class SecretKind(Kind):
         resolve_job(loaded)
 
     def write_metadata(self, instance: Any) -> Manifest:
-        meta = super().write_metadata(instance)
-        if refs := write_owner(instance.job if instance.job_id is not None else None, ""):
-            meta["ownerReferences"] = refs
-        return meta
+        return with_job_owner(super().write_metadata(instance), instance)
 
     def write(self, instance: Any, children: list[Any] | None) -> Manifest:
         secret: Secret = instance

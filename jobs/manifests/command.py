@@ -59,6 +59,8 @@ class CommandKind(Kind):
                                  f"{command.target_kind}/{command.target_name}")  # fmt: skip
             if command.target_uid is None:
                 command.target_uid = uid
+        # The target is the owner, written back from it: nothing else to keep.
+        command.owner_references = []
 
     def write_metadata(self, instance: Any) -> Manifest:
         """The common metadata, and the owner reference to the target (as vcctl writes it)."""

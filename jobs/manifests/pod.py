@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from jobs.manifests.pod_group import read_owner, resolve_job, write_owner
+from jobs.manifests.pod_group import read_owner, resolve_job, with_job_owner
 from jobs.manifests.pod_template import pod_requests, read_pod_spec
 from jobs.models import Pod, PodGroup, PodPhase
 from scheduler.manifest_kinds import Kind, Loaded
@@ -89,11 +89,6 @@ class PodKind(Kind):
             container.done()
         status.done()
 
-    def load(self, data: object) -> Loaded:
-        loaded = super().load(data)
-        loaded.instance._owner_name = loaded.owner_name
-        return loaded
-
     def resolve(self, loaded: Loaded) -> None:
         resolve_job(loaded)
         pod = loaded.instance
@@ -123,10 +118,7 @@ class PodKind(Kind):
             annotations[GROUP_NAME] = group
         if annotations:
             meta["annotations"] = dict(sorted(annotations.items()))
-        owner = instance.job if instance.job_id is not None else None
-        if refs := write_owner(owner, getattr(instance, "_owner_name", "")):
-            meta["ownerReferences"] = refs
-        return meta
+        return with_job_owner(meta, instance)
 
     def write(self, instance: Any, children: list[Any] | None) -> Manifest:
         pod: Pod = instance

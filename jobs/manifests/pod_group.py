@@ -11,9 +11,10 @@ from typing import Any, ClassVar
 
 from jobs.models import Job, PodGroup, PodGroupPhase
 from scheduler.manifest_kinds import Kind, Loaded
+from scheduler.object_meta import merge_owner_references
 from scheduler.wire import Fields, Manifest, format_resources
 
-__all__ = ["PodGroupKind", "read_owner", "write_owner"]
+__all__ = ["PodGroupKind", "read_owner", "with_job_owner", "write_owner"]
 
 _COUNTS = ("running", "succeeded", "failed")
 
@@ -45,6 +46,20 @@ def write_owner(job: Job | None, owner_name: str) -> list[Manifest]:
         ref = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": owner_name}
         return [{**ref, "controller": True, "blockOwnerDeletion": True}]
     return []
+
+
+def with_job_owner(meta: Manifest, instance: Any) -> Manifest:
+    """Return ``meta`` whose ownerReferences lead with the job that owns ``instance``.
+
+    Volcano's job controller makes the Job the controller owner of its pods and PodGroup; here
+    that is a foreign key, shown as the reference kube-apiserver would return, followed by any
+    other references a client set (kept in ``owner_references``).
+    """
+    job = instance.job if instance.job_id is not None else None
+    implicit = write_owner(job, "") if job is not None else []
+    if refs := merge_owner_references(implicit, instance.owner_references):
+        meta["ownerReferences"] = refs
+    return meta
 
 
 def resolve_job(loaded: Loaded) -> None:
@@ -95,16 +110,7 @@ class PodGroupKind(Kind):
         status.done()
 
     def write_metadata(self, instance: Any) -> Manifest:
-        meta = super().write_metadata(instance)
-        owner = instance.job if instance.job_id is not None else None
-        if refs := write_owner(owner, getattr(instance, "_owner_name", "")):
-            meta["ownerReferences"] = refs
-        return meta
-
-    def load(self, data: object) -> Loaded:
-        loaded = super().load(data)
-        loaded.instance._owner_name = loaded.owner_name
-        return loaded
+        return with_job_owner(super().write_metadata(instance), instance)
 
     def resolve(self, loaded: Loaded) -> None:
         resolve_job(loaded)

@@ -43,6 +43,7 @@ def pod(name: str, cpu: str, memory: str, node: str = "node-1") -> dict[str, Any
                     "apiVersion": "batch.volcano.sh/v1alpha1",
                     "kind": "Job",
                     "name": "train",
+                    "uid": "5f0c2f4e-8d43-4c1e-9a53-0b9f6c1d2e3a",  # kube-apiserver requires one
                     "controller": True,
                 }
             ],

@@ -142,7 +142,7 @@ def _node(name: str) -> dict[str, Any]:
 TEST_NAMESPACES = (
     "kubectl-apply", "kubectl-apply-change", "kubectl-apply-pod", "kubectl-apply-queue",
     "kubectl-bad", "kubectl-delete-all", "kubectl-describe", "kubectl-get", "kubectl-invalid",
-    "kubectl-pods-wide", "kubectl-ssa", "kubectl-watch", "kubectl-watch-secrets",
+    "kubectl-orphan", "kubectl-pods-wide", "kubectl-ssa", "kubectl-watch", "kubectl-watch-secrets",
     "kubectl-wide-pod", "py-client", "py-delete-collection",
 )  # fmt: skip
 

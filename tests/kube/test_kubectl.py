@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.kube.conftest import EXAMPLES, JOB_FILES, KUBECTL, KubeServer, Watcher
+from tests.kube.conftest import EXAMPLES, JOB_FILES, KUBECTL, KubeServer, Watcher, wait_for
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
 
@@ -258,16 +258,28 @@ def test_server_side_apply_creates_then_updates(kube_server: KubeServer) -> None
         assert first.stdout.strip() == "job.batch.volcano.sh/job-1 serverside-applied"
         again = kubectl(kube_server, "apply", "--server-side", "-f", path, namespace=namespace)
         assert again.returncode == 0, again.stderr
-        orphan = kubectl(
-            kube_server, "delete", "vcjob", "job-1", "--cascade=orphan", namespace=namespace
-        )
-        assert orphan.returncode != 0
-        assert "Orphan is not supported" in orphan.stderr
     finally:
         gone = kubectl(
             kube_server, "delete", "vcjob", "job-1", "--cascade=foreground", namespace=namespace
         )
     assert gone.stdout.strip() == 'job.batch.volcano.sh "job-1" deleted', gone.stderr
+
+
+def test_delete_cascade_orphan_leaves_the_jobs_pods(kube_server: KubeServer) -> None:
+    namespace = "kubectl-orphan"
+    path = str(EXAMPLES / "jobs" / "nginx-sleep.yaml")
+    try:
+        assert kubectl(kube_server, "apply", "-f", path, namespace=namespace).returncode == 0
+        wait_for(lambda: kubectl(kube_server, "get", "pods", "-o", "name",
+                                 namespace=namespace).stdout.strip(), timeout=30)  # fmt: skip
+        orphan = kubectl(
+            kube_server, "delete", "vcjob", "job-1", "--cascade=orphan", namespace=namespace
+        )
+        assert orphan.stdout.strip() == 'job.batch.volcano.sh "job-1" deleted', orphan.stderr
+        pods = kubectl(kube_server, "get", "pods", "-o", "name", namespace=namespace)
+        assert "pod/job-1-" in pods.stdout
+    finally:
+        kubectl(kube_server, "delete", "pods", "--all", namespace=namespace)
 
 
 def test_watches_see_pending_running_completed(

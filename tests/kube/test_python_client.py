@@ -122,3 +122,50 @@ def test_pods_and_nodes_read_through_core_v1_api(api: client.ApiClient) -> None:
         assert "phase Running" in log
     finally:
         jobs.delete_namespaced_custom_object(GROUP, VERSION, NAMESPACE, PLURAL, "py-pods")
+
+
+def test_owner_references_collect_orphan_and_finalizers_through_the_typed_client(
+    api: client.ApiClient,
+) -> None:
+    core = client.CoreV1Api(api)
+    groups = client.CustomObjectsApi(api)
+    owner = groups.create_namespaced_custom_object(
+        "scheduling.volcano.sh", "v1beta1", NAMESPACE, "podgroups",
+        {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+         "metadata": {"name": "py-owner"}, "spec": {"minMember": 1}},
+    )  # fmt: skip
+    ref = client.V1OwnerReference(
+        api_version="scheduling.volcano.sh/v1beta1", kind="PodGroup", name="py-owner",
+        uid=owner["metadata"]["uid"], controller=True,
+    )  # fmt: skip
+
+    def pod(name: str, **meta: Any) -> client.V1Pod:
+        return client.V1Pod(
+            api_version="v1",
+            kind="Pod",
+            metadata=client.V1ObjectMeta(name=name, **meta),
+            spec=client.V1PodSpec(
+                containers=[client.V1Container(name="c", image="busybox")],
+                scheduler_name="no-such-scheduler",  # stays Pending: nothing here binds it
+            ),
+        )
+
+    created = core.create_namespaced_pod(NAMESPACE, pod("py-owned", owner_references=[ref]))
+    assert created.metadata.owner_references[0].uid == owner["metadata"]["uid"]
+    kept = core.create_namespaced_pod(NAMESPACE, pod("py-held", finalizers=["example.com/hold"]))
+    assert kept.metadata.finalizers == ["example.com/hold"]
+
+    groups.delete_namespaced_custom_object(
+        "scheduling.volcano.sh", "v1beta1", NAMESPACE, "podgroups", "py-owner"
+    )
+    with pytest.raises(ApiException) as gone:
+        core.read_namespaced_pod("py-owned", NAMESPACE)
+    assert gone.value.status == 404
+
+    core.delete_namespaced_pod("py-held", NAMESPACE)
+    terminating = core.read_namespaced_pod("py-held", NAMESPACE)
+    assert terminating.metadata.deletion_timestamp is not None
+    core.patch_namespaced_pod("py-held", NAMESPACE, {"metadata": {"finalizers": None}})
+    with pytest.raises(ApiException) as released:
+        core.read_namespaced_pod("py-held", NAMESPACE)
+    assert released.value.status == 404

@@ -15,7 +15,8 @@ class KubeConfig(AppConfig):
 
     def ready(self) -> None:
         """Connect the change-stream receivers (module import registers them)."""
-        from volcano_site.kube import changes, lock_order
+        from volcano_site.kube import changes, garbage, lock_order
 
         changes.connect()
+        garbage.connect()
         lock_order.install()

@@ -40,6 +40,7 @@ __all__ = [
     "record_versions",
     "reserve_versions",
     "serialise_writers",
+    "served_models",
     "versions_block",
     "versions_insert",
 ]
@@ -97,7 +98,7 @@ def model_label(model: type[models.Model]) -> str:
     return model._meta.label_lower
 
 
-def _served_models() -> list[type[models.Model]]:
+def served_models() -> list[type[models.Model]]:
     """Return every model a watch can be opened on (each API resource's model)."""
     from jobs.models import Command, Event, Job, Pod, PodGroup, PriorityClass, Secret
     from queues.models import Queue
@@ -183,7 +184,7 @@ def _on_pre_delete(sender: type[models.Model], instance: Any, **kwargs: Any) -> 
 
 def connect() -> None:
     """Connect the receivers for every served model (called once from ``AppConfig.ready``)."""
-    for model in _served_models():
+    for model in served_models():
         uid = model_label(model)
         pre_save.connect(_on_pre_save, sender=model, dispatch_uid=f"kube-pre-save-{uid}")
         post_save.connect(_on_post_save, sender=model, dispatch_uid=f"kube-post-save-{uid}")

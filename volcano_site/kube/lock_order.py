@@ -36,10 +36,10 @@ _tables: tuple[str, ...] | None = None
 def _served_tables() -> tuple[str, ...]:
     global _tables
     if _tables is None:
-        from volcano_site.kube.changes import _served_models
+        from volcano_site.kube.changes import served_models
         from volcano_site.kube.models import ChangeEvent
 
-        models: list[Any] = [*_served_models(), ChangeEvent]
+        models: list[Any] = [*served_models(), ChangeEvent]
         names = [m._meta.db_table for m in models]
         _tables = tuple(f'"{name}"' for name in names)
     return _tables

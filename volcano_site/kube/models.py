@@ -15,7 +15,7 @@ from django.db import models
 from scheduler.models import ObjectMeta
 from scheduler.validators import validate_dns1123_label
 
-__all__ = ["ChangeEvent", "ChangeType", "Generation", "Namespace", "NamespacePhase"]
+__all__ = ["ChangeEvent", "ChangeType", "Generation", "Namespace", "NamespacePhase", "OwnerLink"]
 
 
 class ChangeType(models.TextChoices):
@@ -83,3 +83,35 @@ class Namespace(ObjectMeta):
 
     def __str__(self) -> str:
         return self.name
+
+
+class OwnerLink(models.Model):
+    """One ``metadata.ownerReferences`` entry a client set: owner uid → the dependent object.
+
+    Garbage collection asks "what did this owner own?" by ``owner_uid`` (indexed), so deleting
+    an object never scans the JSON of every row. ``owner_kind`` is the owner's model label when
+    the reference names a kind served here (``""`` otherwise: such an owner cannot be checked,
+    and counts as alive). Links are rewritten whenever the dependent's references change
+    (``volcano_site.kube.garbage``); one whose dependent is gone is dropped when met.
+    """
+
+    owner_uid = models.UUIDField(db_index=True)
+    owner_kind = models.CharField(max_length=63, blank=True, help_text="Model label, e.g. jobs.job")
+    dependent_kind = models.CharField(max_length=63, help_text="Model label, e.g. jobs.pod")
+    dependent_pk = models.BigIntegerField()
+    dependent_namespace = models.CharField(max_length=63, blank=True)
+    dependent_name = models.CharField(max_length=253)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["dependent_kind", "dependent_pk"], name="owner_link_dependent")
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner_uid", "dependent_kind", "dependent_pk"], name="owner_link_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        where = f"{self.dependent_namespace}/" if self.dependent_namespace else ""
+        return f"{self.owner_uid} owns {self.dependent_kind} {where}{self.dependent_name}"

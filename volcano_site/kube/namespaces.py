@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from scheduler.manifest_kinds import Kind, Loaded
 from scheduler.wire import Fields, Manifest
@@ -26,6 +27,7 @@ __all__ = [
     "NamespaceKind",
     "check_namespace",
     "ensure_namespaces",
+    "namespace_finish",
     "namespace_terminate",
 ]
 
@@ -110,11 +112,31 @@ def namespace_terminate(namespace: Namespace) -> Namespace:
             403, f'namespaces "{namespace.name}" is forbidden: this namespace may not be deleted',
             kind="namespaces", name=namespace.name,
         )  # fmt: skip
+    from volcano_site.kube.finalizers import delete_or_finalize
+
     with transaction.atomic():
         namespace.phase = NamespacePhase.TERMINATING
+        if namespace.deletion_timestamp is None:
+            namespace.deletion_timestamp = timezone.now().replace(microsecond=0)
         namespace.save()
         for model in _namespaced_models():
             for obj in model.objects.filter(namespace=namespace.name).iterator():
-                obj.delete()  # one by one: each is a change event its watchers see
-        Namespace.objects.filter(pk=namespace.pk).delete()
+                # One by one: each is a change event its watchers see. Objects holding
+                # finalizers stay Terminating, and the namespace with them.
+                delete_or_finalize(obj)
+        namespace_finish(namespace)
     return namespace
+
+
+def namespace_finish(namespace: Namespace) -> bool:
+    """Delete a Terminating ``namespace`` once it is empty and holds no finalizer of its own.
+
+    Called when it is deleted and whenever an object held in it by finalizers finally goes.
+    """
+    if namespace.phase != NamespacePhase.TERMINATING or namespace.finalizers:
+        return False
+    for model in _namespaced_models():
+        if model.objects.filter(namespace=namespace.name).exists():
+            return False
+    Namespace.objects.filter(pk=namespace.pk).delete()
+    return True

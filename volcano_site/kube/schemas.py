@@ -60,8 +60,18 @@ OBJECT_META: Schema = _obj(
         "generation": {"type": "integer", "format": "int64", "description": "Spec version."},
         "creationTimestamp": _s("When the object was created (RFC 3339).", format="date-time"),
         "deletionTimestamp": _s("When deletion was asked (RFC 3339).", format="date-time"),
-        "finalizers": _array("Finalizers (kept, not acted on).", {"type": "string"}),
-        "ownerReferences": _array("Owners of this object.", _free("An owner reference.")),
+        "finalizers": _array(
+            "Finalizers: a delete waits until clients remove them.", {"type": "string"}
+        ),
+        "ownerReferences": _array(
+            "Owners of this object: it is deleted when its last owner is.",
+            _free("An owner reference: apiVersion, kind, name, uid (required), controller."),
+        ),
+        "deletionGracePeriodSeconds": {
+            "type": "integer",
+            "format": "int64",
+            "description": "0 once deletion was asked.",
+        },
         "managedFields": _array("Field managers (server-side apply).", _free("An entry.")),
     },
 )

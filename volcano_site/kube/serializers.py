@@ -15,9 +15,21 @@ __all__ = [
     "KubeObjectSerializer",
     "ListMetaSerializer",
     "ObjectMetaSerializer",
+    "OwnerReferenceSerializer",
     "StatusSerializer",
     "list_serializer",
 ]
+
+
+class OwnerReferenceSerializer(serializers.Serializer[Any]):
+    """One ``metadata.ownerReferences`` entry: the owner, named fully."""
+
+    apiVersion = serializers.CharField()  # noqa: N815
+    kind = serializers.CharField()
+    name = serializers.CharField()
+    uid = serializers.CharField()
+    controller = serializers.BooleanField(required=False)
+    blockOwnerDeletion = serializers.BooleanField(required=False)  # noqa: N815
 
 
 class ObjectMetaSerializer(serializers.Serializer[Any]):
@@ -32,6 +44,10 @@ class ObjectMetaSerializer(serializers.Serializer[Any]):
     creationTimestamp = serializers.CharField(required=False)  # noqa: N815
     labels = serializers.DictField(child=serializers.CharField(), required=False)
     annotations = serializers.DictField(child=serializers.CharField(), required=False)
+    ownerReferences = OwnerReferenceSerializer(many=True, required=False)  # noqa: N815
+    finalizers = serializers.ListField(child=serializers.CharField(), required=False)
+    deletionTimestamp = serializers.CharField(required=False)  # noqa: N815
+    deletionGracePeriodSeconds = serializers.IntegerField(required=False)  # noqa: N815
 
 
 class ListMetaSerializer(serializers.Serializer[Any]):

@@ -22,6 +22,12 @@ from scheduler.manifest_kinds import Loaded
 from scheduler.models import ObjectMeta
 from volcano_site.kube.admission import admit, admit_delete
 from volcano_site.kube.bodies import JSON_PATCH, apply_json_patch, apply_merge_patch
+from volcano_site.kube.finalizers import (
+    delete_or_finalize,
+    finish_if_released,
+    terminating_update_causes,
+)
+from volcano_site.kube.garbage import note_owner_change, orphan_dependents
 from volcano_site.kube.models import Generation
 from volcano_site.kube.render import generations, render
 from volcano_site.kube.resources import Resource
@@ -29,7 +35,15 @@ from volcano_site.kube.status import Cause, KubeError
 
 __all__ = ["object_create", "object_delete", "object_patch", "object_replace"]
 
-_SERVER_METADATA = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields")
+_SERVER_METADATA = (
+    "uid",
+    "resourceVersion",
+    "creationTimestamp",
+    "generation",
+    "managedFields",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+)
 
 
 def _invalid(resource: Resource, name: str, causes: list[Cause]) -> KubeError:
@@ -229,6 +243,8 @@ def object_replace(
         if subresource == "status"
         else [*resource.manifest.meta_fields, *resource.manifest.spec_fields]
     )
+    before_refs = getattr(existing, "owner_references", None)
+    before_finalizers = list(getattr(existing, "finalizers", None) or ())
     for name in fields:
         setattr(existing, name, getattr(loaded.instance, name))
     children = stored_children if subresource == "status" else loaded.children or stored_children
@@ -237,13 +253,22 @@ def object_replace(
     generation = generations([existing]).get(uid, 1) if uid is not None else 1
     if after == current:
         return render(resource, existing, children=children, generation=generation)
+    deleting = getattr(existing, "deletion_timestamp", None) is not None
+    refused = deleting and subresource != "status"
+    if refused and (causes := terminating_update_causes(before_finalizers, current, after)):
+        raise _invalid(resource, existing.name, causes)
     _validate(resource, existing, existing.name)
+    if isinstance(existing, ObjectMeta):
+        note_owner_change(existing, before_refs)
     spec_changed = after.get("spec") != current.get("spec")
     if spec_changed:
         generation += 1
     if dry_run:
         return render(resource, existing, children=children, generation=generation)
     with transaction.atomic():
+        if deleting and finish_if_released(existing):
+            after["metadata"]["generation"] = generation
+            return after  # the last finalizer went, so does the object (one DELETED event)
         existing.save()
         if subresource != "status" and loaded.children:
             loaded.kind.save_children(existing, loaded.children)
@@ -303,12 +328,20 @@ def check_preconditions(resource: Resource, existing: Any, preconditions: Any) -
 
 
 def object_delete(
-    resource: Resource, existing: Any, *, dry_run: bool, preconditions: Any = None
+    resource: Resource,
+    existing: Any,
+    *,
+    dry_run: bool,
+    preconditions: Any = None,
+    propagation: str = "Background",
 ) -> dict[str, Any]:
     """Delete the object and return its last state; 403 when its model refuses (in use).
 
     ``preconditions`` (``DeleteOptions.preconditions``): 409 unless the object still has that
-    uid and resourceVersion, so a client never deletes a newer incarnation by mistake.
+    uid and resourceVersion, so a client never deletes a newer incarnation by mistake. An
+    object with finalizers is only marked (``deletionTimestamp``) and returned as it now is.
+    ``propagation`` ``Orphan`` leaves its dependents, without their reference to it; any
+    other policy collects them (``volcano_site.kube.garbage``).
     """
     check_preconditions(resource, existing, preconditions)
     from volcano_site.kube.models import Namespace
@@ -325,7 +358,10 @@ def object_delete(
         return last
     try:
         with transaction.atomic():
-            existing.delete()
+            if propagation == "Orphan" and isinstance(existing, ObjectMeta):
+                orphan_dependents(existing)
+            if not delete_or_finalize(existing):
+                return render(resource, existing)  # Terminating until its finalizers go
     except ValidationError as exc:
         raise _refused(resource, existing.name, "; ".join(exc.messages)) from exc
     return last

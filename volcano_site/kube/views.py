@@ -135,9 +135,9 @@ def as_table(request: Request) -> str:
 def delete_options(request: Request) -> dict[str, Any]:
     """Return the ``DeleteOptions`` body kubectl sends (empty without one); 400 when malformed.
 
-    Every policy deletes at once with the dependents (the controllers' cascade), which is
-    what Background and Foreground look like once finished; Orphan is refused, as nothing
-    here can outlive its owner.
+    ``propagationPolicy`` (body or query) lands in ``options["propagationPolicy"]``:
+    Background and Foreground collect the dependents with their owner, Orphan leaves them
+    (``volcano_site.kube.garbage``).
     """
     options: Any = body(request) if raw_body(request).strip() else {}
     if not isinstance(options, dict):
@@ -147,10 +147,9 @@ def delete_options(request: Request) -> dict[str, Any]:
         raise KubeError(
             400, f"propagationPolicy {policy!r} is not one of Foreground, Background, Orphan"
         )
-    if policy == "Orphan":
-        raise KubeError(
-            422, "propagationPolicy Orphan is not supported: dependents go with their owner"
-        )
+    if options.get("orphanDependents") is True and policy is None:  # the deprecated spelling
+        policy = "Orphan"
+    options["propagationPolicy"] = policy or "Background"
     return options
 
 
@@ -268,7 +267,7 @@ class CollectionView(ResourceView):
         """
         if not self.resource.writable:
             raise KubeError(405, f"deletecollection is not supported on {self.resource.qualified}")
-        delete_options(request)
+        options = delete_options(request)
         query = self.list_query(request)
         if query.limit or query.cont:
             raise KubeError(400, "limit and continue are not supported by deletecollection")
@@ -277,7 +276,12 @@ class CollectionView(ResourceView):
             matched = filtered(self.resource, query).select_for_update(of=("self",))
             order = ("namespace", "name", "pk") if self.resource.namespaced else ("name", "pk")
             items = [
-                object_delete(self.resource, instance, dry_run=dry)
+                object_delete(
+                    self.resource,
+                    instance,
+                    dry_run=dry,
+                    propagation=options["propagationPolicy"],
+                )
                 for instance in matched.order_by(*order)
             ]
             listed = render_list(
@@ -386,6 +390,7 @@ class ItemView(ResourceView):
                     self.get_object(lock=True),
                     dry_run=dry_run(request),
                     preconditions=options.get("preconditions"),
+                    propagation=options["propagationPolicy"],
                 )
             )
 
