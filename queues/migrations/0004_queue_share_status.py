@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('queues', '0002_default_queue'),
+        ('queues', '0003_object_owners_and_finalizers'),
     ]
 
     operations = [
