@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +41,8 @@ from jobs.training import conditions as c
 from jobs.training.frameworks import FRAMEWORKS, Framework
 from jobs.training.wiring import render_replica_pod, replicas_of
 from scheduler.wire import Manifest
+from volcano_site.kube.changes import record_rows
+from volcano_site.kube.models import ChangeType
 
 __all__ = ["OPERATOR_LABEL", "TrainingReport", "reconcile_training_job", "reconcile_training_jobs"]
 
@@ -63,29 +67,77 @@ class TrainingReport:
 def reconcile_training_jobs(now: dt.datetime) -> TrainingReport:
     """Reconcile every PyTorchJob, TFJob and MPIJob, then collect orphaned PodGroups.
 
-    A finished job with no TTL and no active pod left has nothing to do and is skipped
-    without being locked (one query finds the groups that still have active pods).
+    The PodGroups and pods of every training job are read in two queries, not per job. A job
+    whose rows (itself, its PodGroup, its pods) are exactly as after its last pass that wrote
+    nothing is skipped without a lock, unless the clock matters to it (activeDeadlineSeconds
+    or ttlSecondsAfterFinished): a level-triggered pass over unchanged rows is a no-op, so the
+    skip only saves time (the memo lives in the process, as the VolcanoJob controller's does).
+    A finished job with no TTL and no active pod left is skipped too.
     """
     report = TrainingReport()
     classes = priority_classes()
-    active = set(
-        Pod.objects.filter(pod_group__labels__has_key=OPERATOR_LABEL, phase__in=ACTIVE)
-        .values_list("pod_group__namespace", "pod_group__name")
-        .distinct()
-    )
+    groups = {
+        (g.namespace, g.name): g
+        for g in PodGroup.objects.filter(labels__has_key=OPERATOR_LABEL, job__isnull=True)
+    }
+    pods_of: dict[int, dict[str, Pod]] = {}
+    for pod in Pod.objects.filter(
+        pod_group__labels__has_key=OPERATOR_LABEL, pod_group__job__isnull=True
+    ).order_by("name"):
+        pods_of.setdefault(pod.pod_group_id or 0, {})[pod.name] = pod
+    present: set[tuple[str, str, str]] = set()
     for framework in FRAMEWORKS.values():
-        rows = framework.model._default_manager.values_list(
-            "pk", "namespace", "name", "conditions", "spec"
-        )
-        for pk, namespace, name, conditions, spec in rows:
-            if _settled(conditions, spec) and (namespace, name) not in active:
+        for job in framework.model._default_manager.all():
+            present.add((framework.kind, job.namespace, job.name))
+            group = groups.get((job.namespace, job.name))
+            pods = pods_of.get(group.pk, {}) if group is not None else {}
+            active = any(pod.phase in ACTIVE for pod in pods.values())
+            if _settled(job.conditions, job.spec) and not active:
+                continue
+            key = (framework.kind, job.pk)
+            seen = _fingerprint(job, group, pods)
+            if _unchanged.get(key) == seen and not _timed(job):
                 continue
             with transaction.atomic():
-                job = framework.model._default_manager.select_for_update().filter(pk=pk).first()
-                if job is not None:
-                    reconcile_training_job(framework, job, now, classes=classes, report=report)
-    _collect_orphans(report)
+                # Lock the row; only its version is read back (the spec's JSON was read above).
+                locked = framework.model._default_manager.select_for_update().filter(pk=job.pk)
+                version = locked.values_list("resource_version", flat=True).first()
+                if version is None:
+                    continue
+                current = job
+                read: dict[str, Pod] | None = pods
+                if version != job.resource_version:  # changed since the read: read it again
+                    current, group, read = locked.get(), None, None
+                wrote = reconcile_training_job(framework, current, now, classes=classes,
+                                               report=report, group=group, pods=read)  # fmt: skip
+            if wrote:
+                _unchanged.pop(key, None)
+            else:
+                _unchanged[key] = seen
+    _collect_orphans(report, groups.values(), present)
     return report
+
+
+# (kind, pk) → the fingerprint of a job's rows after a pass that wrote nothing.
+_unchanged: dict[tuple[str, int], tuple[Any, ...]] = {}
+
+
+def _fingerprint(job: TrainingJob, group: PodGroup | None, pods: dict[str, Pod]) -> tuple[Any, ...]:
+    return (
+        job.uid,
+        job.resource_version,
+        None if group is None else (group.pk, group.resource_version),
+        tuple(sorted((pod.pk, pod.resource_version) for pod in pods.values())),
+    )
+
+
+def _timed(job: TrainingJob) -> bool:
+    """Return whether the clock alone can change what a pass does to ``job``."""
+    run = job.spec.get("runPolicy") or {}
+    return (
+        run.get("activeDeadlineSeconds") is not None
+        or run.get("ttlSecondsAfterFinished") is not None
+    )
 
 
 def _settled(conditions: list[dict[str, Any]], spec: dict[str, Any]) -> bool:
@@ -104,23 +156,30 @@ def reconcile_training_job(
     *,
     classes: tuple[dict[str, int], int] | None = None,
     report: TrainingReport | None = None,
-) -> None:
-    """Run one pass over ``job`` (steps 1-7 of the module docstring)."""
+    group: PodGroup | None = None,
+    pods: dict[str, Pod] | None = None,
+) -> bool:
+    """Run one pass over ``job`` (steps 1-7 of the module docstring); return whether it wrote.
+
+    ``group`` and ``pods`` are the job's PodGroup and pods when the caller read them already
+    (``pods`` None: read them here).
+    """
     report = report if report is not None else TrainingReport()
     report.jobs += 1
     classes = classes or priority_classes()
     before = _status(job)
-    group = PodGroup.objects.filter(namespace=job.namespace, name=job.name).first()
-    pods = (
-        {
-            pod.name: pod
-            for pod in Pod.objects.filter(namespace=job.namespace, pod_group__isnull=False)
-            .filter(pod_group=group)
-            .order_by("name")
-        }
-        if group is not None
-        else {}
-    )
+    counts = (report.pods_created, report.pods_deleted, len(report.changed), len(report.deleted))
+    if pods is None:
+        group = PodGroup.objects.filter(
+            namespace=job.namespace, name=job.name, job__isnull=True
+        ).first()
+        pods = (
+            {pod.name: pod for pod in Pod.objects.filter(pod_group=group).order_by("name")}
+            if group is not None
+            else {}
+        )
+    else:
+        pods = dict(pods)
     run = job.spec.get("runPolicy") or {}
     if job.finished:  # 1.
         if _ttl_expired(job, run, now):
@@ -129,17 +188,17 @@ def reconcile_training_job(
                 group.delete()
             job.delete()
             report.deleted.append(f"{framework.kind}/{job.namespace}/{job.name}")
-            return
+            return True
         report.pods_deleted += _clean_pods(run, pods)
         _count(framework, job, pods)
         _save_if_changed(job, before, report)
-        return
+        return counts != _counts(report)
     if not job.conditions:  # 2.
         c.set_condition(job, c.CREATED, f"{framework.kind}Created",
                         f"{framework.kind} {job.name} is created.", now)  # fmt: skip
     if job.start_time is None:
         job.start_time = now
-    group = _ensure_pod_group(framework, job, group, classes)  # 3.
+    group, group_written = _ensure_pod_group(framework, job, group, classes)  # 3.
     failed = _handle_failures(framework, job, run, pods, now, report)  # 4.
     if not failed and _deadline_passed(job, run, now):  # 5.
         c.set_condition(job, c.FAILED, "DeadlineExceeded",
@@ -154,6 +213,11 @@ def reconcile_training_job(
         report.pods_deleted += _clean_pods(run, pods)
     _count(framework, job, pods)
     _save_if_changed(job, before, report)
+    return group_written or counts != _counts(report)
+
+
+def _counts(report: TrainingReport) -> tuple[int, int, int, int]:
+    return (report.pods_created, report.pods_deleted, len(report.changed), len(report.deleted))
 
 
 def _finished(job: TrainingJob) -> bool:
@@ -245,7 +309,8 @@ def _ensure_pod_group(
     job: TrainingJob,
     group: PodGroup | None,
     classes: tuple[dict[str, int], int],
-) -> PodGroup:
+) -> tuple[PodGroup, bool]:
+    """Return the job's PodGroup, created or brought in line, and whether it was written."""
     members = min_member(framework, job)
     wanted = {
         "min_member": members,
@@ -254,7 +319,7 @@ def _ensure_pod_group(
         "priority_class_name": job.priority_class_name,
     }
     if group is None:
-        return PodGroup.objects.create(
+        created = PodGroup.objects.create(
             namespace=job.namespace,
             name=job.name,
             phase=PodGroupPhase.PENDING,
@@ -262,12 +327,13 @@ def _ensure_pod_group(
             annotations={"training.kubeflow.org/job-kind": framework.kind},
             **wanted,
         )
+        return created, True
     drift = [name for name, value in wanted.items() if getattr(group, name) != value]
     if drift:
         for name in drift:
             setattr(group, name, wanted[name])
         group.save(update_fields=drift)
-    return group
+    return group, bool(drift)
 
 
 def _retryable(policy: str, pod: Pod) -> bool:
@@ -325,15 +391,21 @@ def _create_missing(
     pods: dict[str, Pod],
     classes: tuple[dict[str, int], int],
 ) -> int:
-    created = []
+    new = []
     for kind, replica in replicas_of(framework, job):
         for index in range(max(int(replica.get("replicas") or 0), 0)):
             name = framework.pod_name(job.name, kind, index)
             if name not in pods:
                 pod = render_replica_pod(framework, job, kind, index, group, classes)
-                pod.save()
-                pods[name] = pod
-                created.append(pod)
+                pod.uid = uuid.uuid4()
+                new.append(pod)
+    if not new:
+        return 0
+    created = Pod.objects.bulk_create(new)
+    # bulk_create sends no signals: record the new pods so watchers see them ADDED.
+    record_rows(Pod, [pod.pk for pod in created], ChangeType.ADDED)
+    for pod in created:
+        pods[pod.name] = pod
     return len(created)
 
 
@@ -371,18 +443,18 @@ def _progress(
                         f"{framework.kind} {name} is running.", now)  # fmt: skip
 
 
-def _collect_orphans(report: TrainingReport) -> None:
-    """Delete the PodGroups (and pods) of training jobs that no longer exist."""
-    groups = PodGroup.objects.filter(labels__has_key=OPERATOR_LABEL, job__isnull=True)
+def _collect_orphans(
+    report: TrainingReport, groups: Iterable[PodGroup], present: set[tuple[str, str, str]]
+) -> None:
+    """Delete the PodGroups (and pods) of training jobs that no longer exist.
+
+    ``groups`` were read before the jobs (``present``): a group whose job is not among them
+    lost its job, since only this controller creates them, after its job exists.
+    """
     for group in groups:
         kind = str(group.annotations.get("training.kubeflow.org/job-kind", ""))
-        framework = FRAMEWORKS.get(kind)
-        if framework is None:
-            continue
-        if framework.model._default_manager.filter(
-            namespace=group.namespace, name=group.name
-        ).exists():
+        if kind not in FRAMEWORKS or (kind, group.namespace, group.name) in present:
             continue
         with transaction.atomic():
             report.pods_deleted += _delete_pods(list(Pod.objects.filter(pod_group=group)))
-            group.delete()
+            PodGroup.objects.filter(pk=group.pk).delete()
