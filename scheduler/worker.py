@@ -94,12 +94,14 @@ class SessionSummary:
 
 
 def reconcile_jobs(now: datetime) -> None:
-    """Run the job controller's reconcile, if the controller is installed."""
+    """Run the job controllers (VolcanoJobs, then Kubeflow training jobs), if installed."""
     try:
         from jobs.controller import reconcile_all
+        from jobs.training.controller import reconcile_training_jobs
     except ImportError:  # the controller is optional for the engine's own tests
         return
     reconcile_all(now=now)
+    reconcile_training_jobs(now)
 
 
 def _active_conf() -> tuple[SchedulerConfiguration | None, SchedulerConf]:

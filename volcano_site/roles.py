@@ -62,6 +62,9 @@ POLICY: dict[str, Rule] = {
     "jobs": Rule(_EVERYONE, _SUBMITTERS, namespaced=True),
     "jobs/status": Rule(_EVERYONE, _OPERATORS, namespaced=True),
     "commands": Rule(_EVERYONE, _SUBMITTERS, namespaced=True),
+    # Kubeflow's PyTorchJob, TFJob, MPIJob: submitted like VolcanoJobs; /status is the controller's.
+    "trainingjobs": Rule(_EVERYONE, _SUBMITTERS, namespaced=True),
+    "trainingjobs/status": Rule(_EVERYONE, _OPERATORS, namespaced=True),
     "podgroups": Rule(_EVERYONE, _OPERATORS, namespaced=True),
     "pods": Rule(_EVERYONE, _OPERATORS, namespaced=True),
     # Status subresources: the controllers' writes; operators may too (stated: they repair).

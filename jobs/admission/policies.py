@@ -16,6 +16,7 @@ from scheduler.engine.util.durations import parse_duration
 from scheduler.validators import dns1123_subdomain_error
 
 __all__ = [
+    "FRAMEWORK_FLAGS",
     "JOB_PLUGINS",
     "POLICY_ACTIONS",
     "POLICY_EVENTS",
@@ -48,6 +49,18 @@ POLICY_ACTIONS = (
     "CompleteJob",
     "ResumeJob",
 )
+# The framework plugins' flags and their defaults (Volcano's plugin docs).
+FRAMEWORK_FLAGS: dict[str, dict[str, str]] = {
+    "pytorch": {"master": "master", "worker": "worker", "port": "23456"},
+    "tensorflow": {
+        "ps": "ps",
+        "worker": "worker",
+        "chief": "chief",
+        "evaluator": "evaluator",
+        "port": "2222",
+    },
+    "mpi": {"master": "master", "worker": "worker", "port": "22"},
+}
 JOB_PLUGINS = ("ssh", "env", "svc", "tensorflow", "mpi", "pytorch", "hcclrank", "ray")
 DEPENDS_ON_ITERATIONS = ("any", "all")
 
@@ -115,11 +128,14 @@ def validate_policies(policies: Sequence[Mapping[str, Any]], path: str, causes: 
 def validate_plugins(
     plugins: Mapping[str, Sequence[str]], task_names: Sequence[str], causes: Causes
 ) -> None:
-    """Check ``spec.plugins``: registered names only; mpi's master task must exist."""
+    """Check ``spec.plugins``: registered names only, the framework plugins' flags and ports;
+    mpi's master task must exist."""
     for name, arguments in plugins.items():
         if name not in JOB_PLUGINS:
             causes.not_supported(f"spec.plugins.{name}", name, JOB_PLUGINS)
             continue
+        if name in FRAMEWORK_FLAGS:
+            _validate_framework_flags(name, arguments, causes)
         if name == "mpi":
             master = "master"
             for argument in arguments:
@@ -129,6 +145,21 @@ def validate_plugins(
                 causes.not_found(
                     "spec.plugins.mpi", f"the mpi plugin's master task {master!r} does not exist"
                 )
+
+
+def _validate_framework_flags(name: str, arguments: Sequence[str], causes: Causes) -> None:
+    """A framework plugin takes its own ``--flag=value`` arguments only; the port is a port."""
+    known = FRAMEWORK_FLAGS[name]
+    for index, argument in enumerate(arguments):
+        at = f"spec.plugins.{name}[{index}]"
+        key, equals, value = str(argument).lstrip("-").partition("=")
+        if not str(argument).startswith("--") or key not in known or not equals:
+            flags = ", ".join(f"--{flag}=" for flag in known)
+            causes.invalid(at, f"unknown argument {argument!r}; the {name} plugin takes {flags}")
+        elif not value:
+            causes.invalid(at, f"--{key} needs a value")
+        elif key == "port" and not (value.isdigit() and 0 < int(value) < 65536):
+            causes.invalid(at, f"--port must be a port number (1-65535), got {value!r}")
 
 
 def validate_volumes(volumes: Sequence[Mapping[str, Any]], causes: Causes) -> None:

@@ -1,5 +1,5 @@
 """Kubernetes paths of the jobs app: jobs, podgroups, pods (and their log), commands, events,
-secrets, priority classes."""
+secrets, priority classes, and the Kubeflow training jobs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.urls import URLPattern, path
 from jobs.api import serializers as s
 from jobs.api.resources import COMMANDS, EVENTS, JOBS, PODGROUPS, PODS, PRIORITY_CLASSES
 from jobs.api.secrets import SECRETS, SecretListSerializer, SecretSerializer
+from jobs.api.training import TRAINING_RESOURCES, TrainingJobListSerializer, TrainingJobSerializer
 from jobs.api.views import PodLogView
 from volcano_site.kube.routes import resource_urls
 
@@ -24,4 +25,9 @@ urlpatterns: list[URLPattern] = [
     *resource_urls(EVENTS, s.EventSerializer, s.EventListSerializer),
     *resource_urls(SECRETS, SecretSerializer, SecretListSerializer),
     *resource_urls(PRIORITY_CLASSES, s.PriorityClassSerializer, s.PriorityClassListSerializer),
+    *(
+        url
+        for resource in TRAINING_RESOURCES
+        for url in resource_urls(resource, TrainingJobSerializer, TrainingJobListSerializer)
+    ),
 ]

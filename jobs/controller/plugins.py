@@ -14,8 +14,8 @@
   ``authorized_keys``, ``config``) is written by ``secrets.ensure_ssh_secret``;
   a pod carries only the volume that names it, never key material.
 
-The distributed-framework plugins (tensorflow, pytorch, mpi, ray, hcclrank) only
-imply svc/ssh here (admission adds those); their own env is not rendered.
+The distributed-framework plugins pytorch, tensorflow and mpi render their env in
+``framework_plugins``; ray and hcclrank only imply svc here (admission adds it).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from jobs.controller.framework_plugins import apply_framework_plugins
 from jobs.models import Job, Pod, TaskSpec
 
 __all__ = ["SSH_FILES", "SVC_PREFIX", "apply_plugins", "generate_key_pair", "ssh_secret_name"]
@@ -72,6 +73,7 @@ def apply_plugins(job: Job, tasks: list[TaskSpec], pod: Pod) -> None:
         _apply_svc(job, tasks, pod, _flags(job.plugins["svc"]))
     if "ssh" in job.plugins:
         _apply_ssh(job, pod, _flags(job.plugins["ssh"]))
+    apply_framework_plugins(job, tasks, pod)
 
 
 def _mount(spec: dict[str, Any], volume: dict[str, Any], mount: dict[str, Any]) -> None:

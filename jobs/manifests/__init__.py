@@ -22,6 +22,7 @@ from jobs.manifests.job import JobKind
 from jobs.manifests.pod import PodKind
 from jobs.manifests.pod_group import PodGroupKind
 from jobs.manifests.priority_class import PriorityClassKind
+from jobs.training.manifests import MPIJobKind, PyTorchJobKind, TFJobKind
 from queues.manifests import QueueKind
 from scheduler.engine.errors import ManifestError
 from scheduler.engine.util.safe_yaml import YamlLimitError, load_all
@@ -46,6 +47,9 @@ KINDS: tuple[Kind, ...] = (
     NodeKind(),
     SchedulerConfigurationKind(),
     JobKind(),
+    PyTorchJobKind(),
+    TFJobKind(),
+    MPIJobKind(),
     PodGroupKind(),
     PodKind(),
     CommandKind(),

@@ -144,6 +144,17 @@ class PodKind(Kind):
             terminated: Manifest = {"exitCode": pod.exit_code}
             if pod.finish_time is not None:
                 terminated["finishedAt"] = format_time(pod.finish_time)
-            first = (pod.spec.get("containers") or [{}])[0].get("name", "")
-            status["containerStatuses"] = [{"name": first, "state": {"terminated": terminated}}]
+            first = (pod.spec.get("containers") or [{}])[0]
+            # name, image, imageID, ready and restartCount are required in a ContainerStatus
+            # (the official client refuses to read a pod without them).
+            status["containerStatuses"] = [
+                {
+                    "name": first.get("name", ""),
+                    "image": first.get("image", ""),
+                    "imageID": "",
+                    "ready": False,
+                    "restartCount": 0,
+                    "state": {"terminated": terminated},
+                }
+            ]
         return {"spec": spec, "status": status}

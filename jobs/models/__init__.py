@@ -9,6 +9,7 @@ from jobs.models.pod import Pod, PodPhase, TaskStatus
 from jobs.models.pod_group import PodGroup, PodGroupPhase
 from jobs.models.priority_class import PreemptionPolicy, PriorityClass
 from jobs.models.secret import Secret, SecretType
+from jobs.models.training_job import MPIJob, PyTorchJob, TFJob, TrainingJob, training_models
 
 __all__ = [
     "Command",
@@ -17,15 +18,20 @@ __all__ = [
     "EventType",
     "Job",
     "JobPhase",
+    "MPIJob",
     "Pod",
     "PodGroup",
     "PodGroupPhase",
     "PodPhase",
     "PreemptionPolicy",
     "PriorityClass",
+    "PyTorchJob",
     "Secret",
     "SecretType",
+    "TFJob",
     "TargetKind",
     "TaskSpec",
     "TaskStatus",
+    "TrainingJob",
+    "training_models",
 ]

@@ -1,4 +1,5 @@
-"""The jobs list: vcctl's columns, gang progress, why each waiting job waits, bulk actions."""
+"""The jobs list: vcctl's columns, gang progress, why each waiting job waits, bulk actions;
+then the Kubeflow training jobs with their kind."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.views.decorators.http import require_POST
 from jobs.models import JobPhase
 from jobs.selectors import JOB_SORTS, job_list, wait_reports
 from jobs.services import CONSOLE_ACTIONS, job_act_bulk
+from jobs.training.selectors import training_job_list
 from queues.models import Queue
 from volcano_site.console.namespaces import current_namespace
 from volcano_site.console.render import render_page
@@ -36,6 +38,8 @@ def job_list_view(request: HttpRequest) -> HttpResponse:
         "table": table,
         "page": page,
         "rows": [(job, reports.get(job.pk)) for job in jobs],
+        # Kubeflow's PyTorchJobs, TFJobs and MPIJobs, newest first, under the VolcanoJobs.
+        "training": training_job_list(request.user, namespace=namespace, filters=filters),
         "filters": filters,
         "phases": ["New", *JobPhase.values],
         "queues": list(Queue.objects.order_by("name").values_list("name", flat=True)),

@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from jobs.api.resources import JOBS
+from jobs.api.training import TRAINING_RESOURCES
 from jobs.models import PriorityClass
 from jobs.submit import CommonJobForm, ManifestTextError, examples, line_of, parse_manifest
 from queues.models import Queue
@@ -68,9 +69,15 @@ def _admit(
         line = line_of(text, "metadata.namespace")
         return None, [FieldError("metadata.namespace", line,
                                  _("You may not submit jobs in the namespace %(ns)s.") % {"ns": namespace})]  # fmt: skip
+    # A Kubeflow PyTorchJob, TFJob or MPIJob goes to its own resource; anything else is a Job.
+    resource = next(
+        (r for r in TRAINING_RESOURCES
+         if (document.get("apiVersion"), document.get("kind")) == (r.api_version, r.kind)),
+        JOBS,
+    )  # fmt: skip
     try:
         created = object_create(
-            JOBS, document, namespace=namespace, dry_run=dry_run, user=request.user
+            resource, document, namespace=namespace, dry_run=dry_run, user=request.user
         )
     except KubeError as exc:
         if not exc.causes:
@@ -106,6 +113,12 @@ def job_submit_view(request: HttpRequest) -> HttpResponse:
             created, errors = _admit(request, text, dry_run=False)
             if created is not None:
                 meta = created["metadata"]
+                plural = next(
+                    (r.plural for r in TRAINING_RESOURCES if r.kind == created.get("kind")), ""
+                )
+                if plural:
+                    return redirect("jobs:training_detail", plural=plural,
+                                    namespace=meta["namespace"], name=meta["name"])  # fmt: skip
                 return redirect("jobs:job_detail", namespace=meta["namespace"], name=meta["name"])
     elif slug := request.GET.get("template"):
         chosen = next((t for t in templates if t.slug == slug), None)

@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from scheduler.vcctl import jobs, queues
+from scheduler.vcctl import jobs, kubeflow, queues
 from scheduler.vcctl.base import CliError, Context, Writer
 from scheduler.vcctl.client import ApiError, Client, ConnectionFailedError, resolve_connection
 
@@ -108,13 +108,38 @@ def _queue_commands(group: argparse._SubParsersAction[argparse.ArgumentParser]) 
     delete.add_argument("-n", "--name", default="", help="the name of queue")
 
 
+def _kubeflow_commands(group: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = _leaf(
+        group, "run", kubeflow.kubeflow_run, "create a training job from a file", output=True
+    )
+    run.add_argument("-f", "--filename", default="", help="the yaml file of the job")
+    run.add_argument("-n", "--namespace", default=None, help="the namespace of the job")
+    listing = _leaf(group, "list", kubeflow.kubeflow_list, "list training jobs", output=True)
+    listing.add_argument("-n", "--namespace", default="default", help="the namespace of jobs")
+    listing.add_argument("--all-namespaces", action="store_true", help="list every namespace")
+    listing.add_argument("-k", "--kind", default="", help="pytorchjob, tfjob or mpijob (all)")
+    listing.add_argument("-q", "--queue", default="", help="list jobs of this queue")
+    for name, handler, help_text in (
+        ("view", kubeflow.kubeflow_view, "show a training job"),
+        ("delete", kubeflow.kubeflow_delete, "delete a training job"),
+    ):
+        leaf = _leaf(group, name, handler, help_text, output=name == "view")
+        leaf.add_argument("-N", "--name", default="", help="the name of the job")
+        leaf.add_argument("-n", "--namespace", default="default", help="the namespace of the job")
+        leaf.add_argument("-k", "--kind", default="pytorchjob", help="pytorchjob, tfjob or mpijob")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add vcctl's ``job`` and ``queue`` command groups to ``parser``."""
-    resources = parser.add_subparsers(dest="resource", metavar="{job,queue}", required=True)
+    """Add vcctl's ``job`` and ``queue`` command groups (and ``kubeflow``) to ``parser``."""
+    resources = parser.add_subparsers(
+        dest="resource", metavar="{job,queue,kubeflow}", required=True
+    )
     job = resources.add_parser("job", help="vcctl command line operation job")
     _job_commands(job.add_subparsers(dest="command", metavar="COMMAND", required=True))
     queue = resources.add_parser("queue", help="Queue Operations")
     _queue_commands(queue.add_subparsers(dest="command", metavar="COMMAND", required=True))
+    training = resources.add_parser("kubeflow", help="Kubeflow training jobs (PyTorchJob, ...)")
+    _kubeflow_commands(training.add_subparsers(dest="command", metavar="COMMAND", required=True))
 
 
 def execute(

@@ -22,6 +22,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -169,11 +170,10 @@ def _tls_kubeconfig(plain: str, url: str, ca: Path) -> str:
     return str(yaml.safe_dump(config, sort_keys=False))
 
 
-@pytest.fixture(scope="package")
-def kube_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeServer]:
-    """Start the server (once for tests/kube) and stop it afterwards."""
-    directory = tmp_path_factory.mktemp("kube-server")
-    env = {**os.environ, **SERVER_ENV, "VOLCANO_DATA_DIR": str(directory)}
+@contextmanager
+def serve(directory: Path, extra_env: dict[str, str] | None = None) -> Iterator[KubeServer]:
+    """Run a migrated server with the operator ``kube-ops`` in ``directory``; stop it after."""
+    env = {**os.environ, **SERVER_ENV, **(extra_env or {}), "VOLCANO_DATA_DIR": str(directory)}
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
     _manage(env, "migrate", "--noinput", "-v", "0")
@@ -204,9 +204,7 @@ def kube_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeServer
         relay = TLSRelay(port, cert, key).start()
         kubeconfig = directory / "kubeconfig"
         kubeconfig.write_text(_tls_kubeconfig(plain, relay.url, cert))
-        server = KubeServer(url, relay.url, token, kubeconfig, cert)
-        _seed(server)
-        yield server
+        yield KubeServer(url, relay.url, token, kubeconfig, cert)
     finally:
         if relay is not None:
             relay.stop()
@@ -217,6 +215,14 @@ def kube_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeServer
             process.kill()
             process.wait(timeout=5)
         log.close()
+
+
+@pytest.fixture(scope="package")
+def kube_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeServer]:
+    """Start the server (once for tests/kube) and stop it afterwards."""
+    with serve(tmp_path_factory.mktemp("kube-server")) as server:
+        _seed(server)
+        yield server
 
 
 def wait_for(check: Any, *, timeout: float = 60.0, every: float = 0.3) -> Any:

@@ -66,6 +66,7 @@ def catalogue() -> tuple[Entry, ...]:
     """Return every served resource with its discovery names and printer columns."""
     from jobs.api.resources import COMMANDS, EVENTS, JOBS, PODGROUPS, PODS, PRIORITY_CLASSES
     from jobs.api.secrets import SECRETS
+    from jobs.api.training import MPIJOBS, PYTORCHJOBS, TFJOBS
     from queues.api.views import QUEUES
     from scheduler.api.views import NODES
     from volcano_site.kube.namespaces import NAMESPACES
@@ -159,6 +160,24 @@ def catalogue() -> tuple[Entry, ...]:
             ),
         ),
         Entry(SECRETS, "secret", columns=(Column("TYPE", "string", ".type"), AGE)),
+        # The training operator's CRDs: STATE is the last condition's type.
+        *(
+            Entry(
+                resource,
+                resource.kind.lower(),
+                columns=(
+                    Column(
+                        "STATE",
+                        "string",
+                        "@last-condition",
+                        description="The type of the job's last condition",
+                    ),
+                    AGE,
+                ),
+                subresources=("status",),
+            )
+            for resource in (PYTORCHJOBS, TFJOBS, MPIJOBS)
+        ),
         Entry(
             PRIORITY_CLASSES,
             "priorityclass",

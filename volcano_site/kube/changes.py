@@ -100,7 +100,18 @@ def model_label(model: type[models.Model]) -> str:
 
 def served_models() -> list[type[models.Model]]:
     """Return every model a watch can be opened on (each API resource's model)."""
-    from jobs.models import Command, Event, Job, Pod, PodGroup, PriorityClass, Secret
+    from jobs.models import (
+        Command,
+        Event,
+        Job,
+        MPIJob,
+        Pod,
+        PodGroup,
+        PriorityClass,
+        PyTorchJob,
+        Secret,
+        TFJob,
+    )
     from queues.models import Queue
     from scheduler.models import Node
 
@@ -108,7 +119,10 @@ def served_models() -> list[type[models.Model]]:
     # kind's, and only a reader of Secrets may open their watch (roles.py, as for a list).
     from volcano_site.kube.models import Namespace
 
-    return [Job, PodGroup, Pod, Command, Event, PriorityClass, Queue, Node, Secret, Namespace]
+    return [
+        Job, PodGroup, Pod, Command, Event, PriorityClass, Queue, Node, Secret, Namespace,
+        PyTorchJob, TFJob, MPIJob,
+    ]  # fmt: skip
 
 
 def serialise_writers() -> None:

@@ -224,6 +224,76 @@ _QUEUE_STATUS = _obj(
     },
 )
 
+_RUN_POLICY = _obj(
+    "How the training operator runs the job: cleanup, limits and the gang's scheduling.",
+    {
+        "cleanPodPolicy": _s("Pods deleted when the job ends: None, Running or All."),
+        "ttlSecondsAfterFinished": _i("Seconds after the job ends before it is deleted."),
+        "activeDeadlineSeconds": _i("Seconds from the start after which the job fails."),
+        "backoffLimit": _i("Pod restarts allowed before the job fails."),
+        "suspend": {"type": "boolean", "description": "Hold the job without pods."},
+        "managedBy": _s("The controller that manages the job."),
+        "schedulingPolicy": _obj(
+            "The PodGroup the gang scheduler (Volcano) admits the job as.",
+            {
+                "minAvailable": _i("The gang's size (minMember); all replicas when unset."),
+                "queue": _s("The Volcano queue of the job's PodGroup."),
+                "minResources": {**_QUANTITIES, "description": "The gang's minimum resources."},
+                "priorityClass": _s("The PriorityClass of the job's PodGroup."),
+                "scheduleTimeoutSeconds": _i("How long the gang may wait to be scheduled."),
+            },
+        ),
+    },
+)
+
+
+def _replica_specs(description: str) -> Schema:
+    return {
+        "type": "object",
+        "description": description,
+        "additionalProperties": _obj(
+            "One replica type: how many pods, how they restart, their template.",
+            {
+                "replicas": _i("Pods of this type (default 1)."),
+                "restartPolicy": _s("Always, OnFailure, Never or ExitCode."),
+                "template": _free("The pod template of every replica."),
+            },
+        ),
+    }
+
+
+_TRAINING_STATUS = _obj(
+    "What the training operator observed.",
+    {
+        "conditions": _array(
+            "Created, Running, Restarting, Succeeded, Failed; the last is the state.",
+            _free("A condition: type, status, reason, message, times."),
+        ),
+        "replicaStatuses": _free("Per replica type: active, succeeded and failed pods."),
+        "startTime": _s("When the operator first saw the job.", format="date-time"),
+        "completionTime": _s("When the job ended.", format="date-time"),
+        "lastReconcileTime": _s("The operator's last pass.", format="date-time"),
+    },
+)
+
+
+def _training(
+    kind: str, key: str, types: str, extra: dict[str, Schema]
+) -> tuple[str, dict[str, Schema]]:
+    spec = _obj(
+        f"The {kind}'s replicas and run policy.",
+        {
+            "runPolicy": _RUN_POLICY,
+            key: _replica_specs(f"Replica specs by type: {types}."),
+            **extra,
+        },
+    )
+    return (
+        f"A Kubeflow {kind} gang-scheduled by Volcano.",
+        {"spec": spec, "status": _TRAINING_STATUS},
+    )
+
+
 _BODIES: dict[str, tuple[str, dict[str, Schema]]] = {
     "Job": (
         "A Volcano job: tasks of pod replicas scheduled as a gang in a queue.",
@@ -253,6 +323,34 @@ _BODIES: dict[str, tuple[str, dict[str, Schema]]] = {
             "globalDefault": {"type": "boolean", "description": "Default for jobs naming none."},
             "preemptionPolicy": _s("PreemptLowerPriority or Never."),
             "description": _s("What the class is for."),
+        },
+    ),
+    "PyTorchJob": _training(
+        "PyTorchJob",
+        "pytorchReplicaSpecs",
+        "Master, Worker",
+        {
+            "elasticPolicy": _free("Elastic training bounds (torchrun's rendezvous)."),
+            "nprocPerNode": _s("Processes per pod."),
+        },
+    ),
+    "TFJob": _training(
+        "TFJob",
+        "tfReplicaSpecs",
+        "Chief, Master, PS, Worker, Evaluator",
+        {
+            "successPolicy": _s("When the job succeeds: the chief (default) or AllWorkers."),
+            "enableDynamicWorker": {"type": "boolean", "description": "Workers may change."},
+        },
+    ),
+    "MPIJob": _training(
+        "MPIJob",
+        "mpiReplicaSpecs",
+        "Launcher, Worker",
+        {
+            "slotsPerWorker": _i("Slots per worker in the hostfile (default 1)."),
+            "mainContainer": _s("The container mpirun runs in."),
+            "cleanPodPolicy": _s("Deprecated: runPolicy.cleanPodPolicy."),
         },
     ),
 }

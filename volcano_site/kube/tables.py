@@ -88,6 +88,9 @@ def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
     if name == "@involved":
         involved = manifest.get("involvedObject") or {}
         return f"{str(involved.get('kind', '')).lower()}/{involved.get('name', '')}"
+    if name == "@last-condition":  # the training operator's .status.conditions[-1:].type
+        conditions = status.get("conditions") or []
+        return conditions[-1].get("type", "") if conditions else ""
     if name == "@last-seen":
         when = manifest.get("lastTimestamp") or manifest.get("firstTimestamp")
         return _age(when, now) if when else "<unknown>"
