@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('jobs', '0009_job_creator'),
+        ('jobs', '0010_object_owners_and_finalizers'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
