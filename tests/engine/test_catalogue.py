@@ -14,7 +14,8 @@ def test_every_registered_plugin_and_action_has_words() -> None:
     assert sorted(ACTIONS) == sorted(action_names())
     for name in PLUGINS:
         info = plugin_info(name)
-        assert info is not None and info.help, name
+        assert info is not None, name
+        assert info.help, name
         assert set(info.flags) <= set(ENABLE_FLAGS), name
     for name in ACTIONS:
         assert action_help(name)[0], name
