@@ -23,6 +23,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
+from jobs.models import PodGroup
 from jobs.why import why_waiting
 from scheduler.cache.export import snapshot_to_scenario
 from scheduler.cache.snapshot import read_snapshot
@@ -51,6 +52,7 @@ Progress = Callable[[float, str], None]
 QueueChanges = Mapping[str, Mapping[str, Any]]
 _QUEUE_FIELDS = ("weight", "capability", "deserved", "guarantee")
 _SHOWN = ("cpu", "memory", "nvidia.com/gpu")
+_WAITING = frozenset({TaskStatus.PENDING, TaskStatus.PIPELINED})
 
 
 class WhatIfError(ValueError):
@@ -121,6 +123,7 @@ class WhatIfReport:
     pod_count: int
     seconds: float
     queue_changes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    job_names: dict[str, str] = field(default_factory=dict)  # PodGroup key → its Job's key
     snapshot: ClusterInfo | None = field(default=None, repr=False, compare=False)
 
     def scenario(self, side: str = "draft") -> str:
@@ -194,7 +197,7 @@ def _changed_queues(
 
 
 def _milli(resource: Resource | None) -> dict[str, int]:
-    return {n: int(v) for n, v in resource.items() if n in _SHOWN} if resource else {}
+    return {n: int(v) for n, v in resource.items() if n in _SHOWN and v} if resource else {}
 
 
 class _Observer:
@@ -235,7 +238,7 @@ def _allocated(cluster: ClusterInfo) -> dict[str, dict[str, int]]:
         for task in job.tasks.values():
             if task.status in ALLOCATED_STATUSES:
                 for name, value in task.resreq.items():
-                    if name in _SHOWN:
+                    if name in _SHOWN and value:
                         row[name] = row.get(name, 0) + int(value)
     return totals
 
@@ -256,8 +259,9 @@ def _pending_jobs(
     """Return the jobs left with pending pods, each with the job console's first reason."""
     out: dict[str, PendingJob] = {}
     for uid, job in cluster.jobs.items():
+        # Pipelined pods still wait (for the room evictions free): the job console says so.
         left = [t for t in job.tasks.values()
-                if t.status == TaskStatus.PENDING and t.uid not in decisions.binds]  # fmt: skip
+                if t.status in _WAITING and t.uid not in decisions.binds]  # fmt: skip
         if not left:
             continue
         phase = str(decisions.pod_group_phases.get(uid, job.phase))
@@ -328,6 +332,15 @@ def _read_three(now: datetime) -> tuple[ClusterInfo, ClusterInfo, ClusterInfo]:
     return first, second, third
 
 
+def _job_names(keys: set[str]) -> dict[str, str]:
+    """Return the Volcano Job (``ns/name``) of each PodGroup key that has one."""
+    names = {key.split("/", 1)[1] for key in keys if "/" in key}
+    rows = PodGroup.objects.filter(name__in=names, job__isnull=False).values_list(
+        "namespace", "name", "job__name"
+    )
+    return {f"{ns}/{group}": f"{ns}/{job}" for ns, group, job in rows if f"{ns}/{group}" in keys}
+
+
 def run_what_if(
     draft_conf_text: str | None,
     *,
@@ -363,7 +376,9 @@ def run_what_if(
     report_progress(0.6, "running the draft")
     draft = _run_side("draft", draft_text, for_draft)
     report_progress(1.0, "done")
+    waiting = set(active.pending) | set(draft.pending) | set(active.line) | set(draft.line)
     return WhatIfReport(
+        job_names=_job_names(waiting),
         active=active,
         draft=draft,
         taken_at=taken_at,

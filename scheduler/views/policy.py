@@ -363,7 +363,6 @@ def policy_whatif_result(request: HttpRequest, run_id: str) -> HttpResponse:
         "can_write": _can_write(request),
     }
     if report is not None:
-        context["moves"] = report.line_moves
         context["queue_rows"] = [
             (
                 name,
@@ -372,10 +371,12 @@ def policy_whatif_result(request: HttpRequest, run_id: str) -> HttpResponse:
             )
             for name in sorted(set(report.active.queues) | set(report.draft.queues))
         ]
+        names = report.job_names
         context["pending_rows"] = [
-            (job, report.active.pending.get(job), report.draft.pending.get(job))
+            (names.get(job, job), report.active.pending.get(job), report.draft.pending.get(job))
             for job in sorted(set(report.active.pending) | set(report.draft.pending))
         ]
+        context["moves"] = [(names.get(job, job), a, d) for job, a, d in report.line_moves]
         context["draft_only"] = report.binds_only_in_draft
         context["active_only"] = report.binds_only_in_active
     return render_page(request, "scheduler/policy_whatif.html", context, fragments=("whatif",))
