@@ -319,17 +319,40 @@ def _run_side(label: str, conf_text: str, cluster: ClusterInfo) -> SideReport:
     return side
 
 
-def _read_three(now: datetime) -> tuple[ClusterInfo, ClusterInfo, ClusterInfo]:
-    """Return three independent copies of one snapshot (one read transaction)."""
+def _read_two(now: datetime) -> tuple[ClusterInfo, ClusterInfo]:
+    """Return two independent copies of one snapshot (one read transaction)."""
     outermost = not connection.in_atomic_block
     with transaction.atomic():
         if connection.vendor == "postgresql" and outermost:
-            with connection.cursor() as cursor:  # as read_snapshot: one instant for all three
+            with connection.cursor() as cursor:  # as read_snapshot: one instant for both
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         first = read_snapshot(now=now).cluster
         second = read_snapshot(now=now).cluster
-        third = read_snapshot(now=now).cluster
-    return first, second, third
+    return first, second
+
+
+class _Pristine:
+    """What a session changes in a snapshot that a scenario file records, to put it back.
+
+    A third read (or a deep copy) of a large snapshot costs as much as a session; the scenario
+    export reads only pod phases and nodes, PodGroup phases and the static fields, so after the
+    active side has run its copy is restored from this record and exported instead.
+    """
+
+    def __init__(self, cluster: ClusterInfo) -> None:
+        self.cluster = cluster
+        self.tasks = [(t, t.status, t.node_name) for j in cluster.jobs.values()
+                      for t in j.tasks.values()]  # fmt: skip
+        self.jobs = [(j, j.phase, len(j.conditions)) for j in cluster.jobs.values()]
+
+    def restore(self) -> ClusterInfo:
+        """Return the cluster with every recorded field as it was read."""
+        for task, status, node in self.tasks:
+            task.status, task.node_name = status, node
+        for job, phase, conditions in self.jobs:
+            job.phase = phase
+            del job.conditions[conditions:]
+        return self.cluster
 
 
 def _job_names(keys: set[str]) -> dict[str, str]:
@@ -369,10 +392,12 @@ def run_what_if(
     changes = {name: dict(c) for name, c in (queue_changes or {}).items()}
     report_progress(0.05, "reading the cluster snapshot")
     taken_at = now or timezone.now()
-    pristine, for_active, for_draft = _read_three(taken_at)
+    for_active, for_draft = _read_two(taken_at)
     for_draft.queues = _changed_queues(for_draft.queues, changes)
+    record = _Pristine(for_active)
     report_progress(0.25, f"running the {active_label} configuration")
     active = _run_side(active_label, active_text, for_active)
+    pristine = record.restore()
     report_progress(0.6, "running the draft")
     draft = _run_side("draft", draft_text, for_draft)
     report_progress(1.0, "done")

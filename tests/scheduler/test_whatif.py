@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from jobs.models import Pod, PodGroup, PriorityClass
 from queues.models import Queue
+from scheduler.cache import read_snapshot, snapshot_to_scenario
 from scheduler.engine.simulate import run_files
 from scheduler.models import Node
 from scheduler.services import scheduler_conf_activate, scheduler_conf_create
@@ -178,3 +180,20 @@ def test_the_downloaded_scenario_replays_to_the_same_decisions(tmp_path: Path) -
     ]
     assert replayed.pipelined == report.draft.pipelined
     assert Node.objects.count() == 2
+
+
+def test_the_scenario_is_the_snapshot_as_read_before_either_session() -> None:
+    use_conf(ACTIVE)
+    full_cluster_with_a_waiting_high_priority_gang()
+    make_node("n3", cpu=2)
+    make_gang("fits", replicas=2)
+    report = run_what_if(WITH_PREEMPT, now=NOW)
+    assert len(report.active.binds) == 2  # the active side changed its copy; it is put back
+
+    fresh = snapshot_to_scenario(
+        read_snapshot(now=NOW).cluster, conf_text=ACTIVE, name="what-if-active", description="x"
+    )
+
+    exported = yaml.safe_load(report.scenario("active"))
+    assert exported["objects"] == yaml.safe_load(fresh)["objects"]
+    assert exported["config"] == ACTIVE
