@@ -39,9 +39,10 @@ from scheduler.services import scheduler_conf_activate, scheduler_conf_create
 from scheduler.whatif import QueueShare
 from scheduler.whatif_runs import get_run, start_run
 from scheduler.wire import is_binary_resource
+from volcano_site.accounts.models import AuditEntry
 from volcano_site.console.live import publish_on_commit
 from volcano_site.console.render import render_page
-from volcano_site.roles import ADMIN, OPERATOR, role_required, roles_of
+from volcano_site.roles import ADMIN, OPERATOR, can, role_required, roles_of
 
 __all__ = [
     "policy_activate",
@@ -283,6 +284,12 @@ def policy_versions(request: HttpRequest) -> HttpResponse:
         b = by_number.get(int(b_num)) if b_num.isdigit() else None
         if a is not None and b is not None:
             diff = _diff_table(a, b)
+    audit: list[dict[str, Any]] = []
+    if can(request.user, "auditentries", write=False):
+        for entry in AuditEntry.objects.filter(kind="SchedulerConfiguration")[:20]:
+            before = (entry.before or {}).get("version")
+            after = (entry.after or {}).get("version")
+            audit.append({"entry": entry, "before": before, "after": after})
     sessions = list(
         SessionRecord.objects.select_related("configuration").order_by("-started_at", "-pk")[:20]
     )
@@ -292,10 +299,11 @@ def policy_versions(request: HttpRequest) -> HttpResponse:
         "b": b,
         "diff": diff,
         "sessions": sessions,
+        "audit": audit,
         "can_write": _can_write(request),
     }
     return render_page(request, "scheduler/policy_versions.html", context,
-                       fragments=("versions", "sessions"))  # fmt: skip
+                       fragments=("versions", "sessions", "audit"))  # fmt: skip
 
 
 @role_required(OPERATOR, ADMIN)

@@ -290,3 +290,41 @@ def test_another_users_what_if_is_not_found(console_login: Any, settings: Any) -
     started = mine.post(WHATIF, {"text": BASE})
 
     assert other.get(started["Location"]).status_code == 404
+
+
+def test_operators_see_the_audit_of_configuration_changes_and_viewers_do_not(
+    console_login: Any,
+) -> None:
+    operator = console_login("op", "operator")
+    viewer = console_login("v", "viewer")
+    first = active()
+    operator.post(EDITOR, {"text": BASE, "save": "1"})
+    operator.post(reverse("scheduler:policy_activate", args=[first.version + 1]))
+
+    seen = operator.get(VERSIONS).content.decode()
+    hidden = viewer.get(VERSIONS).content.decode()
+
+    assert 'id="audit"' in seen
+    assert f"v{first.version} → v{first.version + 1}" in seen
+    assert f"?a={first.version}&amp;b={first.version + 1}#diff" in seen
+    assert 'id="audit"' not in hidden
+
+
+def test_saving_and_activating_announce_the_change_to_live_pages(
+    console_login: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    from volcano_site.console import live
+
+    sent: list[list[str]] = []
+    monkeypatch.setattr(live, "publish", lambda topics: sent.append(sorted(topics)))
+    client = console_login("op", "operator")
+    first = active()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(EDITOR, {"text": BASE, "save": "1"})
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("scheduler:policy_activate", args=[first.version]))
+
+    assert sum(1 for topics in sent if "scheduler.configuration" in topics) == 2
+    page = client.get(VERSIONS).content.decode()
+    assert 'data-live="scheduler.configuration scheduler.session"' in page
