@@ -288,10 +288,13 @@ def _pending_jobs(
                              allocated=dict(allocated.get(queue.name, {})))  # fmt: skip
         job_row = _Row(phase="Running" if placed else "Pending", queue=job.queue)
         report = why_waiting(job_row, group=group, pods=pods, queue=queue_row, cluster=total)
-        first = report.reasons[0] if report.reasons else None
+        # A pipelined job's news is where it will run, not the gang verdict that precedes it.
+        pipelined = [r for r in report.reasons if r.kind == "pipelined"]
+        first = next(iter(pipelined or report.reasons), None)
         out[uid] = PendingJob(
             job=uid, queue=job.queue, pending=len(left),
-            reason=first.text if first else "", details=first.details if first else (),
+            reason=first.text if first is not None else "",
+            details=first.details if first is not None else (),
         )  # fmt: skip
     return out
 

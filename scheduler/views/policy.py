@@ -24,7 +24,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from scheduler.engine.api.quantity import format_quantity
-from scheduler.engine.catalogue import ACTIONS, PLUGINS, action_help, flag_default, plugin_info
+from scheduler.engine.catalogue import (
+    ACTIONS,
+    FLAG_HELP,
+    PLUGINS,
+    action_help,
+    flag_default,
+    plugin_info,
+)
 from scheduler.engine.conf import DEFAULT_CONF
 from scheduler.models import SchedulerConfiguration, SessionRecord
 from scheduler.policy_form import (
@@ -121,8 +128,6 @@ def _shown(value: Any) -> str:
 
 
 def _plugin_view(entry: Any, tier: int, index: int, errors: dict[str, str]) -> PluginView:
-    from scheduler.engine.catalogue import FLAG_HELP
-
     path = f"tiers[{tier}].plugins[{index}]"
     info = plugin_info(entry.name)
     view = PluginView(path, tier, index, entry.name, info.help if info else "", info is not None)
@@ -291,7 +296,7 @@ def policy_versions(request: HttpRequest) -> HttpResponse:
             after = (entry.after or {}).get("version")
             audit.append({"entry": entry, "before": before, "after": after})
     sessions = list(
-        SessionRecord.objects.select_related("configuration").order_by("-started_at", "-pk")[:20]
+        SessionRecord.objects.select_related("configuration").order_by("-started_at", "-pk")[:12]
     )
     context = {
         "versions": versions,

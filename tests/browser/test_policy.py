@@ -4,7 +4,6 @@ field, run the what-if, activate the draft, roll back."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -13,8 +12,6 @@ from tests.browser.conftest import CHROMIUM, MISSING, sign_in
 from tests.browser.server import ConsoleServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
-
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 NODES = "\n---\n".join(
     f"""apiVersion: v1
@@ -32,11 +29,6 @@ def cluster(console_server: ConsoleServer) -> ConsoleServer:
     console_server.apply(NODES)
     console_server.make_user("olga", "operator")
     return console_server
-
-
-def _shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / name), full_page=True)
 
 
 def test_build_a_tier_run_the_what_if_activate_and_roll_back(
@@ -66,13 +58,11 @@ def test_build_a_tier_run_the_what_if_activate_and_roll_back(
     factor.fill("1.5")
     expect(text).to_have_value(re.compile(r"overcommit-factor: 1.5"))
     expect(page.get_by_role("button", name="Save as new version")).to_be_enabled()
-    _shot(page, "policy-editor.png")
 
     # 3. What-if against the active version: the page answers while the run goes on.
     page.get_by_role("button", name="What-if against the active version").click()
     expect(page.get_by_role("heading", name="Next session, side by side")).to_be_visible()
     expect(page.get_by_role("link", name="Scenario file (draft)")).to_be_visible()
-    _shot(page, "policy-whatif.png")
 
     # 4. Activate the draft from the what-if: the versions page shows it active and the diff.
     page.get_by_label("Comment").fill("overcommit in its own tier")

@@ -68,6 +68,7 @@ def test_a_draft_adding_preempt_predicts_the_evictions_the_next_session_performs
     assert len(predicted) == 2
     assert all(action == "preempt" for _pod, action in predicted)
     assert report.draft.pipelined  # the gang waits for the evicted pods' room
+    assert report.draft.pending["default/high"].reason.startswith("Pipelined: ")
 
     draft = scheduler_conf_create(text=WITH_PREEMPT, comment="add preempt")
     scheduler_conf_activate(configuration=draft)
