@@ -328,3 +328,41 @@ def test_saving_and_activating_announce_the_change_to_live_pages(
     assert sum(1 for topics in sent if "scheduler.configuration" in topics) == 2
     page = client.get(VERSIONS).content.decode()
     assert 'data-live="scheduler.configuration scheduler.session"' in page
+
+
+def test_a_running_what_if_shows_its_progress_and_keeps_polling(console_login: Any) -> None:
+    from scheduler import whatif_runs
+
+    client = console_login("op", "operator")
+    run = whatif_runs.WhatIfRun(id="r1", user_id=client.user.pk, draft_text=BASE, queue_changes={})
+    run.progress, run.step = 0.6, "running the draft"
+    whatif_runs._runs[run.id] = run
+
+    page = client.get(reverse("scheduler:policy_whatif_result", args=["r1"])).content.decode()
+
+    assert 'aria-valuenow="60"' in page
+    assert "running the draft" in page
+    assert 'hx-trigger="every 500ms"' in page
+
+
+def test_a_queue_what_if_lists_its_changes_on_the_result(console_login: Any, settings: Any) -> None:
+    from scheduler.whatif_runs import start_run
+
+    settings.VOLCANO_WHATIF_INLINE = True
+    client = console_login("op", "operator")
+    run = start_run(user=client.user, draft_text=None, queue_changes={"default": {"weight": 4}})
+
+    page = client.get(reverse("scheduler:policy_whatif_result", args=[run.id])).content.decode()
+
+    assert "Draft side with these queue changes" in page
+    assert "weight = 4" in page
+    assert "Save the draft and activate it" not in page  # the configuration did not change
+
+
+def test_save_with_activate_makes_the_new_version_active(console_login: Any) -> None:
+    client = console_login("op", "operator")
+
+    client.post(EDITOR, {"text": BASE, "save": "1", "activate": "1", "comment": "at once"})
+
+    assert active().text == BASE
+    assert active().comment == "at once"
