@@ -20,6 +20,7 @@ import yaml
 from scheduler.engine import load_conf
 from scheduler.engine.catalogue import ArgumentInfo, flag_default, plugin_info
 from scheduler.engine.errors import EngineError
+from scheduler.engine.util.safe_yaml import YamlLimitError, load_one
 
 __all__ = [
     "PluginEntry",
@@ -76,8 +77,8 @@ def _entry(raw: Any) -> PluginEntry:
 def draft_from_text(text: str) -> PolicyDraft | None:
     """Return the draft the YAML describes (loosely: the parser judges), or None if not YAML."""
     try:
-        data = yaml.safe_load(text) if text.strip() else {}
-    except yaml.YAMLError:
+        data = load_one(text) if text.strip() else {}
+    except (yaml.YAMLError, YamlLimitError):
         return None
     if not isinstance(data, Mapping):
         return None
@@ -135,7 +136,10 @@ def draft_from_post(data: Any) -> PolicyDraft:
     """Return the draft the editor's form fields describe (``data``: a QueryDict)."""
     draft = PolicyDraft(actions=[a for a in data.getlist("actions") if a])
     extra = data.get("extra", "")
-    loaded = yaml.safe_load(extra) if extra.strip() else {}
+    try:
+        loaded = load_one(extra) if extra.strip() else {}
+    except (yaml.YAMLError, YamlLimitError) as exc:
+        raise ValueError(f"extra: {exc}") from exc
     draft.extra = dict(loaded) if isinstance(loaded, Mapping) else {}
     for i in range(int(data.get("tier_count") or 0)):
         tier: list[PluginEntry] = []

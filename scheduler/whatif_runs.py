@@ -22,7 +22,7 @@ from scheduler.whatif import QueueChanges, WhatIfError, WhatIfReport, run_what_i
 
 __all__ = ["WhatIfRun", "get_run", "start_run"]
 
-_KEEP = 8
+_KEEP = 4  # each keeps its snapshot (for the scenario file): a few hundred MB at 50,000 pods
 _lock = threading.Lock()
 _runs: OrderedDict[str, WhatIfRun] = OrderedDict()
 

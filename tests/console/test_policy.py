@@ -366,3 +366,23 @@ def test_save_with_activate_makes_the_new_version_active(console_login: Any) -> 
 
     assert active().text == BASE
     assert active().comment == "at once"
+
+
+@pytest.mark.parametrize("tampered", [{"tier_count": "many"}, {"extra": "a: [unclosed"}])
+def test_a_tampered_form_is_a_400_not_a_500(console_login: Any, tampered: dict[str, str]) -> None:
+    client = console_login("op", "operator")
+
+    response = client.post(SYNC, {**form_fields(BASE), **tampered, "source": "form"})
+
+    assert response.status_code == 400
+    assert response.json()["errors"]
+
+
+def test_yaml_that_is_not_a_mapping_is_refused_by_the_parser(console_login: Any) -> None:
+    client = console_login("op", "operator")
+
+    answer = client.post(SYNC, {"text": "- just\n- a list\n", "source": "yaml"}).json()
+
+    assert answer["errors"] == {
+        "": 'expected a mapping with actions and tiers, got ["just", "a list"]'
+    }
