@@ -366,10 +366,13 @@ def policy_whatif_result(request: HttpRequest, run_id: str) -> HttpResponse:
     run = get_run(run_id, user=request.user)
     if run is None:
         raise Http404
-    report = run.report
+    # Read the run's outcome once: its thread may finish while this page renders.
+    report, error = run.report, run.error
     context: dict[str, Any] = {
         "run": run,
         "report": report,
+        "error": error,
+        "done": report is not None or bool(error),
         "percent_done": round(run.progress * 100),
         "can_write": _can_write(request),
     }

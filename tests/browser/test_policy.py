@@ -62,6 +62,7 @@ def test_build_a_tier_run_the_what_if_activate_and_roll_back(
     # 3. What-if against the active version: the page answers while the run goes on.
     page.get_by_role("button", name="What-if against the active version").click()
     expect(page.get_by_role("heading", name="Next session, side by side")).to_be_visible()
+    expect(page.locator(".stat .value").first).to_have_text(re.compile(r"^[1-9]\d*$"))  # nodes
     expect(page.get_by_role("link", name="Scenario file (draft)")).to_be_visible()
 
     # 4. Activate the draft from the what-if: the versions page shows it active and the diff.
