@@ -22,6 +22,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("volcano_site.console.urls")),
     path("", include("jobs.urls")),
     path("", include("queues.urls")),
+    path("", include("scheduler.urls")),
 ]
 
 # A server error under /api and /apis is a Status kubectl can print; the console keeps Django's.

@@ -7,6 +7,7 @@ An operator who sees a surprising session can save exactly what that session saw
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import yaml
@@ -20,6 +21,7 @@ from scheduler.engine.api.types import TaskStatus
 __all__ = ["snapshot_to_scenario"]
 
 _BINARY = frozenset({"memory", "ephemeral-storage", "storage"})
+_BLOCK_STYLE_MAX = 500  # objects; above, one flow-style line per object (fast to write)
 
 
 def _quantities(res: Resource | None, *, drop_pods: bool = False) -> dict[str, str]:
@@ -147,4 +149,13 @@ def snapshot_to_scenario(
         "config": conf_text,
         "objects": objects,
     }
-    return yaml.safe_dump(document, sort_keys=False, width=100)
+    if len(objects) <= _BLOCK_STYLE_MAX:
+        return yaml.safe_dump(document, sort_keys=False, width=100)
+    # A large snapshot: one object per line in flow style (JSON is YAML's flow syntax). PyYAML's
+    # representer takes about 12 s for 5,000 pods in block style; this takes well under 1 s, and
+    # a line per object still reads and diffs well.
+    head = yaml.safe_dump({k: v for k, v in document.items() if k != "objects"},
+                          sort_keys=False, width=100)  # fmt: skip
+    lines = [f"- {json.dumps(obj, ensure_ascii=False, separators=(', ', ': '))}\n"
+             for obj in objects]  # fmt: skip
+    return f"{head}objects:\n{''.join(lines)}"

@@ -45,13 +45,25 @@ if TYPE_CHECKING:
 
     from scheduler.engine.conf import SchedulerConf
 
-__all__ = ["BindListener", "Session", "close_session", "open_session", "run_session"]
+__all__ = [
+    "BindListener",
+    "Session",
+    "SessionObserver",
+    "close_session",
+    "open_session",
+    "run_session",
+]
 
 # Told of each bind as it is decided: ``(task uid, node name)``. Volcano's allocate hands a
 # committed job's binds to the cache, which sends them to the API server while the session goes
 # on; a listener lets our cache do the same (``scheduler/cache/bind_pipeline.py``). A bind is
 # final once made: nothing later in the session takes it back (victims are Bound or Running).
 BindListener = Callable[[str, str], None]
+
+# Looks at the session right after its plugins opened and right before they close (the
+# what-if reads each queue's waiting line, deserved and allocated share there). It may read the
+# session; it must not change it, so observed and unobserved runs decide the same.
+SessionObserver = Callable[["Session", str], None]
 
 logger = logging.getLogger(__name__)
 
@@ -265,17 +277,25 @@ def run_session(
     uid: str = "session",
     bind_listener: BindListener | None = None,
     report_shares: bool = False,
+    observer: SessionObserver | None = None,
 ) -> Decisions:
     """Return the decisions of one full session: open, every action in order, close.
 
     ``bind_listener``, if given, is told of each bind as it is decided (the decisions still
-    hold them all). Automatic garbage collection is held off while it runs (``no_automatic_gc``).
-    ``report_shares`` also reads every queue's share after the plugins opened
-    (``Decisions.shares``), before any action changes the allocation.
+    hold them all). ``report_shares`` also reads every queue's share after the plugins opened
+    (``Decisions.shares``), before any action changes the allocation. ``observer``, if given,
+    is called as ``observer(ssn, "opened")`` after the plugins open and
+    ``observer(ssn, "closing")`` after the last action. Automatic garbage collection is held
+    off while it runs (``no_automatic_gc``).
     """
     with no_automatic_gc():
         return _run_session(
-            cluster, conf, uid=uid, bind_listener=bind_listener, report_shares=report_shares
+            cluster,
+            conf,
+            uid=uid,
+            bind_listener=bind_listener,
+            report_shares=report_shares,
+            observer=observer,
         )
 
 
@@ -286,6 +306,7 @@ def _run_session(
     uid: str,
     bind_listener: BindListener | None,
     report_shares: bool,
+    observer: SessionObserver | None,
 ) -> Decisions:
     started = time.perf_counter()
     ssn = open_session(cluster, conf, uid=uid, bind_listener=bind_listener)
@@ -295,6 +316,8 @@ def _run_session(
         began = time.perf_counter()
         ssn.decisions.shares = share_report(ssn)
         ssn.decisions.timings["shares"] = time.perf_counter() - began
+    if observer is not None:
+        observer(ssn, "opened")
     for name in conf.actions:
         action = get_action(name)
         if action is None:
@@ -302,6 +325,8 @@ def _run_session(
         began = time.perf_counter()
         action.execute(ssn)
         ssn.decisions.timings[f"action.{name}"] = time.perf_counter() - began
+    if observer is not None:
+        observer(ssn, "closing")
     decisions = close_session(ssn)
     ssn.release()
     decisions.timings["session"] = time.perf_counter() - started

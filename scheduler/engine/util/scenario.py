@@ -259,10 +259,15 @@ def _read_expect(raw: object) -> Expect | None:
     )
 
 
+# A scenario is a file the operator chose (``manage.py simulate``), often a live snapshot the
+# console exported: 50,000 pods are about a million YAML nodes, above the web input's limit.
+SCENARIO_MAX_NODES = 5_000_000
+
+
 def load_scenario(text: str, *, source: str = "") -> Scenario:
     """Return the scenario in ``text``; ``ManifestError``/``ConfError`` name the bad field."""
     try:
-        data = load_one(text)
+        data = load_one(text, max_nodes=SCENARIO_MAX_NODES)
     except YamlLimitError as exc:
         raise ManifestError(exc.field, exc.message) from exc
     except yaml.YAMLError as exc:

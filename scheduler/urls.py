@@ -1,0 +1,31 @@
+"""The scheduler's console URLs: the policy editor, its versions and the what-if."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, path
+
+from scheduler.views import policy
+
+app_name = "scheduler"
+
+urlpatterns: list[URLPattern] = [
+    path("scheduler/policy/", policy.policy_editor, name="policy"),
+    path("scheduler/policy/sync/", policy.policy_sync, name="policy_sync"),
+    path("scheduler/policy/versions/", policy.policy_versions, name="policy_versions"),
+    path(
+        "scheduler/policy/versions/<int:version>/activate/",
+        policy.policy_activate,
+        name="policy_activate",
+    ),
+    path("scheduler/policy/whatif/", policy.policy_whatif, name="policy_whatif"),
+    path(
+        "scheduler/policy/whatif/<str:run_id>/",
+        policy.policy_whatif_result,
+        name="policy_whatif_result",
+    ),
+    path(
+        "scheduler/policy/whatif/<str:run_id>/scenario.yaml",
+        policy.policy_whatif_scenario,
+        name="policy_whatif_scenario",
+    ),
+]

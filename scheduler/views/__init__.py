@@ -1,0 +1,1 @@
+"""The scheduler's console pages (one module per page family)."""
