@@ -16,4 +16,5 @@ urlpatterns: list[URLPattern] = [
     path("queues/<str:name>/action/", queue_detail.queue_action, name="queue_action"),
     path("queues/<str:name>/edit/", queue_edit.queue_editor, name="queue_edit"),
     path("queues/<str:name>/edit/check/", queue_edit.queue_check, name="queue_edit_check"),
+    path("queues/<str:name>/edit/whatif/", queue_edit.queue_whatif, name="queue_whatif"),
 ]

@@ -26,9 +26,11 @@ from queues.preview import Preview, preview_change
 from queues.selectors import shown_resources
 from queues.services import QueueChangedError, queue_create, queue_edit, spec_fingerprint
 from scheduler.engine.errors import ManifestError
+from scheduler.whatif_runs import start_run
+from scheduler.wire import format_resources
 from volcano_site.roles import can, role_required
 
-__all__ = ["queue_check", "queue_editor"]
+__all__ = ["queue_check", "queue_editor", "queue_whatif"]
 
 
 @dataclass(slots=True)
@@ -194,3 +196,28 @@ def queue_check(request: HttpRequest, name: str | None = None) -> HttpResponse:
     context = _context(editor, queue)
     context["oob"] = True
     return render(request, "queues/_queue_check.html", context)
+
+
+@role_required()
+@require_POST
+def queue_whatif(request: HttpRequest, name: str) -> HttpResponse:
+    """Run the scheduler's what-if of the edited queue (the active configuration, this change).
+
+    The what-if runs whole sessions on a copy of the cluster, with and without the change:
+    which pods each side binds, evicts or leaves waiting. Nothing is saved.
+    """
+    if not can(request.user, "queues", write=True):
+        return HttpResponseForbidden(_("Your role does not allow changing queues."))
+    queue = get_object_or_404(Queue, name=name)
+    editor = _read(request, queue, preview=False)
+    if editor.admitted is None or editor.errors:
+        return render(request, "queues/queue_edit.html", _context(editor, queue), status=400)
+    edited = editor.admitted
+    change = {
+        "weight": edited.weight,
+        "capability": format_resources(edited.capability or {}),
+        "deserved": format_resources(edited.deserved or {}),
+        "guarantee": format_resources(edited.guarantee or {}),
+    }
+    run = start_run(user=request.user, draft_text=None, queue_changes={queue.name: change})
+    return redirect("scheduler:policy_whatif_result", run_id=run.id)

@@ -290,3 +290,31 @@ def test_waiting_jobs_of_unreadable_namespaces_are_counted_not_shown(
     page = console_login("vera", "viewer", ("team-x",)).get("/queues/a/").content.decode()
     assert "secret" not in page
     assert "1 more waiting job is in a namespace you cannot read." in page
+
+
+def test_a_queue_change_runs_the_schedulers_what_if_without_saving(
+    console_login: Callable[..., Client], busy_cluster: None, settings: Any
+) -> None:
+    from scheduler.whatif_runs import get_run
+
+    settings.VOLCANO_WHATIF_INLINE = True
+    client = console_login("olga", "operator")
+    queue = Queue.objects.get(name="a")
+    answer = client.post("/queues/a/edit/whatif/", _editor_post(queue, weight=3))
+    assert answer.status_code == 302
+    run_id = answer["Location"].rstrip("/").rsplit("/", 1)[-1]
+    run = get_run(run_id, user=client.user)  # type: ignore[attr-defined]
+    assert run is not None
+    assert run.report is not None
+    assert run.report.queue_changes["a"]["weight"] == 3
+    draft, active = run.report.draft.queues["a"], run.report.active.queues["a"]
+    assert draft.deserved["cpu"] > active.deserved["cpu"]  # a weight of 3 deserves more
+    assert Queue.objects.get(name="a").weight == 1  # nothing saved
+    page = client.get(answer["Location"]).content.decode()
+    assert "weight" in page
+
+
+def test_a_viewer_cannot_run_a_queue_what_if(console_login: Callable[..., Client]) -> None:
+    queue = make_queue("a")
+    client = console_login("vera", "viewer")
+    assert client.post("/queues/a/edit/whatif/", _editor_post(queue, weight=3)).status_code == 403
