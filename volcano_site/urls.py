@@ -21,6 +21,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # The console: each app owns its pages (the nav lights an entry up once its URL exists).
     path("", include("volcano_site.console.urls")),
     path("", include("jobs.urls")),
+    path("", include("scheduler.urls")),
 ]
 
 # A server error under /api and /apis is a Status kubectl can print; the console keeps Django's.

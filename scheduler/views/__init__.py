@@ -1,0 +1,1 @@
+"""The scheduler app's console pages, one module per page family (``nodes``, ``policy``)."""

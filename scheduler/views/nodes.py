@@ -1,0 +1,137 @@
+"""The Nodes pages: the table and the heat map of every node, a node's page, its actions.
+
+Every role reads them (nodes are cluster-wide, as in ``volcano_site.roles``); cordon,
+uncordon, down and up are operators' (and admins') writes, refused with a 403 before
+anything is written. Each live region refreshes on node and pod changes and on sessions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from scheduler.charts import MISSING_GROUP, HeatNode, node_heatmap
+from scheduler.models import Node
+from scheduler.node_actions import NODE_ACTIONS, node_act
+from scheduler.node_selectors import (
+    GPU,
+    HEAT_RESOURCES,
+    NODE_SORTS,
+    NodeFilterError,
+    label_keys,
+    node_loads,
+    node_page,
+    node_rows,
+    nodes_filtered,
+    page_rows,
+)
+from volcano_site.console.charts import figure_data
+from volcano_site.console.render import render_page
+from volcano_site.console.tables import Table
+from volcano_site.roles import allowed_namespaces, can, role_required
+
+__all__ = ["HEATMAP_LIMIT", "node_action", "node_detail", "node_list"]
+
+FILTERS = ("q", "selector", "ready", "cordoned", "group")
+# The heat map draws at most this many nodes (the filtered ones, by name): 5,000 columns
+# still draw in well under a second; beyond that a column is under a pixel wide anyway.
+HEATMAP_LIMIT = 5000
+FRAGMENTS = ("nodes-table", "nodes-heatmap")
+
+
+def _heatmap(nodes: Any, group_by: str) -> dict[str, Any]:
+    """Return the heat map of the filtered ``nodes`` (at most ``HEATMAP_LIMIT``) and its counts."""
+    rows = list(
+        nodes.order_by("name").values_list("pk", "name", "labels", "allocatable")[:HEATMAP_LIMIT]
+    )
+    loads = node_loads()
+    has_gpu = any((alloc or {}).get(GPU) for _pk, _name, _labels, alloc in rows)
+    resources = [r for r in HEAT_RESOURCES if r != GPU or has_gpu]
+    columns = []
+    for pk, name, labels, allocatable in rows:
+        load = loads.get(pk)
+        alloc = allocatable or {}
+        columns.append(
+            HeatNode(
+                name,
+                str((labels or {}).get(group_by, MISSING_GROUP)) if group_by else "",
+                {r: (load.held(r) if load else 0, int(alloc.get(r, 0) or 0)) for r in resources},
+            )
+        )
+    figure = node_heatmap(columns, resources=resources, group_by=group_by)
+    return {"figure": figure_data(figure), "shown": len(columns)}
+
+
+@role_required()
+def node_list(request: HttpRequest) -> HttpResponse:
+    """Render the nodes table (filtered, sorted, paged from the URL) and the heat map."""
+    filters = {name: request.GET.get(name, "").strip() for name in FILTERS}
+    table = Table.from_request(request, sorts=NODE_SORTS, default="name")
+    error: NodeFilterError | None = None
+    try:
+        nodes = nodes_filtered(filters)
+    except NodeFilterError as exc:
+        error, nodes = exc, Node.objects.none()
+    keys = label_keys(Node.objects.all())
+    group_by = filters["group"] if filters["group"] in keys else ""
+    page = table.paginate(node_rows(nodes, sort=table.sort, descending=table.descending))
+    total = nodes.count()
+    heat: dict[str, Any] = {}
+
+    def heatmap() -> dict[str, Any]:
+        if not heat:
+            heat.update(_heatmap(nodes, group_by))
+        return heat
+
+    context = {
+        "table": table,
+        "page": page,
+        "rows": page_rows(page.object_list),
+        "filters": filters,
+        "filter_error": error,
+        "label_keys": keys,
+        "group_by": group_by,
+        "total": total,
+        "heatmap": heatmap,
+        "heatmap_limit": HEATMAP_LIMIT,
+        "filtered": any(filters[k] for k in ("q", "selector", "ready", "cordoned")),
+    }
+    status = 400 if error else 200
+    return render_page(
+        request, "scheduler/node_list.html", context, fragments=FRAGMENTS, status=status
+    )
+
+
+@role_required()
+def node_detail(request: HttpRequest, name: str) -> HttpResponse:
+    """Render one node: its resources, labels, taints, conditions, pods, events and audit."""
+    node = get_object_or_404(Node, name=name)
+    page = node_page(node, readable=allowed_namespaces(request.user))
+    context = {
+        "node": node,
+        "p": page,
+        "may_act": can(request.user, "nodes", write=True),
+        "actions": NODE_ACTIONS,
+    }
+    return render_page(request, "scheduler/node_detail.html", context, fragments=("node-body",))
+
+
+@role_required()
+@require_POST
+def node_action(request: HttpRequest, name: str) -> HttpResponse:
+    """Cordon, uncordon, take down or bring up one node (operators and admins only)."""
+    if not can(request.user, "nodes", write=True):
+        raise PermissionDenied(_("Your role does not allow changing nodes."))
+    node = get_object_or_404(Node, name=name)
+    action = request.POST.get("action", "")
+    if action not in NODE_ACTIONS:
+        messages.error(request, _("Unknown action: choose cordon, uncordon, down or up."))
+        return redirect("scheduler:node_detail", name=name)
+    messages.success(request, node_act(node=node, action=action))
+    return redirect("scheduler:node_detail", name=name)
