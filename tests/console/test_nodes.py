@@ -178,14 +178,14 @@ def test_heatmap_columns_are_grouped_then_named_and_coloured_by_share() -> None:
     fig = node_heatmap(nodes, resources=["cpu", "memory"], group_by="zone")
     trace = fig.data[0]
     assert list(trace.x) == ["n2", "n1", "n3", "n0"]  # a, then b by name, then no label
-    assert list(trace.y) == ["cpu", "memory"]
+    assert list(trace.y) == ["cpu (cores)", "memory (GiB)"]
     assert list(trace.z[0]) == [0.0, 100.0, 50.0, 25.0]
     assert trace.z[1][0] != trace.z[1][0]  # NaN: node n2 has no memory, a gap
-    assert trace.text[0][2] == "2 of 4 (50%)"
-    assert trace.text[1][2] == "1Gi of 4Gi (25%)"
-    assert list(trace.customdata[0]) == ["a", "b", "b", MISSING_GROUP]
-    assert "zone=%{customdata}" in trace.hovertemplate
+    assert list(trace.customdata[0][2]) == [2.0, 4.0]  # cores held, cores allocatable
+    assert list(trace.customdata[1][2]) == [1.0, 4.0]  # GiB
+    assert "%{customdata[0]:.4~g} of %{customdata[1]:.4~g}" in trace.hovertemplate
     assert list(fig.layout.xaxis.ticktext) == ["a (1)", "b (2)", f"{MISSING_GROUP} (1)"]
+    assert fig.layout.xaxis.title.text == "zone"
     assert len(fig.layout.shapes) == 2  # a line between each pair of groups
     assert (trace.zmin, trace.zmax) == (0, 100)
 
