@@ -96,7 +96,7 @@ def node_heatmap(
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(have > 0, np.round(100 * held / have, 1), np.nan)  # NaN: a gap
     customdata = np.stack([held / scale, have / scale], axis=-1)
-    few = len(ordered) <= 200
+    few = len(ordered) <= 60  # gaps and names only while columns are wide enough to show them
     # add_trace, not Figure(trace): the constructor deep-copies the trace's arrays.
     fig = go.Figure(
         layout=base_layout(height=140 + 36 * len(resources),

@@ -121,7 +121,10 @@ def node_detail(request: HttpRequest, name: str) -> HttpResponse:
         "node": node,
         "p": page,
         "may_act": can(request.user, "nodes", write=True),
-        "actions": NODE_ACTIONS,
+        "actions": [
+            (action, _(label), _(question).format(node=node.name))
+            for action, (label, question) in NODE_ACTIONS.items()
+        ],
     }
     return render_page(request, "scheduler/node_detail.html", context, fragments=("node-body",))
 

@@ -238,7 +238,7 @@ def test_an_operator_sees_the_action_buttons(console_login: Login) -> None:
     page = console_login("olga", "operator").get("/nodes/n1/").content.decode()
     for action in ("cordon", "uncordon", "down", "up"):
         assert f'value="{action}"' in page
-    assert "data-confirm=" in page
+    assert 'data-confirm="Cordon n1? No new pod will be bound to it; running pods stay."' in page
 
 
 # ---- actions --------------------------------------------------------------------------------
