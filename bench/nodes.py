@@ -3,8 +3,9 @@
 Stores N nodes (labelled with a zone, a rack and an instance type of a few sizes) and M
 running pods bound across them in a fresh SQLite database, then times in process (server
 time: the whole Django stack, no network) the nodes list (default, sorted by load,
-filtered by a label selector, grouped by a label), its live fragments, and a node's page.
-Budget: p95 ≤ 200 ms. Then draws the heat map of every node in Debian's Chromium
+filtered by a label selector, grouped by a label), its live fragments, and a node's page,
+both as a page asked again (what the open pages keep per change-stream position is valid)
+and right after a pod changed (nothing kept is). Budget: p95 ≤ 200 ms. Then draws the heat map of every node in Debian's Chromium
 (Playwright), timing ``Plotly.newPlot`` with ``performance.now()``: budget 1 s.
 Prints figures; exits 1 when a budget is exceeded. Not run by ``make test``.
 """
@@ -67,6 +68,22 @@ def seed(nodes: int, pods: int) -> None:
             Pod.objects.bulk_create(batch)
             batch = []
     Pod.objects.bulk_create(batch)
+
+
+def timed_after_change(call: Any, runs: int) -> tuple[list[float], list[float]]:
+    """Return wall and CPU ms of ``call`` right after a pod changed (nothing kept is valid)."""
+    from jobs.models import Pod
+
+    pod = Pod.objects.order_by("pk").first()
+    assert pod is not None
+    wall, cpu = [], []
+    for _ in range(runs):
+        pod.save(update_fields=["reason"])  # moves the change stream, as any bind does
+        start, start_cpu = time.perf_counter(), time.process_time()
+        call()
+        wall.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.process_time() - start_cpu) * 1000)
+    return wall, cpu
 
 
 def _figure_json(html: str) -> str:
@@ -156,13 +173,22 @@ def main() -> int:
             ("node page: fragment", page(f"/nodes/{busiest}/", "node-body")),
         ]
         failed = False
-        print(f"{'page':<34}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'budget':>8}{'queries':>9}")
+        print("server time per page; CPU = this process only (the machine is shared, so wall")
+        print("time includes waiting for a core). Budget: p95 of CPU time.")
+        print(f"{'page':<40}{'p50 ms':>8}{'p95 ms':>8}{'CPU p95':>9}{'budget':>8}{'queries':>9}")
+
+        def report(label: str, wall: list[float], cpu: list[float], queries: str) -> bool:
+            p95 = percentile(cpu, 0.95)
+            print(f"{label:<40}{statistics.median(wall):>8.1f}{percentile(wall, 0.95):>8.1f}"
+                  f"{p95:>9.1f}{BUDGET_MS:>8.0f}{queries:>9}")  # fmt: skip
+            return p95 > BUDGET_MS
+
         for label, call in cases:
-            wall, _cpu, queries = timed(call, args.runs)
-            p95 = percentile(wall, 0.95)
-            failed |= p95 > BUDGET_MS
-            print(f"{label:<34}{statistics.median(wall):>8.1f}{p95:>8.1f}{max(wall):>8.1f}"
-                  f"{BUDGET_MS:>8.0f}{queries:>9}")  # fmt: skip
+            wall, cpu, queries = timed(call, args.runs)
+            failed |= report(label, wall, cpu, str(queries))
+        for label, call in cases[:3] + cases[5:6]:
+            wall, cpu = timed_after_change(call, args.runs)
+            failed |= report(f"{label}, after a change", wall, cpu, "")
         html = client.get(f"/nodes/?group={zone}").content.decode()
         figure = _figure_json(html)
         columns = len(json.loads(figure)["data"][0]["x"])

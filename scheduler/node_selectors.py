@@ -11,9 +11,9 @@ requests on a node's own page only.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.db import connection
 from django.db.models import Count, Q, QuerySet, Sum
@@ -34,6 +34,7 @@ __all__ = [
     "GPU",
     "HEAT_RESOURCES",
     "NODE_SORTS",
+    "KeptPerChange",
     "Load",
     "NodeFilterError",
     "NodePage",
@@ -51,6 +52,7 @@ __all__ = [
     "page_rows",
 ]
 
+T = TypeVar("T")
 ACTIVE_PHASES = ("Pending", "Running")
 GPU = "nvidia.com/gpu"
 # The resources summed in SQL (the pods' indexed BIGINT columns), in the order shown.
@@ -208,35 +210,48 @@ def _aggregate_loads(pks: Iterable[int] | None) -> dict[int, Load]:
     }
 
 
-# The loads of every node, as of one change-stream position: (position, loads).
-_every_load: tuple[int, dict[int, Load]] | None = None
-_every_load_lock = threading.Lock()
+class KeptPerChange(Generic[T]):
+    """Answers kept while the change stream has not moved (a few keys, newest kept).
+
+    Every pod or node write moves the stream, and every open page's live regions refresh
+    after the same change, so they share one computation instead of each paying for it.
+    Inside a transaction (a write, a test) nothing is kept: its position could roll back.
+    """
+
+    def __init__(self, *, size: int) -> None:
+        self.size = size
+        self.position = -1
+        self.kept: dict[Hashable, T] = {}
+        self.lock = threading.Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """Return the answer for ``key`` at the stream's current position, computing it once."""
+        if connection.in_atomic_block:
+            return compute()
+        position = latest_resource_version()
+        with self.lock:  # one thread computes; the others wait for its answer
+            if position != self.position:
+                self.position, self.kept = position, {}
+            if key not in self.kept:
+                if len(self.kept) >= self.size:
+                    self.kept.pop(next(iter(self.kept)))
+                self.kept[key] = compute()
+            return self.kept[key]
+
+
+_EVERY_LOAD: KeptPerChange[dict[int, Load]] = KeptPerChange(size=1)
 
 
 def node_loads(pks: Iterable[int] | None = None) -> dict[int, Load]:
     """Return each node's load by primary key, in one aggregate query (``pks``: only those).
 
-    Every node's loads (``pks`` None: the heat map, a sort by load) cost one pass over all
-    live pods (50,000 pods: the better part of 100 ms, as ``pods.node`` is not indexed on
-    purpose), so they are kept for as long as the change stream has not moved: every pod or
-    node write moves it, and the live regions of all open pages refresh after the same
-    change, so they share one aggregate instead of each paying for it. Inside a transaction
-    (a write, a test) nothing is kept: the stream's position could be rolled back.
+    Every node's loads (``pks`` None: the table, the heat map, a sort by load) cost one
+    pass over all live pods (50,000 pods: the better part of 100 ms, as ``pods.node`` is not
+    indexed on purpose), so they are kept until the change stream moves.
     """
-    global _every_load
-    if pks is not None or connection.in_atomic_block:
+    if pks is not None:
         return _aggregate_loads(pks)
-    position = latest_resource_version()
-    kept = _every_load
-    if kept is not None and kept[0] == position:
-        return kept[1]
-    with _every_load_lock:  # one thread computes; the others wait for its answer
-        kept = _every_load
-        if kept is not None and kept[0] == position:
-            return kept[1]
-        loads = _aggregate_loads(None)
-        _every_load = (position, loads)
-    return loads
+    return _EVERY_LOAD.get("all", lambda: _aggregate_loads(None))
 
 
 def usages(allocatable: Mapping[str, Any], load: Load) -> list[Usage]:
@@ -324,7 +339,9 @@ def page_rows(items: Iterable[Any]) -> list[NodeRow]:
         nodes = [by_pk[pk] for pk in items if pk in by_pk]
     else:
         nodes = list(items)
-    loads = node_loads(n.pk for n in nodes)
+    # Every node's loads: kept per change-stream position and shared with the heat map and the
+    # other open pages, so a refresh after a change pays for one aggregate, not one per region.
+    loads = node_loads()
     empty = Load()
     rows = []
     for node in nodes:
@@ -383,29 +400,25 @@ def node_page(node: Node, *, readable: frozenset[str] | None, pod_limit: int = 5
     ``readable``: the namespaces whose pods the user may see (``None``: all); the others are
     only counted. Finished pods are listed after the live ones, newest first.
     """
-    pods = Pod.objects.filter(node_id=node.pk)
-    live = list(
-        pods.filter(phase__in=ACTIVE_PHASES).values_list("namespace", "requests", "cpu_milli")
-    )
+    # One pass over the pods: ``pods.node`` is not indexed (see jobs.models.pod), so each
+    # query by node reads the whole table; one read, split here, costs a third of three.
+    pods = list(Pod.objects.filter(node_id=node.pk).select_related("job").defer("spec"))
+    live = [p for p in pods if p.phase in ACTIVE_PHASES]
     held: dict[str, int] = {}
-    for _namespace, requests, _cpu in live:
-        for name, value in (requests or {}).items():
+    for pod in live:
+        for name, value in (pod.requests or {}).items():
             held[name] = held.get(name, 0) + int(value)
     held["pods"] = 1000 * len(live)
     allocatable = node.allocatable or {}
     names = [n for n in HEAT_RESOURCES if n in allocatable or held.get(n)]
     names += sorted(set(allocatable) - set(names))
-    shown = pods if readable is None else pods.filter(namespace__in=sorted(readable))
-    visible = list(
-        shown.filter(phase__in=ACTIVE_PHASES)
-        .select_related("job")
-        .order_by("namespace", "name")[:pod_limit]
-    )
-    visible += list(  # the most recent finished pods, after the live ones
-        shown.exclude(phase__in=ACTIVE_PHASES).select_related("job")
-        .order_by("-finish_time", "-pk")[:FINISHED_SHOWN]
-    )  # fmt: skip
-    hidden = 0 if readable is None else int(pods.exclude(namespace__in=sorted(readable)).count())
+    mine = pods if readable is None else [p for p in pods if p.namespace in readable]
+    visible = sorted((p for p in mine if p.phase in ACTIVE_PHASES),
+                     key=lambda p: (p.namespace, p.name))[:pod_limit]  # fmt: skip
+    finished = [p for p in mine if p.phase not in ACTIVE_PHASES]
+    finished.sort(key=lambda p: (p.finish_time is not None, p.finish_time, p.pk), reverse=True)
+    visible += finished[:FINISHED_SHOWN]  # the most recent finished pods, after the live ones
+    hidden = len(pods) - len(mine)
     events = list(
         Event.objects.filter(involved_kind="Node", involved_name=node.name).order_by(
             "-last_timestamp", "-id"

@@ -352,3 +352,15 @@ def login_as(console_login: Login) -> Callable[[str], Client]:
         return console_login(f"{role}{next(count)}", role, ("default",))
 
     return login
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_kept_loads_follow_every_change_of_the_pods() -> None:
+    from scheduler.node_selectors import node_loads
+
+    node = make_node("kept")
+    _pod("p1", node, cpu=1)
+    assert node_loads()[node.pk].cpu == 1000
+    assert node_loads()[node.pk].cpu == 1000  # asked again, unchanged: the kept answer
+    _pod("p2", node, cpu=2)
+    assert node_loads()[node.pk].cpu == 3000  # the stream moved: counted again
