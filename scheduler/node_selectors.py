@@ -167,6 +167,18 @@ class NodeRow:
         return Usage(resource, 0, 0)
 
     @property
+    def label_chips(self) -> tuple[list[str], int]:
+        """Return the first labels as ``key=value`` (three at most) and how many more there are."""
+        pairs = [f"{k}={v}" for k, v in (self.node.labels or {}).items()]
+        return pairs[:3], max(len(pairs) - 3, 0)
+
+    @property
+    def taint_chips(self) -> list[str]:
+        """Return the taints as ``key:effect``."""
+        return [f"{t.get('key', '')}:{t.get('effect', '')}" for t in self.node.taints or []
+                if isinstance(t, dict)]  # fmt: skip
+
+    @property
     def columns(self) -> list[tuple[Usage, str]]:
         """Return the table's resource cells in order, each with its CSS class."""
         return [(self.cpu, ""), (self.memory, "hide-sm"), (self.gpu, "hide-sm"),
