@@ -20,6 +20,7 @@ from django.utils import timezone
 from jobs.models import Event, Pod
 from scheduler.models import Node
 from volcano_site.accounts.audit import audit_record
+from volcano_site.kube.changes import record_rows
 
 __all__ = [
     "BIND_FAILURE",
@@ -84,33 +85,54 @@ def pod_evict(
     return bool(done)
 
 
+def _ready_state(node: Node) -> dict[str, Any]:
+    return {"ready": node.ready, "readyReason": node.ready_reason}
+
+
 def node_down(*, node: Node, reason: str = "KubeletStopped", now: datetime | None = None) -> int:
-    """Mark ``node`` NotReady and fail its live pods; return how many pods failed."""
+    """Mark ``node`` NotReady and fail its live pods; return how many pods failed.
+
+    Audited as the node's ``down`` (an operator's act; the simulated kubelet's own failures
+    have nobody acting and are not), and put on the change stream, as ``update()`` sends no
+    signal: watchers and live pages hear of the node and of every pod it failed.
+    """
     now = now or timezone.now()
     with transaction.atomic():
+        node.refresh_from_db()
+        before = _ready_state(node)
         Node.objects.filter(pk=node.pk).update(
             ready=False, ready_reason=reason, ready_message="node taken down (injected)",
             ready_transition_time=now, resource_version=F("resource_version") + 1,
         )  # fmt: skip
-        failed = Pod.objects.filter(node=node, phase__in=ACTIVE).update(
+        live = list(Pod.objects.filter(node=node, phase__in=ACTIVE).values_list("pk", flat=True))
+        failed = Pod.objects.filter(pk__in=live, phase__in=ACTIVE).update(
             phase="Failed", reason="NodeNotReady", message=f"node {node.name} is not ready",
             finish_time=now, task_status="", resource_version=F("resource_version") + 1,
         )  # fmt: skip
         _event("Node", "", node.name, "NodeNotReady", f"{reason}; {failed} pod(s) failed", now)
-    node.refresh_from_db()
+        record_rows(Node, [node.pk])
+        record_rows(Pod, live)
+        node.refresh_from_db()
+        audit_record(action="down", kind="Node", name=node.name, before=before,
+                     after={**_ready_state(node), "podsFailed": failed})  # fmt: skip
     return failed
 
 
 def node_up(*, node: Node, now: datetime | None = None) -> None:
-    """Mark ``node`` Ready again."""
+    """Mark ``node`` Ready again (audited as the node's ``up``; on the change stream)."""
     now = now or timezone.now()
     with transaction.atomic():
+        node.refresh_from_db()
+        before = _ready_state(node)
         Node.objects.filter(pk=node.pk).update(
             ready=True, ready_reason="KubeletReady", ready_message="", ready_transition_time=now,
             resource_version=F("resource_version") + 1,
         )  # fmt: skip
         _event("Node", "", node.name, "NodeReady", "node is ready", now)
-    node.refresh_from_db()
+        record_rows(Node, [node.pk])
+        node.refresh_from_db()
+        audit_record(action="up", kind="Node", name=node.name, before=before,
+                     after=_ready_state(node))  # fmt: skip
 
 
 def node_cordon(*, node: Node, unschedulable: bool = True) -> None:

@@ -1,14 +1,17 @@
-"""The scheduler's console URLs: the policy editor, its versions and the what-if."""
+"""The scheduler app's console URLs: the Nodes pages, the policy editor, its versions, what-if."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from scheduler.views import policy
+from scheduler.views import nodes, policy
 
 app_name = "scheduler"
 
 urlpatterns: list[URLPattern] = [
+    path("nodes/", nodes.node_list, name="node_list"),
+    path("nodes/<str:name>/", nodes.node_detail, name="node_detail"),
+    path("nodes/<str:name>/action/", nodes.node_action, name="node_action"),
     path("scheduler/policy/", policy.policy_editor, name="policy"),
     path("scheduler/policy/sync/", policy.policy_sync, name="policy_sync"),
     path("scheduler/policy/versions/", policy.policy_versions, name="policy_versions"),

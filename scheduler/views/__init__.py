@@ -1,1 +1,1 @@
-"""The scheduler's console pages (one module per page family)."""
+"""The scheduler app's console pages, one module per page family (``nodes``, ``policy``)."""

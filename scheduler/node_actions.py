@@ -1,0 +1,44 @@
+"""What an operator does to a node from the console: cordon, uncordon, take it down, bring it up.
+
+Each is the fault injection's own function (``scheduler.faults``), so the console, the API
+and ``manage.py fault`` change a node the same way and leave the same audit entries: a
+cordon through the node's save signals (``unschedulable`` before and after), down and up
+through ``audit_record`` (``ready`` before and after, and how many pods failed).
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from scheduler.faults import node_cordon, node_down, node_up
+from scheduler.models import Node
+
+__all__ = ["NODE_ACTIONS", "node_act"]
+
+# action → (button label, confirmation question); the order of the buttons.
+NODE_ACTIONS: dict[str, tuple[str, str]] = {
+    "cordon": ("Cordon", "Cordon {node}? No new pod will be bound to it; running pods stay."),
+    "uncordon": ("Uncordon", "Uncordon {node}? The scheduler may bind pods to it again."),
+    "down": ("Take down", "Take {node} down? It turns NotReady and every live pod on it fails."),
+    "up": ("Bring up", "Bring {node} up? It turns Ready again."),
+}
+
+
+def node_act(*, node: Node, action: str) -> str:
+    """Apply ``action`` (a key of ``NODE_ACTIONS``) to ``node``; return what happened, in words."""
+    if action == "cordon":
+        node_cordon(node=node, unschedulable=True)
+        return _("Node %(name)s cordoned.") % {"name": node.name}
+    if action == "uncordon":
+        node_cordon(node=node, unschedulable=False)
+        return _("Node %(name)s uncordoned.") % {"name": node.name}
+    if action == "down":
+        failed = node_down(node=node, reason="TakenDownByOperator")
+        return _("Node %(name)s taken down; %(n)s pod(s) failed.") % {
+            "name": node.name,
+            "n": failed,
+        }
+    if action == "up":
+        node_up(node=node)
+        return _("Node %(name)s is up.") % {"name": node.name}
+    raise ValueError(f"unknown node action {action!r}")
