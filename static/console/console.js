@@ -143,7 +143,10 @@
     var state = regionState.get(id) || { busy: false, dirty: false };
     regionState.set(id, state);
     if (state.busy && Date.now() - state.since > 15000) { state.busy = false; } // lost request
-    if (state.busy || busyTyping(el) || el.closest("[data-live-paused]")) {
+    // Not while a dialog is open: a confirm dialog holds the form it will submit, and a
+    // refresh swapping that form out would make "OK" submit a detached form (nothing).
+    if (state.busy || busyTyping(el) || el.closest("[data-live-paused]") ||
+        document.querySelector("dialog[open]")) {
       state.dirty = true;
       if (!state.busy) { setTimeout(function () { retry(id); }, 1000); }
       return;

@@ -327,7 +327,8 @@ def test_saving_and_activating_announce_the_change_to_live_pages(
 
     assert sum(1 for topics in sent if "scheduler.configuration" in topics) == 2
     page = client.get(VERSIONS).content.decode()
-    assert 'data-live="scheduler.configuration scheduler.session"' in page
+    assert 'id="versions" class="card" data-live="scheduler.configuration"' in page
+    assert 'data-live="scheduler.session scheduler.configuration"' in page  # the sessions
 
 
 def test_a_running_what_if_shows_its_progress_and_keeps_polling(console_login: Any) -> None:
