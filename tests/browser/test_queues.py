@@ -3,13 +3,14 @@ share move in the preview before saving, save, and see the scheduler follow the 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import CHROMIUM, MISSING, sign_in
-from tests.browser.server import ConsoleServer
+from tests.browser.server import ConsoleServer, run_console
 from volcano_site.console.units import amount
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
@@ -53,6 +54,13 @@ spec:
           containers:
             - {{name: main, image: busybox, resources: {{requests: {{cpu: "1", memory: 128Mi}}}}}}
 """
+
+
+@pytest.fixture(scope="module")
+def console_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleServer]:
+    """A server of its own: the shares depend on the whole cluster, which the shared server's
+    other tests grow (a 120-node fleet), so this flow gets a cluster of exactly one node."""
+    yield from run_console(tmp_path_factory.mktemp("queue-console"))
 
 
 def test_a_weight_change_is_previewed_then_followed_by_the_scheduler(
