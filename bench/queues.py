@@ -1,11 +1,12 @@
 """Queue pages benchmark: ``python bench/queues.py`` (``--nodes 5000 --queues 100 --pods 10000``).
 
 Stores N nodes, Q queues and PodGroups of five pods each (half running on nodes, half
-waiting) in a fresh SQLite database, then times in process (server time: the whole Django
-stack, no network) the queue list, its live fragment, a queue's page, the editor and one
-preview of a weight change (which runs the engine's proportion plugin twice on the live
-snapshot). Budget: p95 ≤ 200 ms for the pages (issue 17). Prints figures; exits 1 when a
-budget is exceeded. Not run by ``make test``.
+waiting) in a fresh SQLite database, runs one scheduling session (which stores the shares
+the pages show), then times in process (server time: the whole Django stack, no network)
+the queue list, its live fragment, a queue's page, the editor and one preview of a weight
+change (which reads the live snapshot once and opens two sessions on it). Budgets, on
+server CPU time at p95: 200 ms for the pages (issue 17), 2 s for the preview (the what-if's
+budget). Prints figures; exits 1 when a budget is exceeded. Not run by ``make test``.
 """
 
 from __future__ import annotations
@@ -118,16 +119,19 @@ def main() -> int:
             ("queue list: live fragment", get("/queues/", "queues-table"), BUDGET_MS),
             ("queue page", get("/queues/queue-007/"), BUDGET_MS),
             ("queue editor", get("/queues/queue-007/edit/"), BUDGET_MS),
-            ("preview of a weight change", preview, 2 * BUDGET_MS),
+            ("preview of a weight change", preview, 10 * BUDGET_MS),
         ]
         failed = False
-        print(f"{'page':<30}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'budget':>8}{'queries':>9}")
+        # The budget is judged on CPU time (this process's): on a shared machine wall time also
+        # counts the waits for a core, which say nothing about the page.
+        print(f"{'page':<30}{'wall p50':>9}{'wall p95':>9}{'cpu p50':>8}{'cpu p95':>8}"
+              f"{'budget':>8}{'queries':>9}")  # fmt: skip
         for label, call, budget in cases:
-            wall, _cpu, queries = timed(call, args.runs)
-            p95 = percentile(wall, 0.95)
+            wall, cpu, queries = timed(call, args.runs)
+            p95 = percentile(cpu, 0.95)
             failed |= p95 > budget
-            print(f"{label:<30}{statistics.median(wall):>8.1f}{p95:>8.1f}{max(wall):>8.1f}"
-                  f"{budget:>8.0f}{queries:>9}")  # fmt: skip
+            print(f"{label:<30}{statistics.median(wall):>9.1f}{percentile(wall, 0.95):>9.1f}"
+                  f"{statistics.median(cpu):>8.1f}{p95:>8.1f}{budget:>8.0f}{queries:>9}")  # fmt: skip
     return 1 if failed else 0
 
 
