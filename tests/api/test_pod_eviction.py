@@ -153,3 +153,20 @@ def test_a_command_is_gone_when_the_job_shows_aborting(operator: Client) -> None
         .values_list("reason", flat=True)
     )
     assert reasons == ["CommandIssued", "ExecuteAction"]
+
+
+def test_a_pod_held_by_a_finalizer_is_an_eviction_once_it_goes(operator: Client) -> None:
+    job = _job(operator, "held", policies=[{"event": "PodEvicted", "action": "RestartJob"}])
+    url = f"{PODS.format(ns='default')}/held-worker-0"
+    merge = "application/merge-patch+json"
+    hold = {"metadata": {"finalizers": ["example.com/hold"]}}
+    assert operator.patch(url, json.dumps(hold), content_type=merge).status_code == 200
+    _delete_pod(operator, "held-worker-0")
+    tick(job)
+    assert job.retry_count == 0  # still there, Terminating
+
+    release = {"metadata": {"finalizers": None}}
+    assert operator.patch(url, json.dumps(release), content_type=merge).status_code == 200
+    tick(job)
+
+    assert (job.phase, job.retry_count) == ("Restarting", 1)
