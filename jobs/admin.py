@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
@@ -12,6 +13,7 @@ from django.utils.timesince import timesince
 
 from jobs.admin_secrets import SecretAdmin  # noqa: F401  (registers Secrets, admins only)
 from jobs.admission.forms import AdmissionModelForm, TaskSpecAdmissionFormSet
+from jobs.evictions import note_pod_deleted
 from jobs.models import (
     Command,
     CommandAction,
@@ -176,6 +178,18 @@ class PodAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def evict_pods(self, request: HttpRequest, queryset: QuerySet[Pod]) -> None:
         done = sum(pod_evict(pod=pod) for pod in queryset)
         self.message_user(request, f"{done} pod(s) evicted.")
+
+    # Deleting a job's pod here is an eviction, as through the API (jobs.evictions).
+    def delete_model(self, request: HttpRequest, obj: Pod) -> None:
+        with transaction.atomic():
+            note_pod_deleted(obj)
+            super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Pod]) -> None:
+        with transaction.atomic():
+            for pod in queryset:
+                note_pod_deleted(pod)
+            super().delete_queryset(request, queryset)
 
 
 @admin.register(PriorityClass)

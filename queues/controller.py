@@ -90,8 +90,9 @@ def reconcile_queues(now: dt.datetime) -> dict[str, list[str]]:
             target_kind=TargetKind.QUEUE, processed=False
         )
         for command in commands.order_by("created_at", "pk"):
-            command.processed, command.processed_at = True, now
-            command.save(update_fields=["processed", "processed_at"])
+            # Deleted before it acts, as Volcano does: at most once, even across a crash.
+            if not Command.objects.filter(pk=command.pk).delete()[0]:
+                continue
             queue = Queue.objects.select_for_update().filter(name=command.target_name).first()
             if queue is None or command.action not in (
                 CommandAction.OPEN_QUEUE,

@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.test import Client
 from django.urls import reverse
 
-from jobs.models import Command, CommandAction, Job, Pod
+from jobs.models import Command, CommandAction, Job, Pod, PodEviction
 from queues.models import Queue, QueueState
 from scheduler.models import Node, SchedulerConfiguration
 
@@ -195,3 +195,27 @@ def test_adding_a_configuration_the_engine_refuses_shows_the_field(
     assert response.status_code == 200
     assert b"unknown plugin" in response.content
     assert SchedulerConfiguration.objects.count() == 1
+
+
+def test_deleting_a_jobs_pods_in_the_admin_records_evictions(superuser_client: Client) -> None:
+    job = Job.objects.create(name="train")
+    kept = Pod.objects.create(name="other", namespace="default")  # of no job
+    pods = [
+        Pod.objects.create(name=f"train-worker-{i}", job=job, task_name="worker") for i in (0, 1)
+    ]
+    response = superuser_client.post(
+        reverse("admin:jobs_pod_changelist"),
+        {"action": "delete_selected", "_selected_action": [pods[0].pk, kept.pk], "post": "yes"},
+    )
+    assert response.status_code == 302
+    response = superuser_client.post(
+        reverse("admin:jobs_pod_delete", args=[pods[1].pk]), {"post": "yes"}
+    )
+    assert response.status_code == 302
+
+    assert not Pod.objects.exists()
+    evicted = PodEviction.objects.order_by("pod_name")
+    assert [(e.job_id, e.pod_name, e.task_name) for e in evicted] == [
+        (job.pk, "train-worker-0", "worker"),
+        (job.pk, "train-worker-1", "worker"),
+    ]

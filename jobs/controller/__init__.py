@@ -12,8 +12,11 @@ table and rules), ``actions`` (SyncJob / KillJob / KillTarget), ``podgroup``,
 
 Contract with the scheduler and the node runtime: pods are created only after
 the scheduler moved the PodGroup past Pending (Inqueue); to evict a pod, set its
-``deletion_time`` (the controller sees ``PodEvicted`` and removes the row); a
-pod ends by its ``phase`` (Succeeded/Failed) and ``exit_code``.
+``deletion_time`` (the controller sees ``PodEvicted`` and removes the row); to
+delete a job's pod outright, call ``jobs.evictions.note_pod_deleted`` in the same
+transaction (the API and the admin do), so the controller still sees
+``PodEvicted``; a pod ends by its ``phase`` (Succeeded/Failed) and ``exit_code``.
+Commands are deleted before they act (at most once), ``CommandIssued`` recorded.
 """
 
 from __future__ import annotations

@@ -6,9 +6,11 @@ our equivalent across processes):
 
 1. A finished job whose TTL has passed is deleted (with its tasks, pods, PodGroup).
 2. Read the job's tasks, pods and PodGroup into a ``JobContext``.
-3. Take its new Commands (exactly once) and derive the pod/PodGroup events.
-4. Finish evictions: a pod someone marked for deletion (``deletion_time``) is a
-   ``PodEvicted`` event, and its row is removed here, as the kubelet would.
+3. Take its new Commands (each deleted before it acts, so at most once, with a
+   ``CommandIssued`` event) and derive the pod/PodGroup events.
+4. Evictions: a pod someone deleted (a ``PodEviction`` record, ``jobs.evictions``) or
+   marked for deletion (``deletion_time``) is a ``PodEvicted`` event; a marked pod's row
+   is removed here, as the kubelet would.
 5. Resolve each request to an action (``policies.resolve_action``) and execute
    the non-sync ones against the current phase (``states.execute``).
 6. If nothing acted, SyncJob: create the PodGroup / pods, count, phase rules.
@@ -47,10 +49,10 @@ from django.db.models import Count, Max, Sum
 from jobs.controller.context import FINISHED_PHASES, JobContext, priority_classes
 from jobs.controller.events import record_event
 from jobs.controller.policies import SYNC_JOB, resolve_action
-from jobs.controller.requests import Request, observe_pods, take_commands
+from jobs.controller.requests import Request, observe_pods, take_commands, take_evictions
 from jobs.controller.states import execute
 from jobs.controller.ttl import ttl_expired
-from jobs.models import Command, EventType, Job, Pod, PodGroup, TargetKind, TaskSpec
+from jobs.models import Command, EventType, Job, Pod, PodEviction, PodGroup, TargetKind, TaskSpec
 from scheduler import failpoints
 
 __all__ = ["JobResult", "ReconcileReport", "reconcile_all", "reconcile_job"]
@@ -150,7 +152,9 @@ def reconcile_job(
         requests = take_commands(row, now) if commands else []
         failpoints.hit("controller.command-taken", when=bool(requests))
         result.commands = len(requests)
-        requests += observe_pods(ctx)
+        evicted = take_evictions(row)
+        ctx.changed = ctx.changed or bool(evicted)
+        requests += evicted + observe_pods(ctx)
         for pod in [p for p in ctx.pods.values() if p.deletion_time is not None]:
             ctx.delete_pod(pod)
             ctx.finalized_evictions += 1
@@ -270,16 +274,17 @@ def _tasks_of(pks: list[int]) -> dict[int, list[TaskSpec]]:
 
 
 def _with_commands() -> set[int]:
-    """Return the pks of jobs that have an unprocessed Command."""
+    """Return the pks of jobs that have an unprocessed Command or a pod eviction to react to."""
+    evicted = set(PodEviction.objects.values_list("job_id", flat=True).distinct())
     targets = set(
         Command.objects.filter(target_kind=TargetKind.JOB, processed=False).values_list(
             "namespace", "target_name"
         )
     )
     if not targets:
-        return set()
+        return evicted
     names = {name for _, name in targets}
-    return {
+    return evicted | {
         pk
         for pk, namespace, name in Job.objects.filter(name__in=names).values_list(
             "pk", "namespace", "name"
@@ -289,7 +294,7 @@ def _with_commands() -> set[int]:
 
 
 def _orphan_commands(now: dt.datetime) -> int:
-    """Mark processed the job Commands whose job does not exist (Volcano drops them)."""
+    """Delete the job Commands whose job does not exist (Volcano drops them), with a warning."""
     count = 0
     with transaction.atomic():
         for command in Command.objects.select_for_update().filter(
@@ -297,8 +302,8 @@ def _orphan_commands(now: dt.datetime) -> int:
         ):
             if Job.objects.filter(namespace=command.namespace, name=command.target_name).exists():
                 continue
-            command.processed, command.processed_at = True, now
-            command.save(update_fields=["processed", "processed_at"])
+            if not Command.objects.filter(pk=command.pk).delete()[0]:
+                continue
             record_event(
                 command,
                 kind="Command",

@@ -9,8 +9,10 @@ a phase that ignores pod events, or bumps ``status.version`` so the pod's event
 is stale (Volcano's own guard against late events); an unmatched event resolves
 to SyncJob, which is what the pass does anyway.
 
-Commands are the exception: they are taken exactly once (marked processed in
-the pass's transaction, as Volcano deletes a Command before acting on it).
+Commands are the exception: they are consumed at most once. As Volcano does, the
+controller deletes a Command before it acts on it and records ``CommandIssued``
+on the job first: a pass that fails after the delete rolls the delete back with
+it, and nothing ever runs a Command whose row is gone, so none runs twice.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import datetime as dt
 from dataclasses import dataclass
 
 from jobs.controller.context import JobContext
-from jobs.models import Command, Job, Pod, PodGroupPhase, PodPhase, TargetKind
+from jobs.controller.events import record_event
+from jobs.models import Command, Job, Pod, PodEviction, PodGroupPhase, PodPhase, TargetKind
 
-__all__ = ["Request", "observe_pods", "take_commands"]
+__all__ = ["Request", "observe_pods", "take_commands", "take_evictions"]
 
 # Events that never match a policy (Volcano's internal ones).
 INTERNAL_EVENTS = frozenset({"OutOfSync", "CommandIssued", "PodRunning"})
@@ -49,7 +52,11 @@ class _PodRef:
 
 
 def take_commands(job: Job, now: dt.datetime) -> list[Request]:
-    """Return requests for the job's unprocessed Commands, marking them processed (once)."""
+    """Delete the job's Commands and return a request for each (at most once, in order).
+
+    A Command already gone when deleted was taken by someone else and is skipped (Volcano's
+    NotFound on delete); one meant for an earlier job of the same name is deleted unheeded.
+    """
     commands = list(
         Command.objects.select_for_update()
         .filter(
@@ -62,15 +69,48 @@ def take_commands(job: Job, now: dt.datetime) -> list[Request]:
     )
     requests = []
     for command in commands:
-        command.processed = True
-        command.processed_at = now
-        command.save(update_fields=["processed", "processed_at"])
+        deleted, _ = Command.objects.filter(pk=command.pk).delete()
+        if not deleted:
+            continue  # taken by another pass
         if command.target_uid is not None and command.target_uid != job.uid:
             continue  # meant for an earlier job of the same name
+        record_event(
+            job,
+            kind="Job",
+            reason="CommandIssued",
+            message=(
+                f"Start to execute command {command.action} ({command.name}), and clean it up "
+                "to make sure executed not more than once."
+            ),
+            now=now,
+        )
         requests.append(
             Request(event="CommandIssued", action=command.action, source=f"command {command.name}")
         )
     return requests
+
+
+def take_evictions(job: Job) -> list[Request]:
+    """Delete the job's ``PodEviction`` rows and return a ``PodEvicted`` request for each.
+
+    Pods deleted by anyone but the controller (``jobs.evictions``) leave no row to observe;
+    these records stand in for the informer's delete notification. Taken in the pass's
+    transaction, so a failed pass leaves them for the next one.
+    """
+    evictions = list(PodEviction.objects.select_for_update().filter(job=job).order_by("pk"))
+    if evictions:
+        PodEviction.objects.filter(pk__in=[e.pk for e in evictions]).delete()
+    return [
+        Request(
+            "PodEvicted",
+            since=eviction.deleted_at,
+            source=f"pod {eviction.pod_name} deleted",
+            task=eviction.task_name,
+            pod=eviction.pod_name,
+            version=eviction.version,
+        )
+        for eviction in evictions
+    ]
 
 
 def observe_pods(ctx: JobContext) -> list[Request]:

@@ -6,6 +6,7 @@ from jobs.models.command import Command, CommandAction, TargetKind
 from jobs.models.event import Event, EventType
 from jobs.models.job import Job, JobPhase, TaskSpec
 from jobs.models.pod import Pod, PodPhase, TaskStatus
+from jobs.models.pod_eviction import PodEviction
 from jobs.models.pod_group import PodGroup, PodGroupPhase
 from jobs.models.priority_class import PreemptionPolicy, PriorityClass
 from jobs.models.secret import Secret, SecretType
@@ -20,6 +21,7 @@ __all__ = [
     "JobPhase",
     "MPIJob",
     "Pod",
+    "PodEviction",
     "PodGroup",
     "PodGroupPhase",
     "PodPhase",

@@ -35,7 +35,11 @@ class TargetKind(models.TextChoices):
 
 
 class Command(KubeObject):
-    """One command; ``processed`` turns true once its controller has acted on it."""
+    """One command; its controller deletes it before acting on it (at most once, as Volcano).
+
+    ``processed``/``processed_at`` are kept for rows of earlier versions, which marked a
+    taken Command instead of deleting it; the controllers only take unprocessed ones.
+    """
 
     action = models.CharField(max_length=16, choices=CommandAction.choices)
     target_kind = models.CharField(

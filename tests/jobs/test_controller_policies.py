@@ -6,10 +6,9 @@ import datetime as dt
 
 import pytest
 
-from jobs.models import Command, CommandAction, Job, PodGroup, PodGroupPhase, PodPhase
+from jobs.models import Command, CommandAction, Event, Job, PodGroup, PodGroupPhase, PodPhase
 from jobs.services import command_issue
 from tests.jobs.controller_kit import (
-    NOW,
     admit,
     event_reasons,
     evict,
@@ -215,16 +214,20 @@ def test_pod_group_unknown_fires_a_job_unknown_policy_even_after_a_restart() -> 
     assert (job.phase, job.retry_count) == ("Restarting", 2)
 
 
-def test_abort_command_is_taken_exactly_once() -> None:
+def test_abort_command_is_deleted_before_the_job_shows_aborting_and_taken_once() -> None:
     job = submit()
     start(job)
     command = command_issue(job=job, action=CommandAction.ABORT_JOB)
     result = tick(job)
     assert result.commands == 1
     assert job.phase == "Aborting"
-    command.refresh_from_db()
-    assert command.processed
-    assert command.processed_at == NOW
+    assert not Command.objects.filter(pk=command.pk).exists()
+    reasons = list(
+        Event.objects.filter(involved_name=job.name, reason__in=["CommandIssued", "ExecuteAction"])
+        .order_by("pk")
+        .values_list("reason", flat=True)
+    )
+    assert reasons == ["CommandIssued", "ExecuteAction"]
     assert tick(job).commands == 0
     tick(job)
     assert job.phase == "Aborted"
@@ -237,8 +240,8 @@ def test_command_for_an_earlier_job_of_the_same_name_is_dropped() -> None:
     Command.objects.filter(pk=command.pk).update(target_uid="00000000-0000-0000-0000-000000000001")
     tick(job)
     assert job.phase == "Running"
-    command.refresh_from_db()
-    assert command.processed
+    assert not Command.objects.filter(pk=command.pk).exists()
+    assert not Event.objects.filter(reason="CommandIssued").exists()
 
 
 def test_terminate_command_during_restarting_is_carried_out() -> None:

@@ -142,7 +142,8 @@ def _node(name: str) -> dict[str, Any]:
 # (kube-apiserver refuses objects in a namespace that does not exist).
 TEST_NAMESPACES = (
     "kubectl-apply", "kubectl-apply-change", "kubectl-apply-pod", "kubectl-apply-queue",
-    "kubectl-bad", "kubectl-delete-all", "kubectl-describe", "kubectl-get", "kubectl-invalid",
+    "kubectl-bad", "kubectl-delete-all", "kubectl-describe", "kubectl-evict", "kubectl-get",
+    "kubectl-invalid",
     "kubectl-orphan", "kubectl-pods-wide", "kubectl-ssa", "kubectl-watch", "kubectl-watch-secrets",
     "kubectl-wide-pod", "py-client", "py-delete-collection",
 )  # fmt: skip

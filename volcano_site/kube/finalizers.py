@@ -38,6 +38,11 @@ def finish_if_released(instance: Any) -> bool:
 
     if isinstance(instance, Namespace):
         return namespace_finish(instance)  # once empty
+    from jobs.evictions import note_pod_deleted
+    from jobs.models import Pod
+
+    if isinstance(instance, Pod):
+        note_pod_deleted(instance)  # deleted through the API at last: an eviction
     instance.delete()
     if namespace := getattr(instance, "namespace", ""):
         terminating = Namespace.objects.filter(name=namespace, phase=NamespacePhase.TERMINATING)

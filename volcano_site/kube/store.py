@@ -344,6 +344,8 @@ def object_delete(
     other policy collects them (``volcano_site.kube.garbage``).
     """
     check_preconditions(resource, existing, preconditions)
+    from jobs.evictions import note_pod_deleted
+    from jobs.models import Pod
     from volcano_site.kube.models import Namespace
     from volcano_site.kube.namespaces import namespace_terminate
 
@@ -360,6 +362,10 @@ def object_delete(
         with transaction.atomic():
             if propagation == "Orphan" and isinstance(existing, ObjectMeta):
                 orphan_dependents(existing)
+            if isinstance(existing, Pod) and not existing.finalizers:
+                # Only the job controller deletes its pods without evicting them: this delete
+                # is an eviction, which the job's policies get to act on (PodEvicted).
+                note_pod_deleted(existing)
             if not delete_or_finalize(existing):
                 return render(resource, existing)  # Terminating until its finalizers go
     except ValidationError as exc:
