@@ -88,12 +88,23 @@ def _time_sessions(runs: int, seed: int) -> tuple[list[float], list[float], list
 
 
 def _big_sample() -> dict[str, Any]:
-    """Return a sample of 100 queues x 4 resources and 10,000 running jobs' shares."""
+    """Return a sample of 100 queues x 4 resources and 10,000 running jobs' shares.
+
+    Amounts as a cluster holds them (milli-units of whole cores, GiB, GPUs and pods): each
+    queue's allocated and deserved differ, one queue in ten has a guarantee, capabilities are
+    the cluster's total or a round quota.
+    """
     import random
 
     rng = random.Random(7)
+    gib = 1024**3 * 1000
     names = [f"queue-{i:03d}" for i in range(100)]
-    row = lambda: [rng.randrange(0, 10**9) for _ in range(4)]  # noqa: E731
+    total = [5000 * 64_000, 5000 * 256 * gib, 1250 * 8000, 5000 * 110_000]
+
+    def amounts() -> list[int]:
+        cores = rng.randrange(0, 3200)
+        return [cores * 1000, cores * 4 * gib, rng.randrange(0, 100) * 1000, cores * 1000]
+
     return {
         "v": 1,
         "resources": ["cpu", "memory", "nvidia.com/gpu", "pods"],
@@ -104,10 +115,10 @@ def _big_sample() -> dict[str, Any]:
             "inqueue": [rng.randrange(0, 100) for _ in names],
             "running": [100] * len(names),
             "share": [round(rng.random(), 6) for _ in names],
-            "allocated": [row() for _ in names],
-            "deserved": [row() for _ in names],
-            "guarantee": [row() for _ in names],
-            "capability": [row() for _ in names],
+            "allocated": [amounts() for _ in names],
+            "deserved": [amounts() for _ in names],
+            "guarantee": [amounts() if i % 10 == 0 else [0, 0, 0, 0] for i in range(100)],
+            "capability": [total if i % 4 else [c // 10 for c in total] for i in range(100)],
         },
         "drf": {
             "top": [[f"ns/job-{i}", names[i], round(rng.random(), 6), "cpu"] for i in range(50)],
@@ -135,7 +146,7 @@ def _week_at_scale() -> tuple[int, float]:
         for i in range(1440)
     )
     started = time.perf_counter()
-    series = queue_series("cpu", now - timedelta(days=1), now, now=now)
+    series = queue_series("cpu", now - timedelta(days=1), now, resolution=60, now=now)
     seconds = time.perf_counter() - started
     if series.resolution != 60 or len(series.times) != 1440:
         raise RuntimeError("the day was not read per minute")

@@ -5,24 +5,13 @@ See ``monitoring/__init__.py`` for why one compressed blob per row and how rows 
 
 from __future__ import annotations
 
-import json
-import zlib
 from typing import Any
 
 from django.db import models
 
+from monitoring.codec import decode, encode
+
 __all__ = ["HistorySample", "decode", "encode"]
-
-
-def encode(data: dict[str, Any]) -> bytes:
-    """Return ``data`` as compact JSON, zlib-compressed (level 1: fast, most of the gain)."""
-    return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 1)
-
-
-def decode(blob: bytes | memoryview) -> dict[str, Any]:
-    """Return the figures stored by ``encode``."""
-    data: dict[str, Any] = json.loads(zlib.decompress(bytes(blob)))
-    return data
 
 
 class HistorySample(models.Model):
@@ -35,7 +24,7 @@ class HistorySample(models.Model):
     at = models.DateTimeField()
     resolution = models.PositiveIntegerField(default=0, help_text="seconds; 0: one session")
     samples = models.PositiveIntegerField(default=1)
-    data = models.BinaryField(help_text="zlib-compressed JSON (monitoring.sample)")
+    data = models.BinaryField(help_text="packed figures (monitoring.codec)")
 
     class Meta:
         indexes = [models.Index(fields=["resolution", "at"], name="history_res_at")]

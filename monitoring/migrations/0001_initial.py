@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
                 ('at', models.DateTimeField()),
                 ('resolution', models.PositiveIntegerField(default=0, help_text='seconds; 0: one session')),
                 ('samples', models.PositiveIntegerField(default=1)),
-                ('data', models.BinaryField(help_text='zlib-compressed JSON (monitoring.sample)')),
+                ('data', models.BinaryField(help_text='packed figures (monitoring.codec)')),
             ],
             options={
                 'ordering': ['resolution', 'at'],
