@@ -13,7 +13,7 @@ plus ``record_session``), measured inside the *after* runs, since two whole sess
 shared machine differ by more than 5% from load alone. Then the sample's stored size, then the size of a week
 at the default tiers for 100 queues and 10,000 running jobs (one synthetic sample of that
 size, times 3,600 + 1,440 + 1,008 rows) and how long reading a day of it (1,440 per-minute
-rows) takes. Exits 1 when the budget is exceeded. Not run by ``make test``.
+rows, every queue field, median of three) takes. Exits 1 when the budget is exceeded. Not run by ``make test``.
 """
 
 from __future__ import annotations
@@ -145,11 +145,14 @@ def _week_at_scale() -> tuple[int, float]:
         HistorySample(at=now - timedelta(minutes=i), resolution=60, samples=60, data=data)
         for i in range(1440)
     )
-    started = time.perf_counter()
-    series = queue_series("cpu", now - timedelta(days=1), now, resolution=60, now=now)
-    seconds = time.perf_counter() - started
-    if series.resolution != 60 or len(series.times) != 1440:
-        raise RuntimeError("the day was not read per minute")
+    walls = []
+    for _ in range(3):  # the median of three: the machine is shared
+        started = time.perf_counter()
+        series = queue_series("cpu", now - timedelta(days=1), now, resolution=60, now=now)
+        walls.append(time.perf_counter() - started)
+        if series.resolution != 60 or len(series.times) != 1440:
+            raise RuntimeError("the day was not read per minute")
+    seconds = statistics.median(walls)
     return len(data) * WEEK_ROWS, seconds
 
 
