@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 import zlib
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["decode", "encode"]
+__all__ = ["QueueBlocks", "decode", "decode_blocks", "encode"]
 
 _SCALARS = ("weight", "pending", "inqueue", "running", "share", "share_max")
 _AMOUNTS = ("allocated", "deserved", "guarantee", "capability")
@@ -50,8 +51,29 @@ def encode(data: dict[str, Any]) -> bytes:
     return zlib.compress(body, 1)
 
 
-def decode(blob: bytes | memoryview, *, queues_only: bool = False) -> dict[str, Any]:
-    """Return the figures ``encode`` packed (only ``resources`` and ``queues`` if asked)."""
+@dataclass(frozen=True, slots=True)
+class QueueBlocks:
+    """A sample's queue columns as stored: names, and the two blocks as arrays (read-only)."""
+
+    resources: list[str]
+    names: list[str]
+    scalars: list[str]
+    amounts: list[str]
+    scalar_block: np.ndarray  # field x queue, float64
+    amount_block: np.ndarray  # field x queue x resource, int64
+    rest_at: int  # where the second JSON part starts in ``body``
+    body: bytes
+
+    def queues(self) -> dict[str, Any]:
+        """Return the columns as lists (the layout of ``monitoring.sample``)."""
+        queues: dict[str, Any] = {"name": self.names}
+        queues.update(zip(self.scalars, self.scalar_block.tolist(), strict=True))
+        queues.update(zip(self.amounts, self.amount_block.tolist(), strict=True))
+        return queues
+
+
+def decode_blocks(blob: bytes | memoryview) -> QueueBlocks:
+    """Return the queue columns of a sample without turning them into lists."""
     body = zlib.decompress(bytes(blob))
     size = int.from_bytes(body[:_LENGTH], "little")
     layout = json.loads(body[_LENGTH : _LENGTH + size])
@@ -62,14 +84,20 @@ def decode(blob: bytes | memoryview, *, queues_only: bool = False) -> dict[str, 
     amount_end = scalar_end + 8 * len(amounts) * count * width
     scalar_block = np.frombuffer(body[start:scalar_end], dtype=np.float64)
     amount_block = np.frombuffer(body[scalar_end:amount_end], dtype=np.int64)
-    queues: dict[str, Any] = {"name": names}
-    queues.update(zip(scalars, scalar_block.reshape(len(scalars), count).tolist(), strict=True))
-    queues.update(
-        zip(amounts, amount_block.reshape(len(amounts), count, width).tolist(), strict=True)
-    )
-    data: dict[str, Any] = {"resources": layout["resources"], "queues": queues}
+    return QueueBlocks(
+        resources=layout["resources"], names=names, scalars=scalars, amounts=amounts,
+        scalar_block=scalar_block.reshape(len(scalars), count),
+        amount_block=amount_block.reshape(len(amounts), count, width),
+        rest_at=amount_end, body=body,
+    )  # fmt: skip
+
+
+def decode(blob: bytes | memoryview, *, queues_only: bool = False) -> dict[str, Any]:
+    """Return the figures ``encode`` packed (only ``resources`` and ``queues`` if asked)."""
+    blocks = decode_blocks(blob)
+    data: dict[str, Any] = {"resources": blocks.resources, "queues": blocks.queues()}
     if not queues_only:
-        rest_size = int.from_bytes(body[amount_end : amount_end + _LENGTH], "little")
-        rest_start = amount_end + _LENGTH
-        data.update(json.loads(body[rest_start : rest_start + rest_size]))
+        body, at = blocks.body, blocks.rest_at
+        size = int.from_bytes(body[at : at + _LENGTH], "little")
+        data.update(json.loads(body[at + _LENGTH : at + _LENGTH + size]))
     return data

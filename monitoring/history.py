@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
 from django.utils import timezone
 
+from monitoring.codec import QueueBlocks, decode_blocks
 from monitoring.models import HistorySample, decode
 from monitoring.recorder import tiers
 
@@ -53,8 +55,6 @@ def _rows(
     until: datetime,
     resolution: int | None,
     now: datetime | None,
-    *,
-    queues_only: bool = False,
 ) -> tuple[int, Iterator[tuple[datetime, int, dict[str, Any]]]]:
     if resolution is None:
         resolution = choose_resolution(since, until, now=now)
@@ -63,9 +63,7 @@ def _rows(
         .order_by("at")
         .values_list("at", "samples", "data")
     )
-    return resolution, (
-        (at, n, decode(data, queues_only=queues_only)) for at, n, data in rows.iterator()
-    )
+    return resolution, ((at, n, decode(data)) for at, n, data in rows.iterator())
 
 
 @dataclass(slots=True)
@@ -89,44 +87,84 @@ def queue_series(
 ) -> QueueSeries:
     """Return every queue's ``fields`` for ``resource`` (milli-units) over the range.
 
-    Read column by column and turned into per-queue series at the end (one ``zip`` per field),
-    not value by value: a day per minute of 100 queues is over a million values.
+    A day per minute of 100 queues is over a million values, so when every sample has the
+    same queues (the usual case) the stored blocks are stacked and transposed with NumPy;
+    otherwise each sample is spread over every queue seen, ``None`` where one was missing.
     """
     unknown = [f for f in fields if f not in QUEUE_FIELDS]
     if unknown:
         raise ValueError(f"fields: unknown queue field(s) {', '.join(unknown)}")
-    chosen, rows = _rows(since, until, resolution, now, queues_only=True)
-    out = QueueSeries(resource=resource, resolution=chosen)
-    order: dict[str, int] = {}  # queue -> position, in order of first appearance
-    steps: dict[str, list[list[Any]]] = {f: [] for f in fields}
-    for at, _n, data in rows:
+    if resolution is None:
+        resolution = choose_resolution(since, until, now=now)
+    out = QueueSeries(resource=resource, resolution=resolution)
+    rows = (
+        HistorySample.objects.filter(resolution=resolution, at__gte=since, at__lte=until)
+        .order_by("at")
+        .values_list("at", "data")
+    )
+    steps: list[QueueBlocks] = []
+    for at, blob in rows.iterator():
         out.times.append(at.isoformat())
-        columns = data["queues"]
+        steps.append(decode_blocks(blob))
+    if not steps:
+        return out
+    first = steps[0]
+    layout = (first.names, first.resources, first.scalars, first.amounts)
+    if resource in first.resources and all(
+        (s.names, s.resources, s.scalars, s.amounts) == layout for s in steps
+    ):
+        out.queues = _uniform(steps, resource, fields)
+    else:
+        out.queues = _changing(steps, resource, fields)
+    return out
+
+
+def _uniform(
+    steps: list[QueueBlocks], resource: str, fields: tuple[str, ...]
+) -> dict[str, dict[str, list[Any]]]:
+    """Return the series when every sample has the same queues: stacked and transposed."""
+    first = steps[0]
+    column = first.resources.index(resource)
+    scalars = np.stack([s.scalar_block for s in steps])  # time x field x queue
+    amounts = np.stack([s.amount_block[:, :, column] for s in steps])
+    out: dict[str, dict[str, list[Any]]] = {name: {} for name in first.names}
+    for key in fields:
+        if key in _PER_RESOURCE:
+            block = amounts[:, first.amounts.index(key), :]
+        else:  # share_max is stored in merged samples only; a session's own is its share
+            block = scalars[:, first.scalars.index(key if key in first.scalars else "share"), :]
+        for name, series in zip(first.names, block.T.tolist(), strict=True):
+            out[name][key] = series
+    return out
+
+
+def _changing(
+    steps: list[QueueBlocks], resource: str, fields: tuple[str, ...]
+) -> dict[str, dict[str, list[Any]]]:
+    """Return the series when queues come and go: ``None`` where a queue was not there."""
+    order: dict[str, int] = {}  # queue -> position, in order of first appearance
+    per_field: dict[str, list[list[Any]]] = {f: [] for f in fields}
+    for step in steps:
+        columns = step.queues()
         names = columns["name"]
         for name in names:
             order.setdefault(name, len(order))
-        column = data["resources"].index(resource) if resource in data["resources"] else None
-        aligned = len(names) == len(order) and list(order) == names  # no queue missing
+        column = step.resources.index(resource) if resource in step.resources else None
         for key in fields:
             if key in _PER_RESOURCE:
-                values = (
-                    [r[column] for r in columns[key]] if column is not None else [0] * len(names)
-                )
+                values = [r[column] if column is not None else 0 for r in columns[key]]
             else:
-                values = columns.get(key) or columns["share"]  # share_max: merged rows only
-            if not aligned:
-                spread: list[Any] = [None] * len(order)
-                for name, value in zip(names, values, strict=True):
-                    spread[order[name]] = value
-                values = spread
-            steps[key].append(values)
+                values = columns.get(key) or columns["share"]
+            spread: list[Any] = [None] * len(order)
+            for name, value in zip(names, values, strict=True):
+                spread[order[name]] = value
+            per_field[key].append(spread)
     width = len(order)
-    names_in_order = list(order)
-    out.queues = {name: {} for name in names_in_order}
-    for key, per_step in steps.items():
-        padded = [v if len(v) == width else [*v, *[None] * (width - len(v))] for v in per_step]
-        for name, series in zip(names_in_order, zip(*padded, strict=True), strict=True):
-            out.queues[name][key] = list(series)
+    out: dict[str, dict[str, list[Any]]] = {name: {} for name in order}
+    for key, per_step in per_field.items():
+        padded = [v + [None] * (width - len(v)) for v in per_step]
+        for name, series in zip(order, zip(*padded, strict=True), strict=True):
+            out[name][key] = list(series)
     return out
 
 

@@ -35,6 +35,21 @@ def test_queue_series_has_a_gap_before_a_queue_existed() -> None:
     assert series.queues["a"]["capability"] == [8000, 8000]
 
 
+def test_queue_series_of_the_same_queues_gives_each_field_in_order() -> None:
+    for i, share in enumerate([0.25, 0.5, 0.75]):
+        store(NOW - timedelta(seconds=3 - i), sample(queues={"a": share, "b": 0.1}, weight=2))
+
+    series = queue_series("cpu", NOW - timedelta(minutes=1), NOW, now=NOW)
+
+    assert series.queues["a"]["allocated"] == [250, 500, 750]
+    assert series.queues["a"]["share_max"] == [0.25, 0.5, 0.75]  # a session's own: its share
+    assert series.queues["b"]["weight"] == [2, 2, 2]
+    assert series.queues["b"]["deserved"] == [4000, 4000, 4000]
+    assert queue_series("gpu", NOW - timedelta(minutes=1), NOW, now=NOW).queues["a"][
+        "allocated"
+    ] == [0, 0, 0]  # a resource the cluster does not have
+
+
 def test_session_series_gives_latency_and_evictions_by_action() -> None:
     store(NOW - timedelta(seconds=2), sample(queues={"a": 0.1}, preempt=2, e2e=40.0))
     store(NOW - timedelta(seconds=1), sample(queues={"a": 0.1}, binds=3, e2e=20.0))
