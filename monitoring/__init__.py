@@ -9,11 +9,12 @@ session observer that changes nothing; the session's end-to-end, per-action and 
 latency; binds, evictions (in total and by action: preempt, reclaim), pipelined pods and
 unschedulable jobs and tasks.
 
-Why compact: one row per session (``HistorySample``), not one per queue, job or pod. Its figures
-are columns (a list per field, an entry per queue) in JSON, compressed with zlib. A week of
-1-second sessions would be 604,800 rows; the tiers below keep about 6,000 (3,600 + 1,440 +
-1,008), each a few KiB even with 100 queues, and reading a range reads at most a few hundred
-rows. Ten thousand running jobs cost the top N plus one line per queue, not 10,000 entries.
+Why compact: one row per session (``HistorySample``), not one per queue, job or pod. Its queue
+figures are columns stored as NumPy blocks, the rest as small JSON parts, all zlib'd
+(``monitoring.codec``). A week of 1-second sessions would be 604,800 rows; the tiers below keep
+about 6,000 (3,600 + 1,440 + 1,008), about 6 KiB each with 100 queues (``bench/history.py``),
+and a reader reads at most a day's per-minute rows. Ten thousand running jobs cost the top N
+plus one line per queue, not 10,000 entries.
 
 Downsampling (``monitoring.merge``): tiers ``resolution:keep`` (``VOLCANO_HISTORY_TIERS``,
 default per session for an hour, per minute for a day, per ten minutes for a week). Once a
