@@ -8,7 +8,8 @@ the controller-manager's sync loop, which here runs first in the same cycle. One
 3. The engine runs the active configuration's actions and plugins on it.
 4. The cache writes the decisions in one transaction, refusing stale rows (on PostgreSQL a
    session's binds are sent in batches while step 3 still runs, in that same transaction).
-5. The session is recorded (``SessionRecord``, with a retention limit) and its metrics stored.
+5. The session is recorded (``SessionRecord``, with a retention limit), its sample added to
+   the history (``monitoring``: queues, DRF shares, latencies, counts) and its metrics stored.
 
 On SQLite the write-ahead log is checkpointed after step 5, not inside step 4's commit
 (``cache.wal``).
@@ -16,6 +17,8 @@ On SQLite the write-ahead log is checkpointed after step 5, not inside step 4's 
 After the cycle, at most once per ``VOLCANO_CHANGE_PRUNE_PERIOD`` (default 60 s), the leader
 deletes the watch change stream's events older than ``VOLCANO_CHANGE_RETENTION`` (default 900 s,
 etcd's default compaction interval, so watches from older versions get 410 Expired and relist).
+In the same pass, at most once per ``VOLCANO_HISTORY_COMPACT_PERIOD`` (default 60 s), the history
+is rolled up into its coarser tiers and pruned (``monitoring.recorder``).
 
 Two ways to run it, one code path: ``EmbeddedWorker`` is a thread in the server process (``make
 run``) that also plays the simulated kubelet (``runtime.tick``) each period; in the distributed
@@ -38,12 +41,15 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 
 from jobs.controller.events import prune_events
+from monitoring.recorder import make_sampler, maybe_compact_history, record_session
+from monitoring.sample import DrfSampler
 from queues.share_status import store_shares
 from scheduler import failpoints, runtime
 from scheduler.cache import ApplyResult, BindPipeline, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
 from scheduler.cache.wal import checkpoint_after
 from scheduler.engine import load_conf, run_session
+from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.conf import SchedulerConf
 from scheduler.engine.framework.decisions import Decisions
@@ -189,10 +195,16 @@ def _cycle(
     try:
         configuration, conf = _active_conf()
         snapshot = read_snapshot(now=now)  # 2.
+        sampler = make_sampler() if record else None  # reads DRF shares for the history
         # Binds are sent while the engine runs, uncommitted until step 4 ends (bind_pipeline).
         with BindPipeline(snapshot, now=now, batch=bind_batch()) as binds:
             decisions = run_session(
-                snapshot.cluster, conf, uid=uid, bind_listener=binds.add, report_shares=True
+                snapshot.cluster,
+                conf,
+                uid=uid,
+                bind_listener=binds.add,
+                report_shares=True,
+                observer=sampler,
             )  # 3.
 
             def write(binds_written: int | None) -> ApplyResult:  # 4., in the same transaction
@@ -233,6 +245,8 @@ def _cycle(
             unschedulable=len(decisions.unschedulable),
         )  # fmt: skip
         _trim_records()
+        if sampler is not None:
+            _record_history(now, snapshot.cluster, decisions, sampler, e2e_ms, applied)
     state = load_state()
     observe_session(state, snapshot=snapshot, decisions=decisions, applied=applied,
                     e2e_ms=e2e_ms, open_ms=open_ms, now=now)  # fmt: skip
@@ -244,6 +258,24 @@ def _cycle(
         applied.seconds * 1000,
     )  # fmt: skip
     return SessionSummary(rec, decisions, applied)
+
+
+def _record_history(
+    now: datetime,
+    cluster: ClusterInfo,
+    decisions: Decisions,
+    sampler: DrfSampler,
+    e2e_ms: float,
+    applied: ApplyResult,
+) -> None:
+    """Add the session's sample to the history; a failure is logged, the cycle goes on."""
+    try:
+        record_session(
+            now=now, cluster=cluster, decisions=decisions, job_shares=sampler.shares,
+            e2e_ms=e2e_ms, binds=applied.bound, evictions=applied.evicted,
+        )  # fmt: skip
+    except Exception:  # history is for charts: never worth a lost session
+        logger.exception("recording the session's history failed")
 
 
 def _setting(name: str, default: float) -> float:
@@ -295,6 +327,10 @@ def run_leader_cycle(lease: Lease, *, tick_runtime: bool = False) -> SessionSumm
         prune_change_stream()
     except Exception:  # housekeeping: the next period tries again
         logger.exception("pruning the change stream failed")
+    try:
+        maybe_compact_history(now=failpoints.now())
+    except Exception:  # housekeeping: the next period tries again
+        logger.exception("compacting the history failed")
     return summary
 
 

@@ -112,6 +112,7 @@ INSTALLED_APPS = [
     "scheduler",
     "queues",
     "jobs",
+    "monitoring",
     "volcano_site.kube",
     "volcano_site.accounts",
     "volcano_site.console",

@@ -27,6 +27,12 @@ class Eviction:
     reason: str
     preemptor: str = ""
 
+    @property
+    def action(self) -> str:
+        """Return the action that evicts (``preempt``, ``reclaim``): the actions give their
+        own name as the reason, so history and metrics can count evictions by action."""
+        return self.reason
+
 
 @dataclass(slots=True)
 class Decisions:

@@ -1,0 +1,27 @@
+"""The scheduler's recorded history: what charts read, kept in the database, no extra service.
+
+What is recorded, after every session (``monitoring.recorder.record_session``, called by the
+worker): each queue's allocated, deserved, guarantee and capability per resource (milli-units,
+as the engine holds them), its share (the sharing plugin's: proportion or capacity), weight and
+PodGroups Pending/Inqueue/Running; the running jobs' DRF shares (the top N jobs with their
+dominant resource, and per queue the count, mean and max share), read from the drf plugin by a
+session observer that changes nothing; the session's end-to-end, per-action and per-plugin
+latency; binds, evictions (in total and by action: preempt, reclaim), pipelined pods and
+unschedulable jobs and tasks.
+
+Why compact: one row per session (``HistorySample``), not one per queue, job or pod. Its queue
+figures are columns stored as NumPy blocks, the rest as small JSON parts, all zlib'd
+(``monitoring.codec``). A week of 1-second sessions would be 604,800 rows; the tiers below keep
+about 6,000 (3,600 + 1,440 + 1,008), about 6 KiB each with 100 queues (``bench/history.py``),
+and a reader reads at most a day's per-minute rows. Ten thousand running jobs cost the top N
+plus one line per queue, not 10,000 entries.
+
+Downsampling (``monitoring.merge``): tiers ``resolution:keep`` (``VOLCANO_HISTORY_TIERS``,
+default per session for an hour, per minute for a day, per ten minutes for a week). Once a
+minute at most the worker merges the whole buckets of each tier into the next coarser one and
+deletes samples older than their tier keeps. The merge rule per field: mean (weighted by
+sessions) for load (allocated, deserved, share, PodGroup counts, DRF mean share, latencies),
+max for peaks (``share_max``, ``e2e_max``, DRF max share), last for settings (weight,
+guarantee, capability) and the top jobs, sum for counts (binds, evictions, pipelined,
+unschedulable). Readers (``monitoring.history``) choose the tier from the range asked for.
+"""

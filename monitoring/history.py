@@ -1,0 +1,242 @@
+"""Reading the history for charts: series over a time range, at a resolution the range picks.
+
+``choose_resolution`` takes the finest tier that still holds ``since`` and gives at most
+``max_points`` points; every reader returns times (ISO strings, UTC) and one list per series,
+aligned, with ``None`` where a queue did not exist yet (a chart's gap).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+from django.utils import timezone
+
+from monitoring.codec import QueueBlocks, decode_blocks
+from monitoring.models import HistorySample, decode
+from monitoring.recorder import tiers
+
+__all__ = [
+    "QUEUE_FIELDS",
+    "QueueSeries",
+    "SessionSeries",
+    "choose_resolution",
+    "job_share_series",
+    "queue_series",
+    "session_series",
+]
+
+QUEUE_FIELDS = ("allocated", "deserved", "guarantee", "capability", "share", "share_max",
+                "weight", "pending", "inqueue", "running")  # fmt: skip
+_PER_RESOURCE = ("allocated", "deserved", "guarantee", "capability")
+
+
+def choose_resolution(
+    since: datetime, until: datetime, *, now: datetime | None = None, max_points: int = 720
+) -> int:
+    """Return the resolution (seconds) to read ``since``..``until`` with."""
+    now = now or timezone.now()
+    levels = tiers()
+    span = max((until - since).total_seconds(), 0.0)
+    for tier in levels:
+        holds_start = since >= now - timedelta(seconds=tier.keep)
+        # one sample per session: assume the default 1 s period to count points
+        points = span / max(tier.resolution, 1)
+        if holds_start and points <= max_points:
+            return tier.resolution
+    return levels[-1].resolution
+
+
+def _rows(
+    since: datetime,
+    until: datetime,
+    resolution: int | None,
+    now: datetime | None,
+) -> tuple[int, Iterator[tuple[datetime, int, dict[str, Any]]]]:
+    if resolution is None:
+        resolution = choose_resolution(since, until, now=now)
+    rows = (
+        HistorySample.objects.filter(resolution=resolution, at__gte=since, at__lte=until)
+        .order_by("at")
+        .values_list("at", "samples", "data")
+    )
+    return resolution, ((at, n, decode(data)) for at, n, data in rows.iterator())
+
+
+@dataclass(slots=True)
+class QueueSeries:
+    """Per queue, per field, one value per time (``resource`` for the per-resource fields)."""
+
+    resource: str
+    resolution: int
+    times: list[str] = field(default_factory=list)
+    queues: dict[str, dict[str, list[float | None]]] = field(default_factory=dict)
+
+
+def queue_series(
+    resource: str,
+    since: datetime,
+    until: datetime,
+    *,
+    fields: tuple[str, ...] = QUEUE_FIELDS,
+    resolution: int | None = None,
+    now: datetime | None = None,
+) -> QueueSeries:
+    """Return every queue's ``fields`` for ``resource`` (milli-units) over the range.
+
+    A day per minute of 100 queues is over a million values, so when every sample has the
+    same queues (the usual case) the stored blocks are stacked and transposed with NumPy;
+    otherwise each sample is spread over every queue seen, ``None`` where one was missing.
+    """
+    unknown = [f for f in fields if f not in QUEUE_FIELDS]
+    if unknown:
+        raise ValueError(f"fields: unknown queue field(s) {', '.join(unknown)}")
+    if resolution is None:
+        resolution = choose_resolution(since, until, now=now)
+    out = QueueSeries(resource=resource, resolution=resolution)
+    rows = (
+        HistorySample.objects.filter(resolution=resolution, at__gte=since, at__lte=until)
+        .order_by("at")
+        .values_list("at", "data")
+    )
+    steps: list[QueueBlocks] = []
+    for at, blob in rows.iterator():
+        out.times.append(at.isoformat())
+        steps.append(decode_blocks(blob))
+    if not steps:
+        return out
+    first = steps[0]
+    layout = (first.names, first.resources, first.scalars, first.amounts)
+    if resource in first.resources and all(
+        (s.names, s.resources, s.scalars, s.amounts) == layout for s in steps
+    ):
+        out.queues = _uniform(steps, resource, fields)
+    else:
+        out.queues = _changing(steps, resource, fields)
+    return out
+
+
+def _uniform(
+    steps: list[QueueBlocks], resource: str, fields: tuple[str, ...]
+) -> dict[str, dict[str, list[Any]]]:
+    """Return the series when every sample has the same queues: stacked and transposed."""
+    first = steps[0]
+    column = first.resources.index(resource)
+    scalars = np.stack([s.scalar_block for s in steps])  # time x field x queue
+    amounts = np.stack([s.amount_block[:, :, column] for s in steps])
+    out: dict[str, dict[str, list[Any]]] = {name: {} for name in first.names}
+    for key in fields:
+        if key in _PER_RESOURCE:
+            block = amounts[:, first.amounts.index(key), :]
+        else:  # share_max is stored in merged samples only; a session's own is its share
+            block = scalars[:, first.scalars.index(key if key in first.scalars else "share"), :]
+        for name, series in zip(first.names, block.T.tolist(), strict=True):
+            out[name][key] = series
+    return out
+
+
+def _changing(
+    steps: list[QueueBlocks], resource: str, fields: tuple[str, ...]
+) -> dict[str, dict[str, list[Any]]]:
+    """Return the series when queues come and go: ``None`` where a queue was not there."""
+    order: dict[str, int] = {}  # queue -> position, in order of first appearance
+    per_field: dict[str, list[list[Any]]] = {f: [] for f in fields}
+    for step in steps:
+        columns = step.queues()
+        names = columns["name"]
+        for name in names:
+            order.setdefault(name, len(order))
+        column = step.resources.index(resource) if resource in step.resources else None
+        for key in fields:
+            if key in _PER_RESOURCE:
+                values = [r[column] if column is not None else 0 for r in columns[key]]
+            else:
+                values = columns.get(key) or columns["share"]
+            spread: list[Any] = [None] * len(order)
+            for name, value in zip(names, values, strict=True):
+                spread[order[name]] = value
+            per_field[key].append(spread)
+    width = len(order)
+    out: dict[str, dict[str, list[Any]]] = {name: {} for name in order}
+    for key, per_step in per_field.items():
+        padded = [v + [None] * (width - len(v)) for v in per_step]
+        for name, series in zip(order, zip(*padded, strict=True), strict=True):
+            out[name][key] = list(series)
+    return out
+
+
+@dataclass(slots=True)
+class SessionSeries:
+    """Per time: latencies (ms) and what the sessions did (sums over the bucket)."""
+
+    resolution: int
+    times: list[str] = field(default_factory=list)
+    sessions: list[int] = field(default_factory=list)
+    e2e_ms: list[float] = field(default_factory=list)
+    e2e_max_ms: list[float] = field(default_factory=list)
+    action_ms: dict[str, list[float | None]] = field(default_factory=dict)
+    plugin_ms: dict[str, list[float | None]] = field(default_factory=dict)
+    counts: dict[str, list[int]] = field(default_factory=dict)
+    evictions_by_action: dict[str, list[int]] = field(default_factory=dict)
+
+
+def session_series(
+    since: datetime,
+    until: datetime,
+    *,
+    resolution: int | None = None,
+    now: datetime | None = None,
+) -> SessionSeries:
+    """Return the sessions' latencies and counts over the range."""
+    chosen, rows = _rows(since, until, resolution, now)
+    out = SessionSeries(resolution=chosen)
+    for step, (at, sessions, data) in enumerate(rows):
+        out.times.append(at.isoformat())
+        out.sessions.append(sessions)
+        latency, counts = data["latency"], data["counts"]
+        out.e2e_ms.append(latency["e2e"])
+        out.e2e_max_ms.append(latency["e2e_max"])
+        _append(out.action_ms, latency["actions"], step, None)
+        _append(out.plugin_ms, latency["plugins"], step, None)
+        _append(out.evictions_by_action, counts["evictions_by_action"], step, 0)
+        _append(out.counts, {k: v for k, v in counts.items() if isinstance(v, int)}, step, 0)
+    return out
+
+
+def _append(series: dict[str, list[Any]], values: dict[str, Any], step: int, empty: Any) -> None:
+    for name, value in values.items():
+        series.setdefault(name, [empty] * step).append(value)
+    for values_of in series.values():
+        if len(values_of) <= step:
+            values_of.append(empty)
+
+
+def job_share_series(
+    since: datetime,
+    until: datetime,
+    *,
+    resolution: int | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """Return per queue the running jobs' count, mean and max DRF share over the range, and the
+    top jobs (``[job, queue, share, dominant resource]``) of the last sample."""
+    chosen, rows = _rows(since, until, resolution, now)
+    times: list[str] = []
+    queues: dict[str, dict[str, list[float | None]]] = {}
+    top: list[list[Any]] = []
+    for step, (at, _n, data) in enumerate(rows):
+        times.append(at.isoformat())
+        for name, (jobs, mean, most) in data["drf"]["queues"].items():
+            series = queues.setdefault(name, {k: [None] * step for k in ("jobs", "mean", "max")})
+            series["jobs"].append(jobs)
+            series["mean"].append(mean)
+            series["max"].append(most)
+        for series in queues.values():
+            for values in series.values():
+                if len(values) <= step:
+                    values.append(None)
+        top = data["drf"]["top"]
+    return {"resolution": chosen, "times": times, "queues": queues, "top": top}

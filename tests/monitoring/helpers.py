@@ -1,0 +1,47 @@
+"""Samples made by hand, in the layout ``monitoring.sample.build_sample`` writes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from monitoring.models import HistorySample, encode
+
+
+def sample(
+    *,
+    queues: dict[str, float],
+    weight: int = 1,
+    binds: int = 0,
+    preempt: int = 0,
+    e2e: float = 10.0,
+) -> dict[str, Any]:
+    """Return figures where each queue holds ``share`` and that many CPU cores allocated."""
+    names = sorted(queues)
+    return {
+        "v": 1,
+        "resources": ["cpu", "memory"],
+        "queues": {
+            "name": names,
+            "weight": [weight] * len(names),
+            "pending": [1] * len(names),
+            "inqueue": [0] * len(names),
+            "running": [2] * len(names),
+            "share": [queues[n] for n in names],
+            "allocated": [[int(queues[n] * 1000), 0] for n in names],
+            "deserved": [[4000, 0] for _ in names],
+            "guarantee": [[0, 0] for _ in names],
+            "capability": [[8000, 0] for _ in names],
+        },
+        "drf": {"top": [["default/j", names[0], 0.5, "cpu"]], "queues": {names[0]: [1, 0.5, 0.5]}},
+        "latency": {"e2e": e2e, "e2e_max": e2e, "actions": {"allocate": e2e / 2}, "plugins": {}},
+        "counts": {
+            "binds": binds, "evictions": preempt, "evictions_by_action": {"preempt": preempt},
+            "pipelined": 0, "unschedulable_jobs": 0, "unschedulable_tasks": 0,
+        },
+    }  # fmt: skip
+
+
+def store(at: datetime, data: dict[str, Any], *, resolution: int = 0) -> HistorySample:
+    """Store one sample."""
+    return HistorySample.objects.create(at=at, resolution=resolution, data=encode(data))
