@@ -1,9 +1,9 @@
 """The live queue shares: the engine's proportion or capacity plugin on the database's snapshot.
 
-Every figure the queue pages show as *deserved*, *overused* or *reclaimable*, and every
-preview of a change, comes from ``scheduler.engine.shares`` run on ``read_snapshot()`` with
-the active configuration, so the page says what the next session will compute. A preview
-applies the edit to that snapshot only; nothing is written.
+The queue pages read what the worker stored after its last session (``queues.share_status``);
+a preview of a change cannot wait for a session, so it runs ``scheduler.engine.shares`` on
+``read_snapshot()`` with the active configuration, the edit applied to that snapshot only:
+nothing is written.
 """
 
 from __future__ import annotations
@@ -11,35 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from scheduler.cache.snapshot import read_snapshot
-from scheduler.engine import load_conf
-from scheduler.engine.conf import SchedulerConf
+from scheduler.conf_text import active_conf
 from scheduler.engine.shares import QueueChange, ShareReport, queue_shares, queue_shares_pair
-from scheduler.models import SchedulerConfiguration
 
-__all__ = ["active_conf", "live_shares", "live_shares_pair"]
-
-_parsed: dict[tuple[int, str], SchedulerConf] = {}
-
-
-def active_conf() -> SchedulerConf:
-    """Return the active configuration, parsed once per version (Volcano's default without one)."""
-    row = SchedulerConfiguration.objects.filter(is_active=True).only("pk", "text").first()
-    if row is None:
-        return load_conf(None)
-    key = (row.pk, row.text)
-    if key not in _parsed:
-        _parsed.clear()
-        _parsed[key] = load_conf(row.text)
-    return _parsed[key]
+__all__ = ["live_shares", "live_shares_pair"]
 
 
 def live_shares(changes: Mapping[str, QueueChange] | None = None) -> ShareReport:
     """Return every queue's share now, or as it would be after ``changes``."""
     snapshot = read_snapshot()
-    return queue_shares(snapshot.cluster, active_conf(), changes=changes)
+    return queue_shares(snapshot.cluster, active_conf()[1], changes=changes)
 
 
 def live_shares_pair(changes: Mapping[str, QueueChange]) -> tuple[ShareReport, ShareReport]:
     """Return every queue's share now and after ``changes``, from one read of the cluster."""
     snapshot = read_snapshot()
-    return queue_shares_pair(snapshot.cluster, active_conf(), changes)
+    return queue_shares_pair(snapshot.cluster, active_conf()[1], changes)

@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cmp_to_key
 from typing import Any
 
 from django.db import connection, transaction
@@ -29,13 +28,12 @@ from scheduler.cache.export import snapshot_to_scenario
 from scheduler.cache.snapshot import read_snapshot
 from scheduler.engine import load_conf, run_session
 from scheduler.engine.api.cluster_info import ClusterInfo
-from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.types import ALLOCATED_STATUSES, TaskStatus
 from scheduler.engine.errors import EngineError
 from scheduler.engine.framework.decisions import Decisions
-from scheduler.engine.framework.session import Session
+from scheduler.engine.shares import ShareReport
 from scheduler.models import SchedulerConfiguration
 
 __all__ = [
@@ -200,35 +198,19 @@ def _milli(resource: Resource | None) -> dict[str, int]:
     return {n: int(v) for n, v in resource.items() if n in _SHOWN and v} if resource else {}
 
 
-class _Observer:
-    """Reads the waiting line at open, and queue shares before close (never changes them)."""
+def _line(shares: ShareReport) -> dict[str, int]:
+    """Return each waiting job's 1-based place in its queue, as the engine orders them."""
+    return {
+        job: place for jobs in shares.job_order.values() for place, job in enumerate(jobs, start=1)
+    }
 
-    def __init__(self) -> None:
-        self.line: dict[str, int] = {}
-        self.deserved: dict[str, dict[str, int]] = {}
 
-    def __call__(self, ssn: Session, moment: str) -> None:
-        if moment == "opened":
-            self._read_line(ssn)
-        else:
-            self._read_deserved(ssn)
-
-    def _read_line(self, ssn: Session) -> None:
-        waiting: dict[str, list[JobInfo]] = {}
-        for job in ssn.jobs.values():
-            if job.count(TaskStatus.PENDING):
-                waiting.setdefault(job.queue, []).append(job)
-        order = cmp_to_key(ssn.job_order_cmp)
-        for jobs in waiting.values():
-            for place, job in enumerate(sorted(jobs, key=order), start=1):
-                self.line[job.uid] = place
-
-    def _read_deserved(self, ssn: Session) -> None:
-        plugin = ssn.plugins.get("proportion")
-        attrs = getattr(plugin, "attrs", None) or {}
-        index = ssn.resource_index
-        for name, attr in attrs.items():
-            self.deserved[name] = _milli(index.resource(attr.deserved))
+def _deserved(shares: ShareReport, queue: QueueInfo) -> dict[str, int]:
+    """Return the sharing plugin's deserved (proportion or capacity), else the queue's spec."""
+    share = shares.queues.get(queue.name)
+    if share is None or not share.taking_part:
+        return _milli(queue.deserved)
+    return {n: int(v) for n, v in share.deserved.items() if n in _SHOWN and v}
 
 
 def _allocated(cluster: ClusterInfo) -> dict[str, dict[str, int]]:
@@ -303,8 +285,11 @@ def _run_side(label: str, conf_text: str, cluster: ClusterInfo) -> SideReport:
     started = time.perf_counter()
     conf = load_conf(conf_text)
     total = {n: int(v) for n, v in cluster.total_allocatable().items()}
-    observer = _Observer()
-    decisions = run_session(cluster, conf, uid=f"what-if-{label}", observer=observer)
+    # The shares (deserved, the line of waiting jobs) as the plugins computed them at open:
+    # the same report the worker stores for the queue pages.
+    decisions = run_session(cluster, conf, uid=f"what-if-{label}", report_shares=True)
+    shares = decisions.shares
+    assert shares is not None
     allocated = _allocated(cluster)
     side = SideReport(label=label, conf_text=conf_text)
     side.binds = dict(sorted(decisions.binds.items()))
@@ -312,10 +297,10 @@ def _run_side(label: str, conf_text: str, cluster: ClusterInfo) -> SideReport:
                       for e in decisions.evictions]  # fmt: skip
     side.pipelined = dict(sorted(decisions.pipelined.items()))
     side.pending = _pending_jobs(cluster, decisions, allocated, total)
-    side.line = observer.line
+    side.line = _line(shares)
     for name, queue in sorted(cluster.queues.items()):
         got = dict(allocated.get(name, {}))
-        deserved = observer.deserved.get(name) or _milli(queue.deserved)
+        deserved = _deserved(shares, queue)
         share = max((got.get(n, 0) / v for n, v in deserved.items() if v > 0), default=0.0)
         side.queues[name] = QueueShare(name, queue.weight, got, deserved, share)
     side.seconds = time.perf_counter() - started

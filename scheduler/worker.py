@@ -48,10 +48,10 @@ from scheduler import failpoints, runtime
 from scheduler.cache import ApplyResult, BindPipeline, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
 from scheduler.cache.wal import checkpoint_after
-from scheduler.engine import load_conf, run_session
+from scheduler.conf_text import active_conf
+from scheduler.engine import run_session
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.types import TaskStatus
-from scheduler.engine.conf import SchedulerConf
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.engine.util.gc_pause import no_automatic_gc
 from scheduler.leader import Lease, make_lease
@@ -71,7 +71,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-_conf_cache: dict[tuple[int, str], SchedulerConf] = {}
 
 
 def _number(name: str, default: float) -> float:
@@ -108,17 +107,6 @@ def reconcile_jobs(now: datetime) -> None:
         return
     reconcile_all(now=now)
     reconcile_training_jobs(now)
-
-
-def _active_conf() -> tuple[SchedulerConfiguration | None, SchedulerConf]:
-    row = SchedulerConfiguration.objects.filter(is_active=True).first()
-    if row is None:
-        return None, load_conf(None)
-    key = (row.pk, row.text)
-    if key not in _conf_cache:
-        _conf_cache.clear()
-        _conf_cache[key] = load_conf(row.text)
-    return row, _conf_cache[key]
 
 
 def _trim_records() -> None:
@@ -193,7 +181,7 @@ def _cycle(
     """Steps 2-5 of one cycle."""
     configuration: SchedulerConfiguration | None = None
     try:
-        configuration, conf = _active_conf()
+        configuration, conf = active_conf()
         snapshot = read_snapshot(now=now)  # 2.
         sampler = make_sampler() if record else None  # reads DRF shares for the history
         # Binds are sent while the engine runs, uncommitted until step 4 ends (bind_pipeline).
