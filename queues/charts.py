@@ -11,21 +11,10 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from queues.selectors import QueueRow
-from scheduler.wire import is_binary_resource
 from volcano_site.console.charts import base_layout
+from volcano_site.console.units import axis_unit
 
-__all__ = ["has_figures", "queue_share_figure", "resource_unit"]
-
-_GIB = float(1 << 30)
-
-
-def resource_unit(resource: str) -> tuple[str, float]:
-    """Return the axis unit of ``resource`` and the divisor from milli-units to it."""
-    if is_binary_resource(resource):
-        return "GiB", 1000.0 * _GIB
-    if resource == "cpu":
-        return "cores", 1000.0
-    return resource.rsplit("/", 1)[-1], 1000.0
+__all__ = ["has_figures", "queue_share_figure"]
 
 
 def has_figures(resource: str, rows: Sequence[QueueRow]) -> bool:
@@ -41,7 +30,7 @@ def has_figures(resource: str, rows: Sequence[QueueRow]) -> bool:
 
 def queue_share_figure(resource: str, rows: Sequence[QueueRow]) -> go.Figure:
     """Return the share chart of ``resource`` for ``rows`` (queues on x, amounts on y)."""
-    unit, divisor = resource_unit(resource)
+    unit, divisor = axis_unit(resource)
     names = [row.queue.name for row in rows]
 
     def series(values: list[float | None]) -> list[float | None]:

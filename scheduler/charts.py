@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 from plotly import graph_objs as go
 
-from scheduler.wire import is_binary_resource
 from volcano_site.console.charts import base_layout
+from volcano_site.console.units import axis_unit
 
-__all__ = ["MISSING_GROUP", "UNITS", "HeatNode", "node_heatmap"]
+__all__ = ["MISSING_GROUP", "HeatNode", "node_heatmap"]
 
 MISSING_GROUP = "(none)"
 MAX_GROUP_TICKS = 40  # more group names than this overlap: every k-th is named
@@ -34,23 +34,8 @@ class HeatNode:
     cells: Mapping[str, tuple[int, int]]
 
 
-# The hover prints amounts in these units (Plotly formats numbers, not Kubernetes quantities).
-UNITS: dict[str, tuple[str, float]] = {
-    "cpu": ("cores", 1000.0),
-    "memory": ("GiB", 1000.0 * 2**30),
-    "nvidia.com/gpu": ("GPUs", 1000.0),
-    "pods": ("pods", 1000.0),
-}
-
-
-def _unit(resource: str) -> tuple[str, float]:
-    if resource in UNITS:
-        return UNITS[resource]
-    return ("GiB", 1000.0 * 2**30) if is_binary_resource(resource) else ("", 1000.0)
-
-
 def _row_label(resource: str) -> str:
-    unit, _scale = _unit(resource)
+    unit, _scale = axis_unit(resource)
     return f"{resource} ({unit})" if unit and unit != resource else resource
 
 
@@ -92,7 +77,7 @@ def node_heatmap(
             cell = node.cells.get(resource)
             if cell is not None:
                 held[row, column], have[row, column] = cell
-    scale = np.array([[_unit(r)[1]] for r in resources])
+    scale = np.array([[axis_unit(r)[1]] for r in resources])
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(have > 0, np.round(100 * held / have, 1), np.nan)  # NaN: a gap
     customdata = np.stack([held / scale, have / scale], axis=-1)

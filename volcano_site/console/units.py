@@ -11,8 +11,15 @@ from typing import Any
 
 from scheduler.wire import is_binary_resource
 
-__all__ = ["amount"]
+__all__ = ["AXIS_UNITS", "amount", "axis_unit"]
 
+# Charts print amounts in these units (Plotly formats numbers, not Kubernetes quantities).
+AXIS_UNITS: dict[str, tuple[str, float]] = {
+    "cpu": ("cores", 1000.0),
+    "memory": ("GiB", 1000.0 * 2**30),
+    "nvidia.com/gpu": ("GPUs", 1000.0),
+    "pods": ("pods", 1000.0),
+}
 _BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
 
@@ -35,3 +42,12 @@ def amount(milli: Any, resource: str = "cpu") -> str:
 def _trim(value: float, places: int) -> str:
     text = f"{value:.{places}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def axis_unit(resource: str) -> tuple[str, float]:
+    """Return the unit a chart shows ``resource`` in and the divisor from milli-units to it."""
+    if resource in AXIS_UNITS:
+        return AXIS_UNITS[resource]
+    if is_binary_resource(resource):
+        return AXIS_UNITS["memory"]
+    return resource.rsplit("/", 1)[-1], 1000.0
