@@ -1,0 +1,85 @@
+"""Where the Metrics pages read their series: the built-in history, or a Prometheus.
+
+The pages ask one ``MetricsSource`` for series over a time range and draw what comes back, so
+a chart is the same chart whichever source answers. The built-in history
+(``monitoring.history``) is the default; when ``PROMETHEUS_URL`` is set the same methods are
+answered by that Prometheus' ``query_range`` (``monitoring.prometheus``), and the page names the
+source it shows (``label``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Protocol
+
+from monitoring import history
+from monitoring.history import QueueSeries, SessionSeries
+
+__all__ = ["HistorySource", "MetricsSource", "current_source"]
+
+
+class MetricsSource(Protocol):
+    """What a chart can ask for; every method returns ``monitoring.history``'s shapes."""
+
+    name: str  # "history" or "prometheus"
+    label: str  # what the page says it shows, e.g. "built-in history"
+
+    def queue_series(
+        self,
+        resource: str,
+        since: datetime,
+        until: datetime,
+        *,
+        fields: tuple[str, ...] = history.QUEUE_FIELDS,
+        resolution: int | None = None,
+    ) -> QueueSeries:
+        """Every queue's ``fields`` for ``resource`` (milli-units) over the range."""
+        ...
+
+    def session_series(
+        self, since: datetime, until: datetime, *, resolution: int | None = None
+    ) -> SessionSeries:
+        """The sessions' latencies (ms) and counts over the range."""
+        ...
+
+    def job_share_series(
+        self, since: datetime, until: datetime, *, resolution: int | None = None
+    ) -> dict[str, Any]:
+        """Per queue the running jobs' DRF share (count, mean, max) and the top jobs."""
+        ...
+
+
+class HistorySource:
+    """The history the worker records in the database (no extra service)."""
+
+    name = "history"
+    label = "built-in history"
+
+    def queue_series(
+        self,
+        resource: str,
+        since: datetime,
+        until: datetime,
+        *,
+        fields: tuple[str, ...] = history.QUEUE_FIELDS,
+        resolution: int | None = None,
+    ) -> QueueSeries:
+        """Read ``monitoring.history.queue_series``."""
+        return history.queue_series(resource, since, until, fields=fields, resolution=resolution)
+
+    def session_series(
+        self, since: datetime, until: datetime, *, resolution: int | None = None
+    ) -> SessionSeries:
+        """Read ``monitoring.history.session_series``."""
+        return history.session_series(since, until, resolution=resolution)
+
+    def job_share_series(
+        self, since: datetime, until: datetime, *, resolution: int | None = None
+    ) -> dict[str, Any]:
+        """Read ``monitoring.history.job_share_series``."""
+        return history.job_share_series(since, until, resolution=resolution)
+
+
+def current_source() -> MetricsSource:
+    """Return the source the Metrics pages read now (the built-in history by default)."""
+    return HistorySource()
