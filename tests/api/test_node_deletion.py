@@ -80,7 +80,7 @@ def test_watchers_see_the_pod_failed_by_pod_gc_as_it_goes(operator: Client) -> N
 
     _delete_node(operator, "n1")
 
-    stream = operator.get(
+    stream: Any = operator.get(
         f"{PODS.format(ns='default')}?watch=1&resourceVersion={version}&timeoutSeconds=1"
     )
     events = [json.loads(line) for line in b"".join(stream.streaming_content).splitlines()]
