@@ -13,9 +13,11 @@ of one. Like Volcano's controller, the group is
 - minMember 1, minResources the pod's requests, priorityClassName the pod's.
 
 The pod is then linked to the group, which is what its ``scheduling.k8s.io/group-name``
-annotation shows. A pod that already names a group (even one that does not exist yet) is left
-alone, as Volcano's controller skips a pod whose annotation is set. Level-triggered: each pass
-looks for such pods (an indexed query) and does nothing when there are none.
+annotation shows. A pod that already names a group is left alone, as Volcano's controller skips
+a pod whose annotation is set; if that group did not exist when the pod was created, the pod is
+linked to it once it does (Volcano's scheduler joins pods to groups by that annotation).
+Level-triggered: each pass looks for such pods (indexed queries) and does nothing when there
+are none.
 """
 
 from __future__ import annotations
@@ -123,9 +125,27 @@ def _give_group(pod: Pod, now: dt.datetime) -> bool:
     return True
 
 
+def _join_named_groups() -> int:
+    """Link pods that name a PodGroup created after them; return how many."""
+    joined = 0
+    named = Pod.objects.filter(
+        pod_group__isnull=True, job__isnull=True, phase__in=(PodPhase.PENDING, PodPhase.RUNNING)
+    ).filter(annotations__has_key=GROUP_NAME)
+    for pod in named:
+        name = str(pod.annotations.get(GROUP_NAME) or "")
+        group = PodGroup.objects.filter(namespace=pod.namespace, name=name).first()
+        if group is None:
+            continue
+        pod.pod_group = group
+        pod.annotations = {k: v for k, v in pod.annotations.items() if k != GROUP_NAME}
+        pod.save(update_fields=["pod_group", "annotations"])  # the annotation shows the link
+        joined += 1
+    return joined
+
+
 def reconcile_normal_pods(now: dt.datetime) -> int:
     """Give every Volcano-scheduled pod without a PodGroup its implicit one; return how many."""
-    linked = 0
+    linked = _join_named_groups()
     for pod in _waiting_pods():
         try:
             with transaction.atomic():

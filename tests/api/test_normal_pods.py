@@ -207,3 +207,26 @@ def test_adding_a_gate_is_refused_as_kubernetes_does(operator: Client) -> None:
         in response.json()["message"]
     )
     assert not Pod.objects.get(name="running").spec.get("schedulingGates")
+
+
+def test_a_pod_naming_a_group_that_comes_later_joins_it(operator: Client) -> None:
+    _node()
+    _create(operator, _pod("early", annotations={"scheduling.k8s.io/group-name": "late-group"}))
+    run_once()
+    assert _get(operator, "early")["metadata"]["annotations"] == {
+        "scheduling.k8s.io/group-name": "late-group"
+    }
+    assert not PodGroup.objects.exists()  # no implicit group for a pod that names one
+
+    body = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "late-group"},
+        "spec": {"minMember": 1},
+    }
+    created = operator.post(PODGROUPS.format(ns="default"), json.dumps(body), content_type=JSON)
+    assert created.status_code == 201, created.content
+    run_once()
+
+    assert Pod.objects.get(name="early").pod_group == PodGroup.objects.get(name="late-group")
+    assert _get(operator, "early")["spec"]["nodeName"] == "n1"
