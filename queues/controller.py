@@ -14,7 +14,8 @@ Hierarchy: closing a queue also closes its open children (marked closed by their
 parent); opening one reopens the children it closed; a queue cannot open while
 its parent is Closing or Closed (the command is dropped with a Warning event,
 where Volcano retries it a few times first). ``root`` is never closed: a CloseQueue
-for it is dropped with a Warning event. Commands are taken exactly once.
+for it is dropped with a Warning event, and a root closed by a raw ``/status`` write is
+opened again on the next pass. Commands are taken exactly once.
 """
 
 from __future__ import annotations
@@ -119,6 +120,15 @@ def reconcile_queues(now: dt.datetime) -> dict[str, list[str]]:
                 continue
             log.setdefault(queue.name, [])
             queue_execute(queue, command.action, now, log)
+        for queue in (
+            Queue.objects.select_for_update().filter(name=ROOT).exclude(state=QueueState.OPEN)
+        ):
+            # A raw ``/status`` write (no webhook judges those) closed root: open it again.
+            record_event(
+                queue, kind="Queue", reason="CloseQueueFailed", now=now,
+                message=ROOT_NOT_CLOSED, event_type=EventType.WARNING,
+            )  # fmt: skip
+            _set_state(queue, QueueState.OPEN, now, log)
         for queue in Queue.objects.select_for_update().filter(state=QueueState.CLOSING):
             queue_execute(queue, "SyncQueue", now, log)
         for queue in (

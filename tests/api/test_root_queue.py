@@ -124,3 +124,14 @@ def test_the_console_refuses_to_close_root(console_login: Any) -> None:
 
     assert "root queue can not be closed" in response.content.decode()
     assert Queue.objects.get(name="root").state == "Open"
+
+
+def test_root_closed_by_a_raw_status_write_is_opened_again(operator: Client) -> None:
+    body = {"status": {"state": "Closed"}}
+    written = operator.patch(f"{QUEUES}/root/status", json.dumps(body), content_type=MERGE)
+    assert written.status_code == 200, written.content  # /status is the controllers' to write
+
+    reconcile_queues(NOW)
+
+    assert Queue.objects.get(name="root").state == "Open"
+    assert Event.objects.filter(involved_name="root", reason="CloseQueueFailed").exists()
