@@ -65,13 +65,13 @@ def _setup(db: str, url: str) -> None:
 
 def _empty() -> None:
     from jobs.models import Pod, PodGroup
-    from queues.models import Queue
+    from queues.models import PROTECTED_QUEUE_NAMES, Queue
     from scheduler.models import Node
 
     Pod.objects.all().delete()
     PodGroup.objects.all().delete()
     Node.objects.all().delete()
-    Queue.objects.exclude(name="default").delete()
+    Queue.objects.exclude(name__in=PROTECTED_QUEUE_NAMES).delete()
 
 
 def _load(cluster: Any, conf_text: str) -> None:

@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from jobs.admission.forms import AdmissionModelForm
+from queues.controller import ROOT, ROOT_NOT_CLOSED
 from queues.models import PROTECTED_QUEUE_NAMES, Queue
 from queues.services import queue_close, queue_open
 from scheduler.forms import ResourceListField, format_resource_list
@@ -85,5 +86,7 @@ class QueueAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     @admin.action(description="Close the selected queues")
     def close_queues(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        states = [queue_close(queue=queue).state for queue in queryset]
+        states = [queue_close(queue=queue).state for queue in queryset.exclude(name=ROOT)]
         self.message_user(request, f"Closing or closed: {len(states)} queue(s).")
+        if queryset.filter(name=ROOT).exists():
+            self.message_user(request, ROOT_NOT_CLOSED, level=messages.ERROR)

@@ -4,8 +4,10 @@
 returns every create/update violation and ``validate_queue_delete`` every reason
 a delete is refused; ``admit_queue`` / ``admit_queue_delete`` raise
 ``jobs.admission.AdmissionError`` with them (see ``jobs.admission`` for the API).
-The ``root`` queue need not exist as a row: a blank or ``root`` parent means the
-top of the hierarchy, as Volcano's controller creates ``root`` itself.
+The ``root`` queue exists from the start (migration ``0005_root_queue``, and
+``queues.services.queue_ensure_builtin`` at start-up) as the parent of every queue: a
+blank or ``root`` parent means it. Root is never deleted, closed or given a parent, and
+its resources never change (Volcano's ``--enable-root-queue-protection``, on by default).
 """
 
 from __future__ import annotations
@@ -73,10 +75,7 @@ def validate_queue(queue: Queue, *, old: Queue | None = None) -> Causes:
     _validate_resources(queue, causes)
     _validate_hierarchy_annotations(queue, causes)
     if queue.name == ROOT:
-        if old is not None:
-            for name in RESOURCE_FIELDS:
-                if getattr(queue, name) != getattr(old, name):
-                    causes.forbidden(_WIRE[name], "the root queue's resources cannot be modified")
+        _validate_root(queue, old, causes)
         return causes
     parent_changed = old is None or (queue.parent or ROOT) != (old.parent or ROOT)
     if parent_changed:
@@ -87,6 +86,24 @@ def validate_queue(queue: Queue, *, old: Queue | None = None) -> Causes:
     if parent_changed or resources_changed:
         _validate_hierarchy_resources(queue, causes)
     return causes
+
+
+def _validate_root(queue: Queue, old: Queue | None, causes: Causes) -> None:
+    """Refuse what Volcano refuses for ``root``: new resources, a parent, being closed."""
+    if old is not None:
+        for name in RESOURCE_FIELDS:
+            if getattr(queue, name) != getattr(old, name):
+                causes.forbidden(
+                    _WIRE[name],
+                    "root queue's resource attributes (capability, deserved, guarantee) "
+                    "cannot be modified",
+                )
+    if queue.parent and queue.parent != ROOT:
+        causes.forbidden("spec.parent", "root queue can not have a parent queue")
+    if queue.state in (QueueState.CLOSED, QueueState.CLOSING) and (
+        old is None or old.state != queue.state
+    ):
+        causes.forbidden("status.state", "root queue can not be closed")
 
 
 def _validate_resources(queue: Queue, causes: Causes) -> None:

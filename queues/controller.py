@@ -13,7 +13,9 @@ controller deletes a finished job's PodGroup, which is what lets Closing end.
 Hierarchy: closing a queue also closes its open children (marked closed by their
 parent); opening one reopens the children it closed; a queue cannot open while
 its parent is Closing or Closed (the command is dropped with a Warning event,
-where Volcano retries it a few times first). Commands are taken exactly once.
+where Volcano retries it a few times first). ``root`` is never closed: a CloseQueue
+for it is dropped with a Warning event, and a root closed by a raw ``/status`` write is
+opened again on the next pass. Commands are taken exactly once.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ from jobs.controller.events import record_event
 from jobs.models import Command, CommandAction, EventType, PodGroup, TargetKind
 from queues.models import Queue, QueueState
 
-__all__ = ["CLOSED_BY_PARENT", "queue_execute", "reconcile_queues"]
+__all__ = ["CLOSED_BY_PARENT", "ROOT_NOT_CLOSED", "queue_execute", "reconcile_queues"]
 
 CLOSED_BY_PARENT = "volcano.sh/closed-by-parent"
+ROOT = "root"
+ROOT_NOT_CLOSED = "root queue can not be closed"
 SHUT = (QueueState.CLOSING, QueueState.CLOSED)
 
 
@@ -73,6 +77,13 @@ def queue_execute(queue: Queue, action: str, now: dt.datetime, log: dict[str, li
             if child.annotations.get(CLOSED_BY_PARENT) == queue.name:
                 queue_execute(child, CommandAction.OPEN_QUEUE, now, log)
         return
+    if action == CommandAction.CLOSE_QUEUE and queue.name == ROOT:
+        # Volcano's queue controller refuses too ("Root queue cannot be closed").
+        record_event(
+            queue, kind="Queue", reason="CloseQueueFailed", now=now,
+            message=ROOT_NOT_CLOSED, event_type=EventType.WARNING,
+        )  # fmt: skip
+        return
     if action == CommandAction.CLOSE_QUEUE or queue.state == QueueState.CLOSING:
         for child in Queue.objects.filter(parent=queue.name).exclude(state__in=SHUT):
             child.annotations[CLOSED_BY_PARENT] = queue.name
@@ -109,6 +120,15 @@ def reconcile_queues(now: dt.datetime) -> dict[str, list[str]]:
                 continue
             log.setdefault(queue.name, [])
             queue_execute(queue, command.action, now, log)
+        for queue in (
+            Queue.objects.select_for_update().filter(name=ROOT).exclude(state=QueueState.OPEN)
+        ):
+            # A raw ``/status`` write (no webhook judges those) closed root: open it again.
+            record_event(
+                queue, kind="Queue", reason="CloseQueueFailed", now=now,
+                message=ROOT_NOT_CLOSED, event_type=EventType.WARNING,
+            )  # fmt: skip
+            _set_state(queue, QueueState.OPEN, now, log)
         for queue in Queue.objects.select_for_update().filter(state=QueueState.CLOSING):
             queue_execute(queue, "SyncQueue", now, log)
         for queue in (

@@ -114,7 +114,10 @@ def _sort_key(row: QueueRow, sort: str) -> Any:
 
 
 def queue_rows(*, sort: str = "name", descending: bool = False) -> list[QueueRow]:
-    """Return every queue with its stored share, in hierarchy order when parents exist."""
+    """Return every queue with its stored share, in hierarchy order when parents exist.
+
+    ``root`` comes first whatever the sort; the other queues follow as sorted.
+    """
     queues = list(Queue.objects.defer("waiting_line"))
     rows = {q.name: QueueRow(q, StoredShare.from_json(q.share_status)) for q in queues}
     for row in rows.values():
@@ -128,13 +131,17 @@ def queue_rows(*, sort: str = "name", descending: bool = False) -> list[QueueRow
         picked.sort(key=lambda r: _sort_key(r, sort), reverse=descending)
         return picked
 
+    # ``root`` (Volcano's parent of every queue) heads the list; the queues under it are the
+    # top level, unindented, so a flat set of queues reads as before root was a row.
+    root = rows.pop(ROOT, None)
     tops = [
         n for n, r in rows.items()
         if not r.queue.parent or r.queue.parent == ROOT or r.queue.parent not in rows
     ]  # fmt: skip
+    head = [root] if root is not None else []
     if all(not r.children for r in rows.values()):
-        return ordered(tops)
-    out: list[QueueRow] = []
+        return head + ordered(tops)
+    out: list[QueueRow] = head
 
     def walk(row: QueueRow, depth: int) -> None:
         row.depth = depth

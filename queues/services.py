@@ -15,11 +15,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from jobs.admission.causes import Causes
 from jobs.models import CommandAction
-from queues.admission import admit_queue, admit_queue_delete
-from queues.controller import queue_execute
+from queues.admission import ROOT, admit_queue, admit_queue_delete
+from queues.controller import ROOT_NOT_CLOSED, queue_execute
 from queues.manifests import QueueKind
 from queues.models import Queue
+
+DEFAULT = "default"
 
 __all__ = [
     "QueueChangedError",
@@ -27,6 +30,7 @@ __all__ = [
     "queue_create",
     "queue_delete",
     "queue_edit",
+    "queue_ensure_builtin",
     "queue_open",
     "queue_update",
     "spec_fingerprint",
@@ -44,6 +48,23 @@ class QueueChangedError(Exception):
         self.name, self.expected, self.stored = name, expected, stored
 
 
+def queue_ensure_builtin() -> list[str]:
+    """Create ``root`` and ``default`` if they are missing; return the names created.
+
+    Volcano's scheduler does this at start-up (``newDefaultAndRootQueue``): root (weight 1, not
+    reclaimable) is the parent of every queue, default (weight 1, reclaimable) takes jobs that
+    name no queue. The migrations create both; this repairs a database restored without them.
+    """
+    made = []
+    for name, reclaimable in ((ROOT, False), (DEFAULT, True)):
+        _queue, created = Queue.objects.get_or_create(
+            name=name, defaults={"weight": 1, "reclaimable": reclaimable}
+        )
+        if created:
+            made.append(name)
+    return made
+
+
 def queue_open(*, queue: Queue) -> Queue:
     """Open ``queue`` to new jobs (and the children it closed), as an OpenQueue command does."""
     with transaction.atomic():
@@ -52,7 +73,14 @@ def queue_open(*, queue: Queue) -> Queue:
 
 
 def queue_close(*, queue: Queue) -> Queue:
-    """Close ``queue``: Closing while PodGroups remain in it, else Closed (CloseQueue)."""
+    """Close ``queue``: Closing while PodGroups remain in it, else Closed (CloseQueue).
+
+    Raises ``AdmissionError`` for ``root``, which is never closed.
+    """
+    if queue.name == ROOT:
+        causes = Causes()
+        causes.forbidden("status.state", ROOT_NOT_CLOSED)
+        causes.raise_if_any(kind="Queue", name=queue.name)
     with transaction.atomic():
         queue_execute(queue, CommandAction.CLOSE_QUEUE, timezone.now(), {})
     return queue

@@ -63,6 +63,7 @@ from volcano_site.kube.changes import prune_changes
 __all__ = [
     "EmbeddedWorker",
     "SessionSummary",
+    "ensure_builtin_queues",
     "prune_change_stream",
     "reconcile_jobs",
     "run_leader_cycle",
@@ -107,6 +108,19 @@ def reconcile_jobs(now: datetime) -> None:
         return
     reconcile_all(now=now)
     reconcile_training_jobs(now)
+
+
+def ensure_builtin_queues() -> None:
+    """Create ``root`` and ``default`` if missing, as Volcano's scheduler does when it starts."""
+    from queues.services import queue_ensure_builtin
+
+    try:
+        made = queue_ensure_builtin()
+    except Exception:  # the loop still starts; the next start tries again
+        logger.exception("could not ensure the root and default queues")
+        return
+    if made:
+        logger.info("created the built-in queues %s", ", ".join(made))
 
 
 def _trim_records() -> None:
@@ -336,6 +350,7 @@ class EmbeddedWorker(threading.Thread):
         """Loop until ``stop()``; a failing cycle is logged and the loop goes on."""
         logger.info("embedded scheduler started (period %.2fs, %s)", self.period, self.lease.holder)
         try:
+            ensure_builtin_queues()
             while not self.stopping.is_set():
                 began = time.monotonic()
                 close_old_connections()

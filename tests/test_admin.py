@@ -90,7 +90,7 @@ def test_bulk_delete_in_admin_including_default_is_refused(superuser_client: Cli
         {"action": "delete_selected", "_selected_action": ids, "post": "yes"},
     )
     assert response.status_code == 403
-    assert sorted(Queue.objects.values_list("name", flat=True)) == ["batch", "default"]
+    assert sorted(Queue.objects.values_list("name", flat=True)) == ["batch", "default", "root"]
 
 
 def test_bulk_delete_in_admin_of_other_queues_works(superuser_client: Client) -> None:
@@ -100,7 +100,7 @@ def test_bulk_delete_in_admin_of_other_queues_works(superuser_client: Client) ->
         {"action": "delete_selected", "_selected_action": [batch.pk], "post": "yes"},
     )
     assert response.status_code == 302
-    assert list(Queue.objects.values_list("name", flat=True)) == ["default"]
+    assert list(Queue.objects.values_list("name", flat=True)) == ["default", "root"]
 
 
 def post_action(client: Client, url: str, action: str, ids: list[Any]) -> None:

@@ -48,6 +48,7 @@ from django.db.models import Count, Max, Sum
 
 from jobs.controller.context import FINISHED_PHASES, JobContext, priority_classes
 from jobs.controller.events import record_event
+from jobs.controller.normal_pods import reconcile_normal_pods
 from jobs.controller.policies import SYNC_JOB, resolve_action
 from jobs.controller.requests import Request, observe_pods, take_commands, take_evictions
 from jobs.controller.states import execute
@@ -89,13 +90,18 @@ class ReconcileReport:
     ttl_deleted: list[str] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
     queue_transitions: dict[str, list[str]] = field(default_factory=dict)
+    pod_groups_created: int = 0  # implicit PodGroups of pods outside VolcanoJobs (normal_pods)
     duration_ms: float = 0.0
 
     @property
     def changed(self) -> bool:
         """Return whether the pass wrote anything."""
         return bool(
-            self.changed_jobs or self.ttl_deleted or self.queue_transitions or self.commands
+            self.changed_jobs
+            or self.ttl_deleted
+            or self.queue_transitions
+            or self.commands
+            or self.pod_groups_created
         )
 
     def add(self, result: JobResult) -> None:
@@ -391,6 +397,7 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
             _settled[pk] = prints[pk]
     for pk in set(_settled) - set(prints):
         del _settled[pk]
+    report.pod_groups_created = reconcile_normal_pods(now)
     report.queue_transitions = reconcile_queues(now)
     report.duration_ms = (time.perf_counter() - started) * 1000
     if report.changed:

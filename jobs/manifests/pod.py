@@ -97,6 +97,10 @@ class PodKind(Kind):
             pod.pod_group = PodGroup.objects.filter(
                 namespace=pod.namespace, name=group_name
             ).first()
+            if pod.pod_group is None:
+                # Kept as written: the pod waits for that group (the PodGroup controller leaves
+                # a pod that names one alone, and the scheduler places only pods of a group).
+                pod.annotations = {**pod.annotations, GROUP_NAME: group_name}
         node_name = getattr(pod, "_node_name", "")
         if node_name:
             pod.node = Node.objects.filter(name=node_name).first()

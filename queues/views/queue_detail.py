@@ -108,9 +108,13 @@ def queue_action(request: HttpRequest, name: str) -> HttpResponse:
         queue_open(queue=queue)
         messages.success(request, _("Queue %(name)s is open.") % {"name": name})
     else:
-        queue_close(queue=queue)
-        queue.refresh_from_db()
-        messages.success(
-            request, _("Queue %(name)s is %(state)s.") % {"name": name, "state": queue.state}
-        )
+        try:
+            queue_close(queue=queue)
+        except AdmissionError as exc:
+            messages.error(request, str(exc))
+        else:
+            queue.refresh_from_db()
+            messages.success(
+                request, _("Queue %(name)s is %(state)s.") % {"name": name, "state": queue.state}
+            )
     return redirect("queues:queue_detail", name=name)

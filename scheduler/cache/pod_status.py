@@ -4,7 +4,9 @@ Volcano's counterpart: ``SchedulerCache.taskUnschedulable`` and ``RecordJobStatu
 each session every pod left pending gets ``PodScheduled=False``, reason ``Unschedulable``, and the
 engine's own explanation: the task's fit error (``0/100 nodes are available: 100 Insufficient
 cpu.``) or, for a task the gang held back, its job's. A pipelined pod is nominated to the node
-it waits for; a bound pod gets ``PodScheduled=True`` and loses its nomination.
+it waits for; a bound pod gets ``PodScheduled=True`` and loses its nomination. A pod held by
+``spec.schedulingGates`` keeps the ``SchedulingGated`` condition it was created with (Volcano's
+cache leaves it too).
 
 A pending pod is only written when what it shows changes (status, reason, message or nominee),
 so a pod that waits for an hour is not rewritten, nor streamed to watchers, every second; the
@@ -88,8 +90,10 @@ class PodStatusWriter:
         wanted: dict[str, tuple[str, str]] = {}  # pod → (message, nominee)
         for job_uid, message in decisions.unschedulable.items():
             job = snapshot.cluster.jobs.get(job_uid)
-            for task_uid in job.tasks if job is not None else ():
-                wanted[task_uid] = (message, "")
+            for task_uid, task in job.tasks.items() if job is not None else ():
+                # A gated pod keeps the SchedulingGated condition the API server gave it.
+                if not task.scheduling_gated:
+                    wanted[task_uid] = (message, "")
         for task_uid, message in decisions.task_fit_errors.items():
             wanted[task_uid] = (message, "")
         for task_uid, node in decisions.pipelined.items():

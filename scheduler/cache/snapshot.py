@@ -182,9 +182,18 @@ def _read(now: datetime) -> Snapshot:
         job = _job(row, decode, classes, default_priority, snapshot)
         jobs[job.uid] = job
         group_uids[row[0]] = job.uid
+    occupants: list[TaskInfo] = []
     for row in _pod_rows():
         group_pk = row[3]
-        if group_pk is not None and group_pk not in group_uids:
+        if group_pk is None:
+            # No PodGroup: not the scheduler's to place (the PodGroup controller gives a pod
+            # scheduled by Volcano one first), and no job of its own, as in Volcano's cache. A
+            # pod holding a node (a finished job's pod whose group is gone, a pod of another
+            # scheduler) still takes its node's resources.
+            if row[5] is not None:
+                occupants.append(_task(row, decode, node_names, classes, default_priority))
+            continue
+        if group_pk not in group_uids:
             # A Completed group with a pod still on a node: read the group too.
             extra = _group_rows("g.id = %s", [group_pk])
             if not extra:
@@ -192,21 +201,7 @@ def _read(now: datetime) -> Snapshot:
             job = _job(extra[0], decode, classes, default_priority, snapshot)
             jobs[job.uid], group_uids[group_pk] = job, job.uid
         task = _task(row, decode, node_names, classes, default_priority)
-        if group_pk is None:  # a bare pod is its own gang of one, as in Kubernetes
-            job = JobInfo(
-                name=task.name,
-                namespace=task.namespace,
-                min_available=1,
-                priority=task.priority,
-                creation_timestamp=task.creation_timestamp,
-                phase=PodGroupPhase.PENDING
-                if task.status == TaskStatus.PENDING
-                else PodGroupPhase.RUNNING,
-            )
-            jobs.setdefault(job.uid, job)
-            job = jobs[job.uid]
-        else:
-            job = jobs[group_uids[group_pk]]
+        job = jobs[group_uids[group_pk]]
         job.add_task(task)
         snapshot.pods[task.uid] = PodRow(
             row[0], row[2], row[13], row[14], row[15], job.uid,
@@ -219,6 +214,7 @@ def _read(now: datetime) -> Snapshot:
         queues=queues,
         priority_classes=classes,
         default_priority=default_priority,
+        occupants=occupants,
     )
     return snapshot
 
@@ -375,7 +371,7 @@ SELECT p.id, p.namespace, p.resource_version, p.pod_group_id, p.name, p.node_id,
        CAST(p.requests AS TEXT), CAST(p.spec AS TEXT), CAST(p.labels AS TEXT),
        CAST(p.annotations AS TEXT), CAST(p.conditions AS TEXT), p.nominated_node_name
 FROM {pod} p LEFT JOIN {group} g ON g.id = p.pod_group_id
-WHERE g.phase IS NULL OR g.phase <> 'Completed' OR p.phase IN ('Pending', 'Running')
+WHERE g.phase <> 'Completed' OR p.phase IN ('Pending', 'Running')
 """
 
 

@@ -24,6 +24,7 @@ from jobs.manifests import apply_manifests, read_manifests
 from jobs.models import Job, PriorityClass
 from jobs.services import job_submit
 from queues.models import Queue
+from queues.services import queue_ensure_builtin
 from scheduler.models import Node
 
 __all__ = ["DemoStream", "generated_job", "load_demo_cluster", "submit_next"]
@@ -47,7 +48,7 @@ NODE_SHAPES: list[tuple[str, int, int, int, int, dict[str, str] | None, dict[str
 
 def load_demo_cluster() -> list[str]:
     """Create the nodes, queues and priority classes (idempotent); return what was created."""
-    created: list[str] = []
+    created: list[str] = [f"queue/{name}" for name in queue_ensure_builtin()]
     with transaction.atomic():
         for prefix, count, cpu, memory, gpus, taint, labels in NODE_SHAPES:
             for i in range(count):

@@ -140,9 +140,9 @@ def test_pod_and_pod_group_lists_are_constant_in_queries_too(operator: Client) -
     assert counts[0] == counts[1]
 
 
-def test_queue_list_shows_the_default_queue(operator: Client) -> None:
+def test_queue_list_shows_the_default_and_root_queues(operator: Client) -> None:
     Queue.objects.create(name="extra")
 
     names = [item["metadata"]["name"] for item in _page(operator, QUEUES)["items"]]
 
-    assert names == ["default", "extra"]
+    assert names == ["default", "extra", "root"]

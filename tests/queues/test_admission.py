@@ -186,7 +186,7 @@ def test_weight_zero_defaults_to_one_and_hierarchy_gets_root() -> None:
 
 
 def test_root_queue_resources_cannot_be_modified() -> None:
-    root = Queue.objects.create(name="root")
+    root = Queue.objects.get(name="root")  # there from the start (migration 0005)
     root.capability = {"cpu": CPU}
     with pytest.raises(AdmissionError) as caught:
         queue_update(queue=root)

@@ -28,7 +28,7 @@ def test_bulk_delete_including_default_deletes_nothing() -> None:
     Queue.objects.create(name="batch")
     with pytest.raises(QueueProtectedError):
         Queue.objects.all().delete()
-    assert set(Queue.objects.values_list("name", flat=True)) == {"default", "batch"}
+    assert set(Queue.objects.values_list("name", flat=True)) == {"default", "batch", "root"}
 
 
 def test_other_queues_can_be_deleted() -> None:

@@ -79,6 +79,42 @@ def test_the_queue_list_shows_the_engines_deserved_shares(
     assert "New queue" not in page  # a viewer cannot create
 
 
+def test_root_heads_the_list_and_takes_no_share(
+    console_login: Callable[..., Client], busy_cluster: None
+) -> None:
+    """Root holds no job, so proportion leaves it out, as Volcano's does: a and b split it all."""
+    shares = live_shares()
+    assert not shares.queues["root"].taking_part
+    assert shares.queues["root"].deserved == {}
+    assert shares.queues["a"].deserved["cpu"] == pytest.approx(8 * CORE)
+    assert shares.queues["b"].deserved["cpu"] == pytest.approx(8 * CORE)
+    page = console_login("vera", "viewer").get("/queues/").content.decode()
+    names = re.findall(r'<a href="/queues/([a-z0-9-]+)/">', page)
+    assert names[0] == "root"
+    assert {"a", "b", "default"} <= set(names)
+
+
+def test_root_capacity_hierarchy_gives_the_same_shares_as_before(busy_cluster: None) -> None:
+    """Capacity's hierarchy hangs every queue under root: the real row changes nothing."""
+    from scheduler.cache.snapshot import read_snapshot
+    from scheduler.engine import load_conf
+    from scheduler.engine.shares import queue_shares
+
+    Queue.objects.filter(name__in=["a", "b"]).update(deserved={"cpu": 8 * CORE})
+    conf = load_conf(
+        "actions: enqueue, allocate\n"
+        "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+        "- plugins:\n  - name: predicates\n  - name: capacity\n    enableHierarchy: true\n"
+    )
+    cluster = read_snapshot().cluster
+    with_row = queue_shares(cluster, conf)
+    del cluster.queues["root"]  # as before root was a row: capacity makes one up
+    without_row = queue_shares(cluster, conf)
+    for name in ("a", "b"):
+        assert with_row.queues[name].deserved == without_row.queues[name].deserved
+        assert with_row.queues[name].deserved["cpu"] == pytest.approx(8 * CORE)
+
+
 def test_a_weight_preview_equals_the_shares_after_saving(
     console_login: Callable[..., Client], busy_cluster: None
 ) -> None:

@@ -1,4 +1,8 @@
-"""Deleting a node: its pods are unbound, even when a session binds to it at that moment."""
+"""Deleting a node: no pod stays on it, even when a session binds to it at that moment.
+
+Its running and waiting pods are collected as Kubernetes' pod GC does (Failed, then deleted:
+``tests/api/test_node_deletion.py`` shows the job's side); finished pods stay, on no node.
+"""
 
 from __future__ import annotations
 
@@ -18,19 +22,19 @@ from tests.scheduler.factories import TEST_CONF, make_gang, make_node
 
 
 @pytest.mark.django_db
-def test_deleting_a_node_unbinds_its_pods() -> None:
+def test_deleting_a_node_collects_its_pods_and_unbinds_finished_ones() -> None:
     node = make_node("n1")
-    _, pods = make_gang("g", replicas=2)
-    Pod.objects.filter(pk__in=[p.pk for p in pods]).update(node=node, phase="Running")
+    _, pods = make_gang("g", replicas=3)
+    running, waiting, done = pods
+    Pod.objects.filter(pk=running.pk).update(node=node, phase="Running")
+    Pod.objects.filter(pk=waiting.pk).update(node=node, phase="Pending")
+    Pod.objects.filter(pk=done.pk).update(node=node, phase="Succeeded")
 
     node.delete()
 
-    assert list(
-        Pod.objects.filter(pk__in=[p.pk for p in pods]).values_list("node_id", flat=True)
-    ) == [
-        None,
-        None,
-    ]
+    left = Pod.objects.filter(pk__in=[p.pk for p in pods])
+    assert list(left.values_list("pk", flat=True)) == [done.pk]
+    assert left.get().node_id is None
 
 
 @pytest.mark.django_db
@@ -82,4 +86,5 @@ def test_a_node_deleted_while_a_session_binds_to_it_keeps_no_pod() -> None:
 
     assert deleted.is_set()
     assert not Node.objects.exists()
-    assert list(Pod.objects.values_list("node_id", flat=True)) == [None, None]
+    # The pods the session bound were collected with the node (pod GC), none is left on it.
+    assert not Pod.objects.exists()

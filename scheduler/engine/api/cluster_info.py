@@ -5,6 +5,10 @@ Volcano's counterpart: ``pkg/scheduler/api/cluster_info.go`` (built by the cache
 results are deterministic), fixes the resource index, fills the node arrays with the tasks that
 occupy nodes, adds the ``default`` queue and drops jobs whose queue does not exist.
 
+Pods that belong to no PodGroup (not scheduled by Volcano, or a finished job's pods whose group is
+gone) are ``occupants``: they hold their node's resources but are no job, as Volcano's cache keeps
+such pods on their nodes only and leaves them out of the session's jobs.
+
 A session mutates the snapshot it is given (task statuses, node accounting), as Volcano's session
 mutates its cloned snapshot: build a fresh one (or ``clone()``) for every session.
 """
@@ -20,6 +24,7 @@ from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeArrays, NodeInfo
 from scheduler.engine.api.queue_info import DEFAULT_QUEUE, QueueInfo
 from scheduler.engine.api.resource import Resource, ResourceIndex
+from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import TaskStatus
 
 __all__ = ["ClusterInfo"]
@@ -53,10 +58,15 @@ class ClusterInfo:
         queues: Iterable[QueueInfo] = (),
         priority_classes: dict[str, int] | None = None,
         default_priority: int = 0,
+        occupants: Iterable[TaskInfo] = (),
     ) -> ClusterInfo:
-        """Return a snapshot of ``nodes``, ``jobs`` and ``queues`` with accounting filled in."""
+        """Return a snapshot of ``nodes``, ``jobs`` and ``queues`` with accounting filled in.
+
+        ``occupants`` are tasks of no job that hold a node (see the module docstring).
+        """
         node_list = sorted(nodes, key=lambda n: n.name)
         job_list = list(jobs)
+        held = list(occupants)
         queue_map = {q.name: q for q in queues}
         queue_map.setdefault(DEFAULT_QUEUE, QueueInfo(name=DEFAULT_QUEUE))
         # 1. Fix the resource columns: every name any node, task or quota mentions.
@@ -68,6 +78,8 @@ class ClusterInfo:
                 names.update(task.resreq.names())
             if job.min_resources is not None:
                 names.update(job.min_resources.names())
+        for task in held:
+            names.update(task.resreq.names())
         for q in queue_map.values():
             for res in (q.capability, q.deserved, q.guarantee):
                 if res is not None:
@@ -82,7 +94,9 @@ class ClusterInfo:
         # 3. Request rows for every task; tasks that hold a node go onto it. Node answers are
         # cached per template key; labels are left out of it when no pod has inter-pod rules
         # (nothing else reads them), so one-pod jobs of one spec share one cache entry.
-        with_labels = any(t.template.relates_pods for j in job_list for t in j.tasks.values())
+        with_labels = any(
+            t.template.relates_pods for j in job_list for t in j.tasks.values()
+        ) or any(t.template.relates_pods for t in held)
         for job in job_list:
             for task in job.tasks.values():
                 task.resreq_vec = index.vector(task.resreq)
@@ -93,6 +107,15 @@ class ClusterInfo:
                 host = node_map.get(task.node_name) if task.node_name else None
                 if host is not None and task.status not in _OFF_NODE:
                     host.add_task(task)
+        for task in held:
+            host = node_map.get(task.node_name) if task.node_name else None
+            if host is not None and task.status not in _OFF_NODE:
+                task.resreq_vec = index.vector(task.resreq)
+                if with_labels:
+                    task.compute_template_key()
+                else:
+                    task.template_key = (task.resreq.key(), task.template.spec_key)
+                host.add_task(task)
         # 4. Jobs whose queue is missing are dropped (their pods still occupy nodes).
         job_map: dict[str, JobInfo] = {}
         dropped: list[str] = []

@@ -24,6 +24,7 @@ from scheduler.engine.framework import Plugin, Session, register_plugin
 __all__ = ["GangPlugin", "job_fit_error"]
 
 NOT_READY = "pod group is not ready"
+SCHEDULING_GATED = "SchedulingGated"  # Kubernetes' PodReasonSchedulingGated
 
 
 def _valid(job: JobInfo) -> ValidateResult | None:
@@ -73,8 +74,12 @@ def job_fit_error(job: JobInfo) -> str:
     statuses["minAvailable"] = job.min_available
     message = f"{NOT_READY}, {_histogram(statuses)}"
     pending: Counter[str] = Counter()
-    for uid in job.task_status_index.get(TaskStatus.PENDING, {}):
-        pending["Unschedulable" if uid in job.fit_errors else "Schedulable"] += 1
+    for uid, task in job.task_status_index.get(TaskStatus.PENDING, {}).items():
+        # A gated pod is named for what holds it (Kubernetes' reason), not "Schedulable".
+        if task.scheduling_gated:
+            pending[SCHEDULING_GATED] += 1
+        else:
+            pending["Unschedulable" if uid in job.fit_errors else "Schedulable"] += 1
     if pending:
         message += f"; Pending: {_histogram(pending)}"
     details = sorted(set(job.fit_errors.values()))
