@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 
 from jobs.controller.context import FINISHED_PHASES, JobContext, StatusCounts
 from jobs.controller.events import record_event
-from jobs.controller.podgroup import ensure_pod_group
+from jobs.controller.podgroup import ensure_pod_group, record_pod_group_pending
 from jobs.controller.pods import render_pod
 from jobs.controller.secrets import delete_ssh_secret, ensure_ssh_secret
 from jobs.models import EventType, JobPhase, Pod, PodGroupPhase, PodPhase
@@ -65,6 +65,7 @@ def sync_job(ctx: JobContext, update: UpdateFn) -> None:
         ensure_pod_group(ctx, create=initiating)
     _fresh_counts(ctx)
     group = ctx.pod_group
+    record_pod_group_pending(ctx)
     if group is not None and group.phase != PodGroupPhase.PENDING:
         _create_missing_pods(ctx)
     _delete_surplus_pods(ctx)

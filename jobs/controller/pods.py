@@ -3,10 +3,9 @@
 Name ``<job>-<task>-<index>``; the job's identity, queue, version and retry
 count as annotations; schedulerName and priorityClassName fall back to the
 job's; the job's volumes become claims mounted in every container. Labels are
-the same for every replica of a task (Volcano also labels the task index; here
-the index is the ``task_index`` column and the ``volcano.sh/task-index``
-annotation a dump writes), so the scheduler's cache can share one template per
-task.
+Volcano's (``volcano.sh/task-index`` among them; the scheduler's cache leaves the
+index out so that the replicas of a task share one template); the index is also
+the ``task_index`` column, and the ``volcano.sh/task-index`` annotation a dump writes.
 """
 
 from __future__ import annotations
@@ -62,6 +61,7 @@ def render_pod(ctx: JobContext, task: TaskSpec, index: int) -> tuple[Pod, bool]:
             "volcano.sh/job-namespace": job.namespace,
             "volcano.sh/queue-name": job.queue,
             "volcano.sh/task-spec": task.name,
+            "volcano.sh/task-index": str(index),
         }
     )
     annotations = dict(metadata.get("annotations") or {})
