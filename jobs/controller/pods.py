@@ -13,11 +13,12 @@ from __future__ import annotations
 import copy
 
 from jobs.controller.context import JOB_VERSION, JobContext
+from jobs.controller.events import record_event
 from jobs.controller.plugins import apply_plugins
 from jobs.manifests.pod_template import pod_requests
-from jobs.models import Pod, PodPhase, TaskSpec
+from jobs.models import Event, EventType, Pod, PodPhase, TaskSpec
 
-__all__ = ["pod_name", "render_pod"]
+__all__ = ["pod_name", "render_pod", "warn_unclaimed_volumes"]
 
 _COLUMNS = ("nodeName", "priority", "schedulerName")
 # Job annotations Volcano copies onto its pods (preemptable, revocable zone, JDB budgets).
@@ -116,3 +117,35 @@ def _mount_job_volumes(ctx: JobContext, pod: Pod) -> None:
                 container.setdefault("volumeMounts", []).append(
                     {"name": claim, "mountPath": volume.get("mountPath", "")}
                 )
+
+
+def warn_unclaimed_volumes(ctx: JobContext) -> None:
+    """Warn once per job about volumes with neither ``volumeClaim`` nor ``volumeClaimName``.
+
+    Volcano's webhook refuses them; admission here accepts them (see
+    ``jobs.admission.policies.validate_volumes``), so the job says what Volcano would.
+    """
+    job = ctx.job
+    missing = [
+        f"spec.volumes[{index}] ({volume.get('mountPath', '')})"
+        for index, volume in enumerate(job.volumes)
+        if not volume.get("volumeClaimName") and volume.get("volumeClaim") is None
+    ]
+    if not missing:
+        return
+    reason = "VolumeClaimMissing"
+    if Event.objects.filter(
+        involved_kind="Job", involved_name=job.name, involved_uid=job.uid, reason=reason
+    ).exists():
+        return
+    record_event(
+        job,
+        kind="Job",
+        reason=reason,
+        message=(
+            f"either VolumeClaim or VolumeClaimName must be specified: {', '.join(missing)}; "
+            f"Volcano refuses such a job, here a claim named {job.name}-volume-<index> is mounted"
+        ),
+        now=ctx.now,
+        event_type=EventType.WARNING,
+    )
