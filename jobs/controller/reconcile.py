@@ -157,8 +157,10 @@ def reconcile_job(
         evicted = take_evictions(row)
         ctx.changed = ctx.changed or bool(evicted)
         requests += evicted + observe_pods(ctx)
-        cancel_recovered(ctx, requests)
-        requests = take_due(ctx) + requests
+        delayed = _has_timeouts(ctx)  # only such a job can have timers: skip two queries
+        if delayed:
+            cancel_recovered(ctx, requests)
+            requests = take_due(ctx) + requests
         for pod in [p for p in ctx.pods.values() if p.deletion_time is not None]:
             ctx.delete_pod(pod)
             ctx.finalized_evictions += 1
@@ -176,7 +178,8 @@ def reconcile_job(
             before = (row.phase, row.version, row.retry_count, ctx.deleted)
             execute(ctx, action, request)
             acted = True
-            cancel_same_scope(ctx, action, request)
+            if delayed:
+                cancel_same_scope(ctx, action, request)
             if request.timer is not None:
                 continue  # a timer firing: Volcano records nothing more
             if (row.phase, row.version, row.retry_count, ctx.deleted) != before:
@@ -196,12 +199,20 @@ def reconcile_job(
         return result
 
 
+def _has_timeouts(ctx: JobContext) -> bool:
+    """Return whether a policy of the job or of a task has a timeout (arms delayed actions).
+
+    Policies cannot change after creation (admission), so a job without one never has timers.
+    """
+    policies = [*ctx.job.policies, *(p for task in ctx.tasks for p in task.policies)]
+    return any(policy.get("timeout") for policy in policies)
+
+
 def _timed(ctx: JobContext) -> bool:
     job = ctx.job
     if job.ttl_seconds_after_finished is not None and job.phase in FINISHED_PHASES:
         return True
-    policies = [*job.policies, *(p for task in ctx.tasks for p in task.policies)]
-    return any(policy.get("timeout") for policy in policies)
+    return _has_timeouts(ctx)
 
 
 def _load(
