@@ -19,6 +19,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from scheduler.engine.api.quantity import format_quantity
+from scheduler.engine.api.resource import scheduling_quantities
 from scheduler.wire import is_binary_resource
 
 __all__ = ["Reason", "WaitReport", "why_waiting"]
@@ -70,7 +71,7 @@ def _queue_reasons(
                        % {"q": queue.name, "state": queue.state})]  # fmt: skip
     if group is None or group.phase not in ("", "Pending"):
         return []
-    wanted = dict(group.min_resources or {})
+    wanted = scheduling_quantities(group.min_resources or {})  # what enqueue compares
     capability = dict(queue.capability or {})
     allocated = dict(queue.allocated or {})
     reasons: list[Reason] = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jobs.admission.causes import Causes
+from jobs.admission.causes import Causes, CauseType
 from jobs.models import Pod
 from queues.manifests import QueueKind
 from queues.models import PROTECTED_QUEUE_NAMES, DequeueStrategy, Queue, QueueState
@@ -71,7 +71,11 @@ def validate_queue(queue: Queue, *, old: Queue | None = None) -> Causes:
     if queue.parent and (error := dns1123_subdomain_error(queue.parent)):
         causes.invalid("spec.parent", f"{queue.parent!r}: {error}")
     if (old is None or queue.state != old.state) and queue.state not in SETTABLE_STATES:
-        causes.not_supported("status.state", queue.state, SETTABLE_STATES)
+        causes.add(
+            "status.state",
+            CauseType.NOT_SUPPORTED,
+            f"{queue.state!r}: queue state must be in [{' '.join(SETTABLE_STATES)}]",
+        )
     _validate_resources(queue, causes)
     _validate_hierarchy_annotations(queue, causes)
     if queue.name == ROOT:
@@ -115,19 +119,22 @@ def _validate_resources(queue: Queue, causes: Causes) -> None:
         deserved = queue.deserved.get(resource)
         if deserved is None:
             causes.required(
-                f"spec.deserved.{resource}", f"guarantee.resource.{resource} needs a deserved value"
+                f"spec.deserved.{resource}",
+                f"deserved[{resource}] must be >= guarantee[{resource}]={_q(resource, guaranteed)}",
             )
         elif deserved < guaranteed:
             causes.invalid(
                 f"spec.deserved.{resource}",
-                f"deserved {_q(resource, deserved)} must be >= guarantee {_q(resource, guaranteed)}",
+                f"deserved[{resource}]={_q(resource, deserved)} must be >= "
+                f"guarantee[{resource}]={_q(resource, guaranteed)}",
             )
     for resource, deserved in queue.deserved.items():
         capability = queue.capability.get(resource)
         if capability is not None and deserved > capability:
             causes.invalid(
                 f"spec.deserved.{resource}",
-                f"deserved {_q(resource, deserved)} must be <= capability {_q(resource, capability)}",
+                f"deserved[{resource}]={_q(resource, deserved)} must be <= "
+                f"capability[{resource}]={_q(resource, capability)}",
             )
 
 
@@ -141,7 +148,7 @@ def _validate_hierarchy_annotations(queue: Queue, causes: Causes) -> None:
         return
     at = f"metadata.annotations[{HIERARCHY_WEIGHTS}]"
     if path is None or weights is None or path.count("/") != weights.count("/"):
-        causes.invalid(at, f"{HIERARCHY} and {HIERARCHY_WEIGHTS} must have the same depth")
+        causes.invalid(at, f"{HIERARCHY} must have the same length with {HIERARCHY_WEIGHTS}")
         return
     for weight in weights.split("/"):
         try:
@@ -149,7 +156,7 @@ def _validate_hierarchy_annotations(queue: Queue, causes: Causes) -> None:
         except ValueError:
             valid = False
         if not valid:
-            causes.invalid(at, f"{weight!r} in {weights!r} must be a number greater than 0")
+            causes.invalid(at, f"{weight} in the {weights} must be larger than 0")
     for other in Queue.objects.exclude(name=queue.name).filter(annotations__has_key=HIERARCHY):
         other_path = other.annotations[HIERARCHY]
         if other_path.startswith(f"{path}/") or path.startswith(f"{other_path}/"):
@@ -167,12 +174,12 @@ def _ancestors(queue: Queue, causes: Causes) -> list[Queue] | None:
     name = queue.parent
     while name and name != ROOT:
         if name == queue.name:
-            causes.invalid("spec.parent", "a queue cannot be its own ancestor")
+            causes.invalid("spec.parent", f"queue {queue.name} cannot use itself as parent")
             return None
         parent = Queue.objects.filter(name=name).first()
         if parent is None:
             if not chain:
-                causes.not_found("spec.parent", f"parent queue {name} does not exist")
+                causes.not_found("spec.parent", f"parent queue {name} not found")
             return None
         chain.append(parent)
         if len(chain) > MAX_QUEUE_DEPTH:
@@ -187,18 +194,22 @@ def _validate_parent(queue: Queue, causes: Causes) -> None:
         return
     if len(chain) + 1 > MAX_QUEUE_DEPTH:
         causes.forbidden(
-            "spec.parent", f"queue depth would exceed the maximum of {MAX_QUEUE_DEPTH}"
+            "spec.parent",
+            f"queue {queue.name} exceeds the maximum allowed depth of {MAX_QUEUE_DEPTH}",
         )
     if chain:
         parent = chain[0]
         has_children = Queue.objects.filter(parent=parent.name).exclude(name=queue.name).exists()
-        if (
-            not has_children
-            and Pod.objects.filter(pod_group__queue=parent.name, node__isnull=False).exists()
-        ):
+        allocated = (
+            0
+            if has_children
+            else Pod.objects.filter(pod_group__queue=parent.name, node__isnull=False).count()
+        )
+        if allocated:
             causes.forbidden(
                 "spec.parent",
-                f"queue {parent.name} has allocated pods and no child queues: it cannot get one",
+                f"queue {parent.name} cannot be the parent queue of queue {queue.name} because "
+                f"it has allocated Pods: {allocated}",
             )
 
 
@@ -209,24 +220,27 @@ def _validate_hierarchy_resources(queue: Queue, causes: Causes) -> None:
         if limit is not None and milli > limit:
             causes.invalid(
                 f"spec.capability.{resource}",
-                f"{_q(resource, milli)} exceeds the parent capability {_q(resource, limit)}",
+                f"queue {queue.name} capability[{resource}]={_q(resource, milli)} exceeds its "
+                f"ancestor's capability={_q(resource, limit)}",
             )
     siblings = (
         list(Queue.objects.filter(parent=queue.parent).exclude(name=queue.name)) if chain else []
     )
     for name in ("guarantee", "deserved"):
         if chain:
-            _check_sum(name, [queue, *siblings], chain[0], f"{_WIRE[name]}", "its siblings", causes)
+            _check_sum(name, [queue, *siblings], chain[0], f"{_WIRE[name]}", "parent ", causes)
         children = list(Queue.objects.filter(parent=queue.name))
         if children:
-            _check_sum(name, children, queue, _WIRE[name], "its children", causes)
+            _check_sum(name, children, queue, _WIRE[name], "", causes)
     for child in Queue.objects.filter(parent=queue.name):
         for resource, milli in child.capability.items():
             own = queue.capability.get(resource)
             if own is not None and own < milli:
                 causes.invalid(
                     f"spec.capability.{resource}",
-                    f"{_q(resource, own)} is below child queue {child.name}'s {_q(resource, milli)}",
+                    f"queue {queue.name} capability[{resource}]={_q(resource, own)} is smaller "
+                    f"than its descendants' max capability={_q(resource, milli)} "
+                    f"(queue {child.name})",
                 )
 
 
@@ -239,8 +253,9 @@ def _check_sum(
         if total > allowed:
             causes.invalid(
                 f"{at}.{resource}",
-                f"the sum of {name} over {who} ({_q(resource, total)}) exceeds queue "
-                f"{owner.name}'s {_q(resource, allowed)}",
+                f"{who}queue {owner.name} validation failed: sum of children's {name} "
+                f"({resource}: {_q(resource, total)}) exceeds parent's {name} limit "
+                f"({resource}: {_q(resource, allowed)})",
             )
 
 
@@ -253,8 +268,8 @@ def validate_queue_delete(queue: Queue) -> Causes:
     if children:
         causes.forbidden(
             "metadata.name",
-            f"queue {queue.name} can not be deleted because it has child queues: "
-            f"{', '.join(children)}",
+            f"queue {queue.name} can not be deleted because it has {len(children)} child "
+            f"queues: {', '.join(children)}",
         )
     return causes
 

@@ -52,7 +52,12 @@ def type_name(value: object) -> str:
 
 
 def is_binary_resource(name: str) -> bool:
-    """Return whether resource ``name`` counts bytes (memory, storage, hugepages-*)."""
+    """Return whether resource ``name`` counts bytes (memory, storage, hugepages-*).
+
+    A quota name counts what it names: ``requests.memory`` and ``limits.memory`` are bytes.
+    """
+    for prefix in ("requests.", "limits."):
+        name = name.removeprefix(prefix)
     return name in _BINARY_RESOURCES or name.startswith("hugepages-")
 
 

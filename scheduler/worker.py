@@ -8,7 +8,8 @@ the controller-manager's sync loop, which here runs first in the same cycle. One
 3. The engine runs the active configuration's actions and plugins on it.
 4. The cache writes the decisions in one transaction, refusing stale rows (on PostgreSQL a
    session's binds are sent in batches while step 3 still runs, in that same transaction).
-5. The session is recorded (``SessionRecord``, with a retention limit), its sample added to
+5. The session is recorded (``SessionRecord``, kept at most ``VOLCANO_SESSION_RETENTION``
+   records and ``VOLCANO_SESSION_TTL`` seconds, ``retention``), its sample added to
    the history (``monitoring``: queues, DRF shares, latencies, counts) and its metrics stored.
 
 On SQLite the write-ahead log is checkpointed after step 5, not inside step 4's commit
@@ -40,7 +41,6 @@ from datetime import datetime
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from jobs.controller.events import prune_events
 from monitoring.recorder import make_sampler, maybe_compact_history, record_session
 from monitoring.sample import DrfSampler
 from queues.share_status import store_shares
@@ -58,6 +58,7 @@ from scheduler.leader import Lease, make_lease
 from scheduler.metrics import load_state, save_state
 from scheduler.metrics_session import observe_session
 from scheduler.models import SchedulerConfiguration, SessionRecord
+from scheduler.retention import prune_expired
 from volcano_site.kube.changes import prune_changes
 
 __all__ = [
@@ -295,8 +296,8 @@ _last_prune: float | None = None
 def prune_change_stream(*, clock: Callable[[], float] = time.monotonic) -> int | None:
     """Delete change events older than the retention, at most once per prune period.
 
-    Kubernetes Events last seen more than ``VOLCANO_EVENT_TTL`` seconds ago (default 3600,
-    kube-apiserver's ``--event-ttl``) go in the same pass. Return how many change events went,
+    Expired Kubernetes Events and session records go in the same pass (``retention``: one hour
+    by default, ``VOLCANO_EVENT_TTL`` and ``VOLCANO_SESSION_TTL``). Return how many change events went,
     or None when the period has not passed yet (nothing queried).
     Both ways of running (embedded and Celery) call it from ``run_leader_cycle``, holding
     the lease, so one process prunes at a time.
@@ -311,10 +312,7 @@ def prune_change_stream(*, clock: Callable[[], float] = time.monotonic) -> int |
     deleted = prune_changes(keep_seconds=keep)
     if deleted:
         logger.info("pruned %d change events older than %d s", deleted, keep)
-    ttl = max(int(_setting("VOLCANO_EVENT_TTL", 3600.0)), 0)
-    expired = prune_events(keep_seconds=ttl)
-    if expired:
-        logger.info("pruned %d events older than %d s", expired, ttl)
+    prune_expired(failpoints.now())
     return deleted
 
 

@@ -114,7 +114,8 @@ def _validate_numbers(job: Job, tasks: list[TaskSpec], causes: Causes) -> None:
             elif task.min_available > task.replicas:
                 causes.invalid(
                     f"{at}.minAvailable",
-                    f"{task.min_available}: must not be greater than replicas ({task.replicas})",
+                    f"{task.min_available}: 'minAvailable' is greater than 'replicas' "
+                    f"({task.replicas}) in task: {task.name}, job: {job.name}",
                 )
         if task.max_retry is not None and task.max_retry < 0:
             causes.invalid(f"{at}.maxRetry", "must be greater than or equal to 0")
@@ -183,7 +184,11 @@ def _validate_queue(name: str, causes: Causes) -> None:
             f"`{queue.state}`",
         )
     if Queue.objects.filter(parent=name).exists():
-        causes.forbidden("spec.queue", f"can only submit job to leaf queue, `{name}` has children")
+        children = Queue.objects.filter(parent=name).count()
+        causes.forbidden(
+            "spec.queue",
+            f"can only submit job to leaf queue, queue `{name}` has {children} child queues",
+        )
 
 
 def validate_job_update(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jobs.admission.causes import Causes
+from jobs.admission.causes import Causes, CauseType
 from scheduler.engine.util.durations import parse_duration
 from scheduler.validators import dns1123_subdomain_error
 
@@ -87,13 +87,17 @@ def validate_policies(policies: Sequence[Mapping[str, Any]], path: str, causes: 
             causes.invalid(at, "must not specify event and exitCode simultaneously")
             continue
         if not events and exit_code is None:
-            causes.required(at, "either event or exitCode should be specified")
+            causes.required(at, "either event and exitCode should be specified")
             continue
         action = policy.get("action", "")
         if not action:
             causes.required(f"{at}.action")
         elif action not in POLICY_ACTIONS:
-            causes.not_supported(f"{at}.action", action, POLICY_ACTIONS)
+            causes.add(
+                f"{at}.action",
+                CauseType.NOT_SUPPORTED,
+                f"{action!r}: invalid policy action, valid actions are {', '.join(POLICY_ACTIONS)}",
+            )
         if exit_code is not None:
             if exit_code == 0:
                 causes.invalid(f"{at}.exitCode", "0 is not a valid error code")
@@ -107,7 +111,11 @@ def validate_policies(policies: Sequence[Mapping[str, Any]], path: str, causes: 
         event_field = f"{at}.event" if policy.get("event") else f"{at}.events"
         for event in events:
             if event not in POLICY_EVENTS:
-                causes.not_supported(event_field, event, POLICY_EVENTS)
+                causes.add(
+                    event_field,
+                    CauseType.NOT_SUPPORTED,
+                    f"{event!r}: invalid policy event, valid events are {', '.join(POLICY_EVENTS)}",
+                )
             elif event in seen_events:
                 causes.duplicate(
                     event_field,
@@ -132,7 +140,11 @@ def validate_plugins(
     mpi's master task must exist."""
     for name, arguments in plugins.items():
         if name not in JOB_PLUGINS:
-            causes.not_supported(f"spec.plugins.{name}", name, JOB_PLUGINS)
+            causes.add(
+                f"spec.plugins.{name}",
+                CauseType.NOT_SUPPORTED,
+                f"unable to find job plugin: {name} (supported: {', '.join(JOB_PLUGINS)})",
+            )
             continue
         if name in FRAMEWORK_FLAGS:
             _validate_framework_flags(name, arguments, causes)
@@ -143,7 +155,8 @@ def validate_plugins(
                     master = argument.partition("=")[2]
             if master not in task_names:
                 causes.not_found(
-                    "spec.plugins.mpi", f"the mpi plugin's master task {master!r} does not exist"
+                    "spec.plugins.mpi",
+                    f"The specified mpi master task was not found (no task {master!r})",
                 )
 
 
@@ -165,9 +178,13 @@ def _validate_framework_flags(name: str, arguments: Sequence[str], causes: Cause
 def validate_volumes(volumes: Sequence[Mapping[str, Any]], causes: Causes) -> None:
     """Check ``spec.volumes``: mountPath required and unique; claim and claim name exclusive.
 
-    Volcano's webhook also refuses a volume with neither ``volumeClaim`` nor
-    ``volumeClaimName``; Volcano's own example job (``/myinput``) has one, and its
-    controller gives such a volume a generated claim name, so we accept it.
+    One deliberate difference: Volcano's webhook refuses a volume with neither
+    ``volumeClaim`` nor ``volumeClaimName`` ("either VolumeClaim or VolumeClaimName must
+    be specified"); we accept it, because the example job this project ships with
+    (``examples/jobs/test-job-volumes.yaml``, its ``/myinput`` volume) has one and must keep
+    working unchanged. The controller mounts a claim named ``<job>-volume-<index>`` for it and
+    records a Warning ``VolumeClaimMissing`` on the job with Volcano's words, so the user
+    still learns that Volcano would refuse the job.
     """
     mount_paths: dict[str, str] = {}
     for index, volume in enumerate(volumes):
@@ -183,8 +200,8 @@ def validate_volumes(volumes: Sequence[Mapping[str, Any]], causes: Causes) -> No
         if claim_name and volume.get("volumeClaim") is not None:
             causes.invalid(
                 at,
-                "conflict: to use an existing PVC specify only volumeClaimName; "
-                "to create a new PVC specify only volumeClaim",
+                "conflict: If you want to use an existing PVC, just specify VolumeClaimName. "
+                "If you want to create a new PVC, you do not need to specify VolumeClaimName",
             )
         if claim_name and (error := dns1123_subdomain_error(claim_name)):
             causes.invalid(
@@ -215,8 +232,8 @@ def validate_depends_on(
         index = names.index(cycle[0])
         causes.invalid(
             f"spec.tasks[{index}].dependsOn",
-            "job has dependencies between tasks, but doesn't form a directed acyclic graph "
-            f"(DAG): {' -> '.join(cycle)}",
+            "job has dependencies between tasks, but doesn't form a directed acyclic "
+            f"graph(DAG): {' -> '.join(cycle)}",
         )
 
 

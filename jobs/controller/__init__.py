@@ -6,9 +6,11 @@ Entry points for the worker (an injected clock, as everywhere):
 - ``reconcile_job(job_or_pk, now) -> JobResult``: one job.
 
 Modules: ``reconcile`` (the pass), ``requests`` (events derived from rows,
-Commands), ``policies`` (event/exitCode → action), ``states`` (the phase
-table and rules), ``actions`` (SyncJob / KillJob / KillTarget), ``podgroup``,
-``pods`` and ``plugins`` (rendering), ``ttl``, ``events``, ``context``.
+Commands), ``policies`` (event/exitCode → action), ``delays`` (a policy's
+``timeout``: persisted timers, fired once, cancelled when the pod recovers),
+``states`` (the phase table and rules), ``actions`` (SyncJob / KillJob /
+KillTarget), ``podgroup``, ``pods`` and ``plugins`` (rendering), ``ttl``,
+``events``, ``context``.
 
 Contract with the scheduler and the node runtime: pods are created only after
 the scheduler moved the PodGroup past Pending (Inqueue); to evict a pod, set its

@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable
 
 from jobs.controller.context import FINISHED_PHASES, JobContext, StatusCounts
 from jobs.controller.events import record_event
-from jobs.controller.podgroup import ensure_pod_group
-from jobs.controller.pods import render_pod
+from jobs.controller.podgroup import ensure_pod_group, record_pod_group_pending
+from jobs.controller.pods import render_pod, warn_unclaimed_volumes
 from jobs.controller.secrets import delete_ssh_secret, ensure_ssh_secret
 from jobs.models import EventType, JobPhase, Pod, PodGroupPhase, PodPhase
 from volcano_site.kube.changes import record_rows
@@ -58,6 +58,7 @@ def sync_job(ctx: JobContext, update: UpdateFn) -> None:
         ctx.set_phase(JobPhase.PENDING)
     initiating = job.phase == JobPhase.PENDING
     if initiating:
+        warn_unclaimed_volumes(ctx)
         markers = {f"{PLUGIN_MARKER}{name}": name for name in job.plugins if name in ("svc", "ssh")}
         if any(job.controlled_resources.get(key) != value for key, value in markers.items()):
             job.controlled_resources = {**job.controlled_resources, **markers}
@@ -65,6 +66,7 @@ def sync_job(ctx: JobContext, update: UpdateFn) -> None:
         ensure_pod_group(ctx, create=initiating)
     _fresh_counts(ctx)
     group = ctx.pod_group
+    record_pod_group_pending(ctx)
     if group is not None and group.phase != PodGroupPhase.PENDING:
         _create_missing_pods(ctx)
     _delete_surplus_pods(ctx)

@@ -63,12 +63,14 @@ def record_event(
     )
 
 
-def prune_events(*, keep_seconds: int = 3600) -> int:
-    """Delete events last seen more than ``keep_seconds`` ago; return how many went.
+def prune_events(*, keep_seconds: int = 3600, now: dt.datetime | None = None) -> int:
+    """Delete events last seen more than ``keep_seconds`` before ``now``; return how many went.
 
     Kubernetes keeps events one hour (kube-apiserver's ``--event-ttl``): without an expiry the
-    scheduler's Scheduled and FailedScheduling events alone would grow by one row per pod.
+    scheduler's Scheduled and FailedScheduling events alone would grow by one row per pod. An
+    event seen again (its ``count`` bumped) lives on from its ``last_timestamp``, as the
+    apiserver renews an event's lease on every update.
     """
-    cutoff = timezone.now() - dt.timedelta(seconds=keep_seconds)
+    cutoff = (now or timezone.now()) - dt.timedelta(seconds=keep_seconds)
     deleted, _ = Event.objects.filter(last_timestamp__lt=cutoff).delete()
     return deleted

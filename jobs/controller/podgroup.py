@@ -1,8 +1,17 @@
 """The job's PodGroup: the gang the scheduler admits (Volcano's createOrUpdatePodGroup).
 
 ``minMember`` = the job's minAvailable, ``minTaskMember`` = each task's
-minAvailable, ``minResources`` = what the first minAvailable pods request
-(``calcPGMinResources``), queue and priorityClassName from the job. The
+minAvailable, ``minResources`` = the quota usage of the first minAvailable pods
+(``calcPGMinResources``), queue and priorityClassName from the job.
+
+The quota usage is Kubernetes' (``PodUsageFunc``) as Volcano's ``GetPodQuotaUsage``
+extends it, so a ResourceQuota can be checked against a PodGroup: per pod ``pods`` and
+``count/pods`` 1; ``cpu``, ``memory``, ``ephemeral-storage`` and ``hugepages-*`` requests
+under their plain and ``requests.`` names, with ``limits.`` for the first three; an
+extended resource (``nvidia.com/gpu``) under ``requests.<name>`` and its plain name. The
+scheduler reads the plain names only (``scheduling_quantities``). One difference: a
+container's request defaults to its limit here (Kubernetes' pod defaulting, which the pods
+get), where Volcano reads the template's requests as written. The
 controller creates it while the job is Pending and corrects drift (a scaled
 job) afterwards; the scheduler owns its status.
 
@@ -14,11 +23,15 @@ Pending with the same outcome and no failing retries.
 
 from __future__ import annotations
 
-from jobs.controller.context import JobContext
-from jobs.manifests.pod_template import pod_requests
-from jobs.models import PodGroup, PodGroupPhase, TaskSpec
+import datetime as dt
+from typing import Any
 
-__all__ = ["ensure_pod_group", "min_resources"]
+from jobs.controller.context import JobContext
+from jobs.controller.events import record_event
+from jobs.manifests.pod_template import pod_limits, pod_requests
+from jobs.models import Event, EventType, PodGroup, PodGroupPhase, TaskSpec
+
+__all__ = ["ensure_pod_group", "min_resources", "pod_quota_usage", "record_pod_group_pending"]
 
 
 def _task_priority(task: TaskSpec, classes: dict[str, int]) -> int:
@@ -37,7 +50,7 @@ def min_resources(
     highest-priority tasks until minAvailable pods are counted.
     """
     ordered = sorted(tasks, key=lambda task: -_task_priority(task, classes))
-    per_pod = {task.name: pod_requests(task.template.get("spec") or {}) for task in ordered}
+    per_pod = {task.name: pod_quota_usage(task.template.get("spec") or {}) for task in ordered}
     counts: dict[str, int] = {}
     task_minimum = sum(_min(task) for task in ordered)
     left = min_available
@@ -58,6 +71,24 @@ def min_resources(
         for resource, milli in per_pod[name].items():
             total[resource] = total.get(resource, 0) + milli * count
     return {resource: milli for resource, milli in sorted(total.items()) if milli}
+
+
+_WITH_LIMITS = ("cpu", "memory", "ephemeral-storage")
+ONE = 1000  # one pod, in milli-units
+
+
+def pod_quota_usage(spec: dict[str, Any]) -> dict[str, int]:
+    """Return what one pod of ``spec`` counts against a ResourceQuota (see the module doc)."""
+    requests, limits = pod_requests(spec), pod_limits(spec)
+    usage = {"pods": ONE, "count/pods": ONE}
+    for name, milli in requests.items():
+        native = "/" not in name or "kubernetes.io/" in name
+        if name in _WITH_LIMITS or name.startswith("hugepages-") or not native:
+            usage[name] = usage[f"requests.{name}"] = milli
+    for name in _WITH_LIMITS:
+        if name in limits:
+            usage[f"limits.{name}"] = limits[name]
+    return usage
 
 
 def _min(task: TaskSpec) -> int:
@@ -95,3 +126,51 @@ def ensure_pod_group(ctx: JobContext, *, create: bool) -> None:
             setattr(group, name, wanted[name])
         group.save(update_fields=drift)
         ctx.changed = True
+
+
+def _stamp(condition: dict[str, Any]) -> dt.datetime:
+    try:
+        return dt.datetime.fromisoformat(str(condition.get("lastTransitionTime", "")))
+    except ValueError:
+        return dt.datetime.min.replace(tzinfo=dt.UTC)
+
+
+def _latest_true_condition(conditions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    true = [condition for condition in conditions if condition.get("status") == "True"]
+    return max(true, key=_stamp, default=None)
+
+
+def record_pod_group_pending(ctx: JobContext) -> None:
+    """Warn ``PodGroupPending`` on the job while its PodGroup's latest condition is not Scheduled.
+
+    Volcano's ``recordPodGroupEvent``, with its words: "PodGroup <ns>:<job> unschedulable,
+    reason: <the condition's message>". Volcano records it on every sync and its recorder
+    counts the repeats; ours records each distinct message once while the event lives (a
+    level-triggered controller syncs far more often than Volcano's, so a count would say
+    nothing), and again after the event expired if the group is still unschedulable.
+    """
+    group, job = ctx.pod_group, ctx.job
+    if group is None:
+        return
+    latest = _latest_true_condition(group.conditions or [])
+    if latest is None or latest.get("type") == "Scheduled":
+        return
+    kind = str(latest.get("type", "")).lower()
+    message = f"PodGroup {job.namespace}:{job.name} {kind}, reason: {latest.get('message', '')}"
+    if Event.objects.filter(
+        involved_kind="Job",
+        involved_namespace=job.namespace,
+        involved_name=job.name,
+        involved_uid=job.uid,
+        reason="PodGroupPending",
+        message=message,
+    ).exists():
+        return
+    record_event(
+        job,
+        kind="Job",
+        reason="PodGroupPending",
+        message=message,
+        now=ctx.now,
+        event_type=EventType.WARNING,
+    )

@@ -3,10 +3,9 @@
 Name ``<job>-<task>-<index>``; the job's identity, queue, version and retry
 count as annotations; schedulerName and priorityClassName fall back to the
 job's; the job's volumes become claims mounted in every container. Labels are
-the same for every replica of a task (Volcano also labels the task index; here
-the index is the ``task_index`` column and the ``volcano.sh/task-index``
-annotation a dump writes), so the scheduler's cache can share one template per
-task.
+Volcano's (``volcano.sh/task-index`` among them; the scheduler's cache leaves the
+index out so that the replicas of a task share one template); the index is also
+the ``task_index`` column, and the ``volcano.sh/task-index`` annotation a dump writes.
 """
 
 from __future__ import annotations
@@ -14,11 +13,12 @@ from __future__ import annotations
 import copy
 
 from jobs.controller.context import JOB_VERSION, JobContext
+from jobs.controller.events import record_event
 from jobs.controller.plugins import apply_plugins
 from jobs.manifests.pod_template import pod_requests
-from jobs.models import Pod, PodPhase, TaskSpec
+from jobs.models import Event, EventType, Pod, PodPhase, TaskSpec
 
-__all__ = ["pod_name", "render_pod"]
+__all__ = ["pod_name", "render_pod", "warn_unclaimed_volumes"]
 
 _COLUMNS = ("nodeName", "priority", "schedulerName")
 # Job annotations Volcano copies onto its pods (preemptable, revocable zone, JDB budgets).
@@ -62,6 +62,7 @@ def render_pod(ctx: JobContext, task: TaskSpec, index: int) -> tuple[Pod, bool]:
             "volcano.sh/job-namespace": job.namespace,
             "volcano.sh/queue-name": job.queue,
             "volcano.sh/task-spec": task.name,
+            "volcano.sh/task-index": str(index),
         }
     )
     annotations = dict(metadata.get("annotations") or {})
@@ -116,3 +117,35 @@ def _mount_job_volumes(ctx: JobContext, pod: Pod) -> None:
                 container.setdefault("volumeMounts", []).append(
                     {"name": claim, "mountPath": volume.get("mountPath", "")}
                 )
+
+
+def warn_unclaimed_volumes(ctx: JobContext) -> None:
+    """Warn once per job about volumes with neither ``volumeClaim`` nor ``volumeClaimName``.
+
+    Volcano's webhook refuses them; admission here accepts them (see
+    ``jobs.admission.policies.validate_volumes``), so the job says what Volcano would.
+    """
+    job = ctx.job
+    missing = [
+        f"spec.volumes[{index}] ({volume.get('mountPath', '')})"
+        for index, volume in enumerate(job.volumes)
+        if not volume.get("volumeClaimName") and volume.get("volumeClaim") is None
+    ]
+    if not missing:
+        return
+    reason = "VolumeClaimMissing"
+    if Event.objects.filter(
+        involved_kind="Job", involved_name=job.name, involved_uid=job.uid, reason=reason
+    ).exists():
+        return
+    record_event(
+        job,
+        kind="Job",
+        reason=reason,
+        message=(
+            f"either VolumeClaim or VolumeClaimName must be specified: {', '.join(missing)}; "
+            f"Volcano refuses such a job, here a claim named {job.name}-volume-<index> is mounted"
+        ),
+        now=ctx.now,
+        event_type=EventType.WARNING,
+    )

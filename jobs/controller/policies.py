@@ -4,14 +4,12 @@ In order: an explicit action (a Command) wins; internal events sync; events
 from pods of an earlier job version sync; then the task's policies, then the
 job's, first match wins (an event list containing the event or ``*``, or an
 equal exit code; a ``PodPending`` event only matches a policy with a timeout);
-nothing matched → SyncJob. A matched policy with a ``timeout`` waits until its
-condition has held that long: level-triggered, so nothing is armed or
-cancelled, the condition simply has to still hold when the time comes.
+nothing matched → SyncJob. A matched policy with a ``timeout`` is not executed
+at once: the caller arms a persisted timer (``delays``) for the returned delay.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -42,8 +40,8 @@ def _first_match(
     return next((policy for policy in policies if _matches(policy, request)), None)
 
 
-def resolve_action(ctx: JobContext, request: Request) -> tuple[str, dt.datetime | None]:
-    """Return the action for ``request`` and, for a policy with a timeout, when it is due."""
+def resolve_action(ctx: JobContext, request: Request) -> tuple[str, float | None]:
+    """Return the action for ``request`` and, for a policy with a timeout, its delay (seconds)."""
     if request.action:
         return request.action, None
     if request.event in INTERNAL_EVENTS:
@@ -58,8 +56,7 @@ def resolve_action(ctx: JobContext, request: Request) -> tuple[str, dt.datetime 
         policy = _first_match(ctx.job.policies, request)
     if policy is None:
         return SYNC_JOB, None
-    due = None
+    delay = None
     if timeout := policy.get("timeout"):
-        since = request.since or ctx.now
-        due = since + dt.timedelta(seconds=parse_duration(str(timeout)))
-    return str(policy.get("action") or SYNC_JOB), due
+        delay = parse_duration(str(timeout)) or None  # Volcano: a zero delay acts at once
+    return str(policy.get("action") or SYNC_JOB), delay

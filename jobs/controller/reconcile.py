@@ -11,8 +11,9 @@ our equivalent across processes):
 4. Evictions: a pod someone deleted (a ``PodEviction`` record, ``jobs.evictions``) or
    marked for deletion (``deletion_time``) is a ``PodEvicted`` event; a marked pod's row
    is removed here, as the kubelet would.
-5. Resolve each request to an action (``policies.resolve_action``) and execute
-   the non-sync ones against the current phase (``states.execute``).
+5. Delayed actions (``delays``): drop the timers whose pod recovered, fire the due ones.
+   Resolve each request to an action (``policies.resolve_action``); arm a timer for a
+   policy with a timeout, execute the others against the current phase (``states.execute``).
 6. If nothing acted, SyncJob: create the PodGroup / pods, count, phase rules.
 
 One transition per pass and job: a phase the pass entered is acted upon by the
@@ -47,6 +48,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Sum
 
 from jobs.controller.context import FINISHED_PHASES, JobContext, priority_classes
+from jobs.controller.delays import arm, cancel_recovered, cancel_same_scope, fire, take_due
 from jobs.controller.events import record_event
 from jobs.controller.normal_pods import reconcile_normal_pods
 from jobs.controller.policies import SYNC_JOB, resolve_action
@@ -161,18 +163,31 @@ def reconcile_job(
         evicted = take_evictions(row)
         ctx.changed = ctx.changed or bool(evicted)
         requests += evicted + observe_pods(ctx)
+        delayed = _has_timeouts(ctx)  # only such a job can have timers: skip two queries
+        if delayed:
+            cancel_recovered(ctx, requests)
+            requests = take_due(ctx) + requests
         for pod in [p for p in ctx.pods.values() if p.deletion_time is not None]:
             ctx.delete_pod(pod)
             ctx.finalized_evictions += 1
             ctx.deleted += 1
         acted = False
         for request in requests:
-            action, due = resolve_action(ctx, request)
-            if action == SYNC_JOB or (due is not None and due > now):
+            if request.timer is not None and not fire(ctx, request):
+                continue  # cancelled by an action this pass executed
+            action, delay = resolve_action(ctx, request)
+            if action == SYNC_JOB:
+                continue
+            if delay is not None:
+                arm(ctx, request, action, delay)
                 continue
             before = (row.phase, row.version, row.retry_count, ctx.deleted)
             execute(ctx, action, request)
             acted = True
+            if delayed:
+                cancel_same_scope(ctx, action, request)
+            if request.timer is not None:
+                continue  # a timer firing: Volcano records nothing more
             if (row.phase, row.version, row.retry_count, ctx.deleted) != before:
                 record_event(
                     row,
@@ -190,12 +205,20 @@ def reconcile_job(
         return result
 
 
+def _has_timeouts(ctx: JobContext) -> bool:
+    """Return whether a policy of the job or of a task has a timeout (arms delayed actions).
+
+    Policies cannot change after creation (admission), so a job without one never has timers.
+    """
+    policies = [*ctx.job.policies, *(p for task in ctx.tasks for p in task.policies)]
+    return any(policy.get("timeout") for policy in policies)
+
+
 def _timed(ctx: JobContext) -> bool:
     job = ctx.job
     if job.ttl_seconds_after_finished is not None and job.phase in FINISHED_PHASES:
         return True
-    policies = [*job.policies, *(p for task in ctx.tasks for p in task.policies)]
-    return any(policy.get("timeout") for policy in policies)
+    return _has_timeouts(ctx)
 
 
 def _load(

@@ -18,6 +18,7 @@ it, and nothing ever runs a Command whose row is gone, so none runs twice.
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from dataclasses import dataclass
 
 from jobs.controller.context import JobContext
@@ -38,10 +39,12 @@ class Request:
     action: str = ""
     task: str = ""
     pod: str = ""
+    pod_uid: uuid.UUID | None = None
     exit_code: int | None = None
     version: int | None = None  # the job version of the pod that raised it
     since: dt.datetime | None = None  # when the condition began (for policy timeouts)
     source: str = ""  # "command <name>" or "pod <name>", for events and logs
+    timer: int | None = None  # the DelayedAction this request fires, if any
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class _PodRef:
     task: str
     pod: str
     version: int
+    uid: uuid.UUID | None = None
 
 
 def take_commands(job: Job, now: dt.datetime) -> list[Request]:
@@ -118,7 +122,7 @@ def observe_pods(ctx: JobContext) -> list[Request]:
     requests: list[Request] = []
     completed_tasks: set[str] = set()
     for pod in sorted(ctx.pods.values(), key=lambda p: p.name):
-        base = _PodRef(pod.task_name, pod.name, ctx.pod_version(pod))
+        base = _PodRef(pod.task_name, pod.name, ctx.pod_version(pod), pod.uid)
         if pod.deletion_time is not None:
             requests.append(
                 Request(
@@ -127,6 +131,7 @@ def observe_pods(ctx: JobContext) -> list[Request]:
                     source=f"pod {pod.name}",
                     task=base.task,
                     pod=base.pod,
+                    pod_uid=base.uid,
                     version=base.version,
                 )
             )
@@ -139,6 +144,7 @@ def observe_pods(ctx: JobContext) -> list[Request]:
                     source=f"pod {pod.name}",
                     task=base.task,
                     pod=base.pod,
+                    pod_uid=base.uid,
                     version=base.version,
                 )
             )
@@ -150,6 +156,7 @@ def observe_pods(ctx: JobContext) -> list[Request]:
                     source=f"pod {pod.name}",
                     task=base.task,
                     pod=base.pod,
+                    pod_uid=base.uid,
                     version=base.version,
                 )
             )
@@ -167,6 +174,7 @@ def observe_pods(ctx: JobContext) -> list[Request]:
                     source=f"task {pod.task_name}",
                     task=base.task,
                     pod=base.pod,
+                    pod_uid=base.uid,
                     version=base.version,
                 )
             )

@@ -14,7 +14,7 @@ from typing import Any
 from scheduler.engine.api.quantity import parse_quantity
 from scheduler.wire import Fields, plain_json
 
-__all__ = ["pod_requests", "read_pod_spec", "read_pod_template"]
+__all__ = ["pod_limits", "pod_requests", "read_pod_spec", "read_pod_template"]
 
 POD_SPEC_FIELDS = frozenset(
     [
@@ -176,6 +176,27 @@ def pod_requests(spec: dict[str, Any]) -> dict[str, int]:
         for name, milli in _container_requests(container).items():
             total[name] = max(total.get(name, 0), milli)
     return total
+
+
+def pod_limits(spec: dict[str, Any]) -> dict[str, int]:
+    """Return a pod's limits in milli-units per resource (Kubernetes' ``PodLimits``).
+
+    The sum over containers of the limits they set, and at least the largest single init
+    container's limit; a resource no container limits is absent.
+    """
+    total: dict[str, int] = {}
+    for container in spec.get("containers", []):
+        for name, milli in _container_limits(container).items():
+            total[name] = total.get(name, 0) + milli
+    for container in spec.get("initContainers", []):
+        for name, milli in _container_limits(container).items():
+            total[name] = max(total.get(name, 0), milli)
+    return total
+
+
+def _container_limits(container: dict[str, Any]) -> dict[str, int]:
+    limits = (container.get("resources") or {}).get("limits") or {}
+    return {name: parse_quantity(value, field=name) for name, value in limits.items()}
 
 
 def _container_requests(container: dict[str, Any]) -> dict[str, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jobs.models.command import Command, CommandAction, TargetKind
+from jobs.models.delayed_action import DelayedAction
 from jobs.models.event import Event, EventType
 from jobs.models.job import Job, JobPhase, TaskSpec
 from jobs.models.pod import Pod, PodPhase, TaskStatus
@@ -15,6 +16,7 @@ from jobs.models.training_job import MPIJob, PyTorchJob, TFJob, TrainingJob, tra
 __all__ = [
     "Command",
     "CommandAction",
+    "DelayedAction",
     "Event",
     "EventType",
     "Job",

@@ -30,7 +30,12 @@ def test_new_job_gets_a_pending_pod_group_and_no_pods_until_admitted() -> None:
     group = PodGroup.objects.get(job=job)
     assert group.name == f"job-{job.uid}"
     assert (group.min_member, group.min_task_member) == (2, {"ps": 1, "worker": 1})
-    assert group.min_resources == {"cpu": 2000}
+    assert group.min_resources == {
+        "count/pods": 2000,
+        "cpu": 2000,
+        "pods": 2000,
+        "requests.cpu": 2000,
+    }
     assert group.queue == "default"
     assert pods(job) == {}
     tick(job)
@@ -140,7 +145,7 @@ def test_scaling_a_task_up_creates_pods_and_down_deletes_the_highest() -> None:
     job.tasks.filter(name="worker").update(replicas=3)
     tick(job)
     assert sorted(pods(job)) == ["job-worker-0", "job-worker-1", "job-worker-2"]
-    assert PodGroup.objects.get(job=job).min_resources == {"cpu": 2000}
+    assert PodGroup.objects.get(job=job).min_resources["cpu"] == 2000
     job.tasks.filter(name="worker").update(replicas=1, min_available=1)
     Job.objects.filter(pk=job.pk).update(min_available=1)
     job.refresh_from_db()

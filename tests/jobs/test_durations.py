@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler.engine.util.durations import parse_duration
+from scheduler.engine.util.durations import format_duration, parse_duration
 
 
 @pytest.mark.parametrize(
@@ -19,3 +19,18 @@ def test_go_durations_parse_to_seconds(text: str, seconds: float) -> None:
 def test_anything_else_is_refused(text: str) -> None:
     with pytest.raises(ValueError, match="invalid duration"):
         parse_duration(text)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (300.0, "5m0s"),
+        (90.0, "1m30s"),
+        (3600.0, "1h0m0s"),
+        (1.5, "1.5s"),
+        (0.5, "500ms"),
+        (0, "0s"),
+    ],
+)
+def test_durations_are_written_as_go_writes_them(seconds: float, text: str) -> None:
+    assert format_duration(seconds) == text

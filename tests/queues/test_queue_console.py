@@ -177,7 +177,7 @@ def test_the_form_and_the_yaml_are_two_views_of_one_manifest(
         (
             {"guarantee:cpu": "4", "deserved:cpu": "2"},
             "err-deserved-cpu",
-            "deserved 2 must be >= guarantee 4",
+            "deserved[cpu]=2 must be >= guarantee[cpu]=4",
         ),
         ({"deserved:cpu": "8", "capability:cpu": "4"}, "err-deserved-cpu", "must be <= capability"),
     ],

@@ -56,6 +56,20 @@ def test_snapshot_reads_scheduling_constraints_from_the_pod_spec() -> None:
     assert tasks[0].template is tasks[1].template  # one template per task: cached predicates
 
 
+def test_replicas_labelled_with_their_task_index_still_share_one_template() -> None:
+    _, replicas = make_gang("g", replicas=3)
+    for index, pod in enumerate(replicas):
+        Pod.objects.filter(pk=pod.pk).update(
+            labels={**pod.labels, "app": "g", "volcano.sh/task-index": str(index)}
+        )
+
+    tasks = list(read_snapshot().cluster.jobs["default/g"].tasks.values())
+
+    assert tasks[0].template is tasks[1].template is tasks[2].template
+    assert tasks[0].template.labels["app"] == "g"
+    assert "volcano.sh/task-index" not in tasks[0].template.labels
+
+
 def test_a_gang_is_bound_and_its_pod_group_and_queue_status_written() -> None:
     make_node("n1")
     make_gang("g", replicas=3)

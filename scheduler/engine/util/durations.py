@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["parse_duration"]
+__all__ = ["format_duration", "parse_duration"]
 
 _UNITS = {
     "ns": 1e-9,
@@ -42,3 +42,32 @@ def parse_duration(text: str) -> float:
     if not body:
         raise ValueError(f"invalid duration {text!r} (expected e.g. 90s, 5m, 1h30m)")
     return sign * total
+
+
+def _fraction(amount: int, unit: int) -> str:
+    whole, part = divmod(amount, unit)
+    digits = str(part).rjust(len(str(unit)) - 1, "0").rstrip("0")
+    return f"{whole}.{digits}" if digits else str(whole)
+
+
+def format_duration(seconds: float) -> str:
+    """Return ``seconds`` as Go's ``time.Duration.String()`` writes it (``5m0s``, ``1.5s``).
+
+    Volcano's events quote durations this way ("Execute action AbortJob after 5m0s").
+    """
+    nanos = round(seconds * 1_000_000_000)
+    if nanos == 0:
+        return "0s"
+    sign, nanos = ("-" if nanos < 0 else ""), abs(nanos)
+    if nanos < 1_000:
+        return f"{sign}{nanos}ns"
+    if nanos < 1_000_000:
+        return f"{sign}{_fraction(nanos, 1_000)}µs"
+    if nanos < 1_000_000_000:
+        return f"{sign}{_fraction(nanos, 1_000_000)}ms"
+    hours, rest = divmod(nanos, 3_600_000_000_000)
+    minutes, rest = divmod(rest, 60_000_000_000)
+    text = f"{hours}h" if hours else ""
+    if hours or minutes:
+        text += f"{minutes}m"
+    return f"{sign}{text}{_fraction(rest, 1_000_000_000)}s"
