@@ -8,11 +8,15 @@ moves every pod one step, level-triggered, with set-wise UPDATEs:
 3. After its duration it ends: Succeeded, or Failed when its exit code is not 0.
    Duration: annotation ``volcano.sh/sim-duration`` (``90s``, ``10m``, ``1h30m``, ``500ms`` or
    plain seconds), else the ``sleep N`` in its command (``[sleep, 10m]``, ``sh -c "sleep 30"``),
-   else ``default_duration``. Exit code: annotation ``volcano.sh/sim-exit-code`` (default 0).
-4. A pod marked for deletion (evicted by the scheduler, killed by the controller or by hand)
-   stops ``start_delay`` later: phase Failed, its reason kept (``Evicted``), its deletionTimestamp
-   kept, so the job controller can tell an eviction (no ``volcano.sh/controller-out-of-sync``
-   annotation) from its own kill and then remove the row, as the API server would.
+   else ``default_duration``, counted from the container's start. Exit code: annotation
+   ``volcano.sh/sim-exit-code`` (default 0). Under restartPolicy ``OnFailure``/``Always``
+   a failing container restarts in place instead, after CrashLoopBackOff's delay
+   (``scheduler.container_lifecycle``), and runs its duration again.
+4. A pod marked for deletion (evicted by the scheduler, deleted through the API or by hand)
+   stays Running until its container exits: ``start_delay`` later, or at the end of its grace
+   period when it carries ``volcano.sh/sim-ignore-sigterm: "true"``. It ends Failed, its
+   reason kept (``Evicted``), its deletionTimestamp kept, so the job controller sees the
+   eviction and then removes the row, as the API server would.
 5. A pod on a NotReady node fails (reason ``NodeNotReady``), as the node lifecycle controller
    evicts pods off a lost node (there without the five-minute grace period).
 
@@ -34,13 +38,21 @@ from django.db import transaction
 from django.db.models import F, QuerySet
 
 from jobs.models import Pod
-from scheduler import failpoints
+from scheduler import container_lifecycle, failpoints
+from scheduler.container_lifecycle import (
+    back_off_seconds,
+    grace_seconds,
+    ignores_sigterm,
+    restarts_on,
+)
 from scheduler.engine.util.durations import parse_duration as go_duration_seconds
+from scheduler.wire import format_time
 from volcano_site.kube.changes import record_rows
 
 __all__ = [
     "DURATION_ANNOTATION",
     "EXIT_CODE_ANNOTATION",
+    "IGNORE_SIGTERM_ANNOTATION",
     "RuntimeSettings",
     "TickResult",
     "parse_duration",
@@ -50,6 +62,7 @@ __all__ = [
 
 DURATION_ANNOTATION = "volcano.sh/sim-duration"
 EXIT_CODE_ANNOTATION = "volcano.sh/sim-exit-code"
+IGNORE_SIGTERM_ANNOTATION = container_lifecycle.IGNORE_SIGTERM_ANNOTATION
 ACTIVE = ("Pending", "Running")
 _SLEEP = re.compile(r"\bsleep\s+(\d+(?:\.\d+)?(?:ms|[smhd])?)\b")
 
@@ -91,6 +104,7 @@ class TickResult:
     failed: int = 0
     stopped: int = 0
     lost: int = 0
+    restarted: int = 0  # containers that crashed and wait in CrashLoopBackOff
 
 
 def parse_duration(text: str) -> float | None:
@@ -143,6 +157,50 @@ def _update(queryset: QuerySet[Pod], **values: Any) -> int:
     return written
 
 
+def _stop_deleted(now: datetime, config: RuntimeSettings, bump: dict[str, Any]) -> int:
+    """Stop the deleted pods whose containers exited: at once, or when their grace ran out.
+
+    A container gets SIGTERM when its pod is deleted and exits ``start_delay`` later (at
+    most its grace period); one that ignores SIGTERM (``container_lifecycle``) is killed
+    when the grace period ends (exit code 137, SIGKILL's). A pod that never ran stops at once.
+    """
+    by_code: dict[int, list[int]] = {}
+    deleted = Pod.objects.filter(deletion_time__isnull=False, phase__in=ACTIVE)
+    for pk, deleted_at, notes, spec, asked, running in deleted.values_list(
+        "pk", "deletion_time", "annotations", "spec", "deletion_grace_seconds", "running_since"
+    ):
+        grace = grace_seconds(spec, asked)
+        if running is None or deleted_at is None:
+            by_code.setdefault(-1, []).append(pk)  # never ran or between restarts: no process
+        elif ignores_sigterm(notes):
+            if deleted_at + config.real(grace) <= now:
+                by_code.setdefault(137, []).append(pk)
+        elif deleted_at + config.real(min(config.start_delay, grace)) <= now:
+            by_code.setdefault(143, []).append(pk)
+    stopped = 0
+    for code, pks in by_code.items():
+        stopped += _update(
+            Pod.objects.filter(pk__in=pks, phase__in=ACTIVE),
+            phase="Failed", finish_time=now, task_status="", back_off_until=None,
+            exit_code=None if code < 0 else code, **bump,
+        )  # fmt: skip
+    return stopped
+
+
+def _crash(pk: int, code: int, began: datetime, now: datetime, config: RuntimeSettings,
+           previous: float, bump: dict[str, Any]) -> int:  # fmt: skip
+    """Restart a crashed container in place: restartCount + 1, CrashLoopBackOff until due."""
+    ran = (now - began).total_seconds() * config.speed
+    delay = back_off_seconds(previous, ran)
+    last = {"terminated": {"exitCode": code, "reason": "Error", "startedAt": format_time(began),
+                           "finishedAt": format_time(now)}}  # fmt: skip
+    return _update(
+        Pod.objects.filter(pk=pk, phase="Running", deletion_time__isnull=True),
+        restart_count=F("restart_count") + 1, running_since=None,
+        back_off_until=now + config.real(delay), back_off_seconds=delay, last_state=last, **bump,
+    )  # fmt: skip
+
+
 def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) -> TickResult:
     """Move every pod on the simulated nodes one step; return the counts."""
     now = now or failpoints.now()
@@ -154,25 +212,29 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
         result.lost = _update(
             Pod.objects.filter(node__ready=False, phase__in=ACTIVE),
             phase="Failed", reason="NodeNotReady", message="node is not ready",
-            finish_time=now, task_status="", **bump,
+            finish_time=now, task_status="", back_off_until=None, **bump,
         )  # fmt: skip
-        # 4. Deleted pods stop after the grace period.
-        result.stopped = _update(
-            Pod.objects.filter(
-                deletion_time__lte=now - config.real(config.start_delay), phase__in=ACTIVE
-            ),
-            phase="Failed", finish_time=now, task_status="", **bump,
-        )  # fmt: skip
+        # 4. Deleted pods stop when their containers exit (grace periods).
+        result.stopped = _stop_deleted(now, config, bump)
         live = Pod.objects.filter(deletion_time__isnull=True, node__ready=True)
         # 3. Finish the pods whose time is up; before 2., so each pod is Running for a tick.
+        #    A failing container restarts in place under OnFailure/Always.
         ends: dict[int, list[int]] = {}
         running = live.filter(phase="Running", start_time__isnull=False)
-        for pk, started, annotations, spec in running.values_list(
-            "pk", "start_time", "annotations", "spec"
-        ):
-            runs = config.start_delay + pod_duration(annotations, spec, config.default_duration)
-            if started is not None and started + config.real(runs) <= now:
-                ends.setdefault(_exit_code(annotations), []).append(pk)
+        for pk, started, since, waits, annotations, spec, previous in running.values_list(
+            "pk", "start_time", "running_since", "back_off_until", "annotations", "spec",
+            "back_off_seconds",
+        ):  # fmt: skip
+            if waits is not None or started is None:
+                continue  # in CrashLoopBackOff: no process to end
+            began = since or started + config.real(config.start_delay)
+            if began + config.real(pod_duration(annotations, spec, config.default_duration)) > now:
+                continue
+            code = _exit_code(annotations)
+            if restarts_on(spec, code):
+                result.restarted += _crash(pk, code, began, now, config, previous, bump)
+            else:
+                ends.setdefault(code, []).append(pk)
         for code, pks in ends.items():
             done = _update(
                 Pod.objects.filter(pk__in=pks, phase="Running"),
@@ -184,14 +246,19 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
                 result.succeeded += done
             else:
                 result.failed += done
+        # 3b. A crashed container whose back-off is over runs again.
+        result.started += _update(
+            live.filter(phase="Running", back_off_until__lte=now),
+            running_since=now, back_off_until=None, **bump,
+        )  # fmt: skip
         # 2. Start pods acknowledged long enough ago; 1. acknowledge new binds.
-        result.started = _update(
+        result.started += _update(
             live.filter(
                 phase="Pending",
                 node__isnull=False,
                 start_time__lte=now - config.real(config.start_delay),
             ),
-            phase="Running", task_status="", **bump,
+            phase="Running", task_status="", running_since=now, **bump,
         )  # fmt: skip
         result.acknowledged = _update(
             live.filter(phase="Pending", node__isnull=False, start_time__isnull=True),
