@@ -184,6 +184,14 @@ def _stop_deleted(now: datetime, config: RuntimeSettings, bump: dict[str, Any]) 
             phase="Failed", finish_time=now, task_status="", back_off_until=None,
             exit_code=None if code < 0 else code, **bump,
         )  # fmt: skip
+    if stopped:
+        # The kubelet's final delete of a pod deleted through the API: the row goes (watchers
+        # hear DELETED). A job's pod is left to its controller, which removes it once it saw
+        # the eviction; a pod the scheduler evicted keeps its Failed row, as before.
+        done = [pk for pks in by_code.values() for pk in pks]
+        Pod.objects.filter(
+            pk__in=done, job__isnull=True, deletion_grace_seconds__isnull=False, phase="Failed"
+        ).delete()
     return stopped
 
 

@@ -181,8 +181,9 @@ def test_deleting_a_running_pod_leaves_it_terminating_until_it_exits(operator: C
     assert pod.deletion_time is not None
     tick(now=pod.deletion_time + timedelta(seconds=44), config=FAST)
     assert Pod.objects.get(name="victim-task-0").phase == "Running"
-    tick(now=pod.deletion_time + timedelta(seconds=45), config=FAST)
-    assert Pod.objects.get(name="victim-task-0").phase == "Failed"
+    tick(now=pod.deletion_time + timedelta(seconds=45), config=FAST)  # SIGKILL, then gone
+    assert not Pod.objects.filter(name="victim-task-0").exists()
+    assert operator.get(f"{PODS.format(ns='default')}/victim-task-0").status_code == 404
 
 
 @pytest.mark.django_db

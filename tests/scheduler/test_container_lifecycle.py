@@ -19,6 +19,8 @@ from scheduler.container_lifecycle import (
     restarts_on,
 )
 from scheduler.runtime import RuntimeSettings, tick
+from scheduler.worker import run_once
+from tests.jobs.controller_kit import submit
 from tests.scheduler.factories import make_gang, make_node
 
 FAST = RuntimeSettings(start_delay=1.0, default_duration=30.0, speed=1.0)
@@ -149,9 +151,23 @@ def test_a_deleted_pod_runs_until_its_container_exits_on_sigterm() -> None:
 
     pod.refresh_from_db()
     assert (pod.phase, pod.deletion_grace_seconds) == ("Running", 30)
-    tick(now=deleted + timedelta(seconds=1), config=FAST)  # the next step after SIGTERM
+    result = tick(now=deleted + timedelta(seconds=1), config=FAST)  # the step after SIGTERM
+    assert result.stopped == 1
+    assert not Pod.objects.filter(pk=pod.pk).exists()  # the kubelet's final delete
+
+
+@pytest.mark.django_db
+def test_a_jobs_deleted_pod_stops_with_sigterms_exit_code_and_waits_for_its_controller() -> None:
+    pod, _t0 = _running("owned")
+    Pod.objects.filter(pk=pod.pk).update(job=submit(name="owner"))
     pod.refresh_from_db()
-    assert (pod.phase, pod.exit_code) == ("Failed", 143)
+    assert pod_delete_gracefully(pod, None)
+    assert pod.deletion_time is not None
+
+    tick(now=pod.deletion_time + timedelta(seconds=1), config=FAST)
+
+    pod.refresh_from_db()
+    assert (pod.phase, pod.exit_code) == ("Failed", 143)  # its controller removes the row
 
 
 @pytest.mark.django_db
@@ -167,6 +183,8 @@ def test_a_container_ignoring_sigterm_runs_out_its_grace_period() -> None:
     deleted = pod.deletion_time
     assert deleted is not None
 
+    Pod.objects.filter(pk=pod.pk).update(job=submit(name="owner"))  # keeps the stopped row
+
     tick(now=deleted + timedelta(seconds=19), config=FAST)
     pod.refresh_from_db()
     assert pod.phase == "Running"
@@ -179,3 +197,34 @@ def test_a_container_ignoring_sigterm_runs_out_its_grace_period() -> None:
 def test_a_pod_not_on_a_node_is_deleted_at_once() -> None:
     _, (pod,) = make_gang("unbound", replicas=1)
     assert not pod_delete_gracefully(pod, None)
+
+
+@pytest.mark.django_db
+def test_a_terminating_pod_keeps_its_node_until_it_exits() -> None:
+    """As Volcano's cache holds a pod with a deletionTimestamp as Releasing: its resources
+    stay taken, so a pod that needs them waits (pipelined) and binds once it is gone."""
+    spec = {
+        "terminationGracePeriodSeconds": 30,
+        "containers": [{"name": "main", "image": "busybox"}],
+    }
+    node = make_node("only", cpu=2)
+    _, (old,) = make_gang("old", replicas=1, cpu=2, spec=spec,
+                          annotations={"volcano.sh/sim-ignore-sigterm": "true"})  # fmt: skip
+    Pod.objects.filter(pk=old.pk).update(node=node, task_status="Bound")
+    t0 = timezone.now()
+    tick(now=t0, config=FAST)
+    tick(now=t0 + timedelta(seconds=1), config=FAST)
+    old.refresh_from_db()
+    assert pod_delete_gracefully(old, None)
+    _, (new,) = make_gang("new", replicas=1, cpu=2)
+
+    run_once(reconcile=False)
+
+    new.refresh_from_db()
+    assert new.node_id is None
+    assert new.nominated_node_name == "only"  # pipelined onto what the old pod releases
+    assert old.deletion_time is not None
+    tick(now=old.deletion_time + timedelta(seconds=30), config=FAST)  # SIGKILL
+    run_once(reconcile=False)
+    new.refresh_from_db()
+    assert new.node_id == node.pk
