@@ -195,15 +195,19 @@ def _stop_deleted(now: datetime, config: RuntimeSettings, bump: dict[str, Any]) 
     return stopped
 
 
-def _crash(pk: int, code: int, began: datetime, now: datetime, config: RuntimeSettings,
-           previous: float, bump: dict[str, Any]) -> int:  # fmt: skip
-    """Restart a crashed container in place: restartCount + 1, CrashLoopBackOff until due."""
+def _crash(pks: list[int], code: int, began: datetime, now: datetime,
+           config: RuntimeSettings, previous: float, bump: dict[str, Any]) -> int:  # fmt: skip
+    """Restart crashed containers in place: restartCount + 1, CrashLoopBackOff until due.
+
+    ``pks`` share their exit code, start and last back-off, so one UPDATE serves them all
+    (pods started by one tick crash together: 10,000 at once take one statement).
+    """
     ran = (now - began).total_seconds() * config.speed
     delay = back_off_seconds(previous, ran)
     last = {"terminated": {"exitCode": code, "reason": "Error", "startedAt": format_time(began),
                            "finishedAt": format_time(now)}}  # fmt: skip
     return _update(
-        Pod.objects.filter(pk=pk, phase="Running", deletion_time__isnull=True),
+        Pod.objects.filter(pk__in=pks, phase="Running", deletion_time__isnull=True),
         restart_count=F("restart_count") + 1, running_since=None,
         back_off_until=now + config.real(delay), back_off_seconds=delay, last_state=last, **bump,
     )  # fmt: skip
@@ -228,6 +232,7 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
         # 3. Finish the pods whose time is up; before 2., so each pod is Running for a tick.
         #    A failing container restarts in place under OnFailure/Always.
         ends: dict[int, list[int]] = {}
+        crashes: dict[tuple[int, datetime, float], list[int]] = {}
         running = live.filter(phase="Running", start_time__isnull=False)
         for pk, started, since, waits, annotations, spec, previous in running.values_list(
             "pk", "start_time", "running_since", "back_off_until", "annotations", "spec",
@@ -240,9 +245,11 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
                 continue
             code = _exit_code(annotations)
             if restarts_on(spec, code):
-                result.restarted += _crash(pk, code, began, now, config, previous, bump)
+                crashes.setdefault((code, began, previous), []).append(pk)
             else:
                 ends.setdefault(code, []).append(pk)
+        for (code, began, previous), pks in crashes.items():
+            result.restarted += _crash(pks, code, began, now, config, previous, bump)
         for code, pks in ends.items():
             done = _update(
                 Pod.objects.filter(pk__in=pks, phase="Running"),
