@@ -17,6 +17,11 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name='pod',
+            name='run_until',
+            field=models.DateTimeField(blank=True, help_text="when the running container's simulated run ends", null=True),
+        ),
+        migrations.AddField(
+            model_name='pod',
             name='restart_count',
             field=models.PositiveIntegerField(default=0),
         ),

@@ -89,6 +89,9 @@ class Pod(KubeObject):
     running_since = models.DateTimeField(
         null=True, blank=True, help_text="when the current container started running"
     )
+    run_until = models.DateTimeField(
+        null=True, blank=True, help_text="when the running container's simulated run ends"
+    )
     restart_count = models.PositiveIntegerField(default=0)
     back_off_until = models.DateTimeField(
         null=True, blank=True, help_text="CrashLoopBackOff: when the container restarts"

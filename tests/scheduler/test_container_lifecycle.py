@@ -67,7 +67,11 @@ def test_grace_period_comes_from_the_delete_then_the_pod_then_thirty_seconds() -
 
 
 def _running(
-    name: str, *, annotations: dict[str, str] | None = None, spec: dict[str, Any] | None = None
+    name: str,
+    *,
+    annotations: dict[str, str] | None = None,
+    spec: dict[str, Any] | None = None,
+    config: RuntimeSettings = FAST,
 ) -> tuple[Pod, datetime]:
     """Return a pod the kubelet started (Running since ``t0 + 1 s``) and ``t0``."""
     node = make_node(f"{name}-node")
@@ -75,8 +79,8 @@ def _running(
     _, (pod,) = make_gang(name, replicas=1, annotations=annotations, spec=spec)
     Pod.objects.filter(pk=pod.pk).update(node=node, task_status="Bound")
     t0 = timezone.now()
-    tick(now=t0, config=FAST)
-    tick(now=t0 + timedelta(seconds=1), config=FAST)
+    tick(now=t0, config=config)
+    tick(now=t0 + timedelta(seconds=1), config=config)
     pod.refresh_from_db()
     assert pod.phase == "Running"
     return pod, t0
@@ -115,9 +119,9 @@ def test_a_failing_container_restarts_in_place_with_crash_loop_back_off() -> Non
 @pytest.mark.django_db
 def test_restart_count_grows_and_back_off_doubles_on_the_sim_clock() -> None:
     spec = {"restartPolicy": "Always", "containers": [{"name": "main", "image": "busybox"}]}
-    pod, t0 = _running("loop", annotations=CRASHING, spec=spec)
     # Sixty times faster: each 5 s run and each back-off take a sixtieth of their time.
     fast = RuntimeSettings(start_delay=1.0, default_duration=30.0, speed=60.0)
+    pod, t0 = _running("loop", annotations=CRASHING, spec=spec, config=fast)
     at, waits = t0 + timedelta(seconds=1), []
     for _ in range(4):
         at += timedelta(seconds=5 / 60)
