@@ -8,11 +8,15 @@ moves every pod one step, level-triggered, with set-wise UPDATEs:
 3. After its duration it ends: Succeeded, or Failed when its exit code is not 0.
    Duration: annotation ``volcano.sh/sim-duration`` (``90s``, ``10m``, ``1h30m``, ``500ms`` or
    plain seconds), else the ``sleep N`` in its command (``[sleep, 10m]``, ``sh -c "sleep 30"``),
-   else ``default_duration``. Exit code: annotation ``volcano.sh/sim-exit-code`` (default 0).
-4. A pod marked for deletion (evicted by the scheduler, killed by the controller or by hand)
-   stops ``start_delay`` later: phase Failed, its reason kept (``Evicted``), its deletionTimestamp
-   kept, so the job controller can tell an eviction (no ``volcano.sh/controller-out-of-sync``
-   annotation) from its own kill and then remove the row, as the API server would.
+   else ``default_duration``, counted from the container's start. Exit code: annotation
+   ``volcano.sh/sim-exit-code`` (default 0). Under restartPolicy ``OnFailure``/``Always``
+   a failing container restarts in place instead, after CrashLoopBackOff's delay
+   (``scheduler.container_lifecycle``), and runs its duration again.
+4. A pod marked for deletion (evicted by the scheduler, deleted through the API or by hand)
+   stays Running until its container exits: ``start_delay`` later, or at the end of its grace
+   period when it carries ``volcano.sh/sim-ignore-sigterm: "true"``. It ends Failed, its
+   reason kept (``Evicted``), its deletionTimestamp kept, so the job controller sees the
+   eviction and then removes the row, as the API server would.
 5. A pod on a NotReady node fails (reason ``NodeNotReady``), as the node lifecycle controller
    evicts pods off a lost node (there without the five-minute grace period).
 
@@ -31,16 +35,24 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 
 from jobs.models import Pod
-from scheduler import failpoints
+from scheduler import container_lifecycle, failpoints
+from scheduler.container_lifecycle import (
+    back_off_seconds,
+    grace_seconds,
+    ignores_sigterm,
+    restarts_on,
+)
 from scheduler.engine.util.durations import parse_duration as go_duration_seconds
+from scheduler.wire import format_time
 from volcano_site.kube.changes import record_rows
 
 __all__ = [
     "DURATION_ANNOTATION",
     "EXIT_CODE_ANNOTATION",
+    "IGNORE_SIGTERM_ANNOTATION",
     "RuntimeSettings",
     "TickResult",
     "parse_duration",
@@ -50,6 +62,7 @@ __all__ = [
 
 DURATION_ANNOTATION = "volcano.sh/sim-duration"
 EXIT_CODE_ANNOTATION = "volcano.sh/sim-exit-code"
+IGNORE_SIGTERM_ANNOTATION = container_lifecycle.IGNORE_SIGTERM_ANNOTATION
 ACTIVE = ("Pending", "Running")
 _SLEEP = re.compile(r"\bsleep\s+(\d+(?:\.\d+)?(?:ms|[smhd])?)\b")
 
@@ -91,6 +104,7 @@ class TickResult:
     failed: int = 0
     stopped: int = 0
     lost: int = 0
+    restarted: int = 0  # containers that crashed and wait in CrashLoopBackOff
 
 
 def parse_duration(text: str) -> float | None:
@@ -143,6 +157,80 @@ def _update(queryset: QuerySet[Pod], **values: Any) -> int:
     return written
 
 
+def _stop_deleted(now: datetime, config: RuntimeSettings, bump: dict[str, Any]) -> int:
+    """Stop the deleted pods whose containers exited: at once, or when their grace ran out.
+
+    A container gets SIGTERM when its pod is deleted and exits ``start_delay`` later (at
+    most its grace period); one that ignores SIGTERM (``container_lifecycle``) is killed
+    when the grace period ends (exit code 137, SIGKILL's). A pod that never ran stops at once.
+    """
+    by_code: dict[int, list[int]] = {}
+    deleted = Pod.objects.filter(deletion_time__isnull=False, phase__in=ACTIVE)
+    for pk, deleted_at, notes, spec, asked, running in deleted.values_list(
+        "pk", "deletion_time", "annotations", "spec", "deletion_grace_seconds", "running_since"
+    ):
+        grace = grace_seconds(spec, asked)
+        if running is None or deleted_at is None:
+            by_code.setdefault(-1, []).append(pk)  # never ran or between restarts: no process
+        elif ignores_sigterm(notes):
+            if deleted_at + config.real(grace) <= now:
+                by_code.setdefault(137, []).append(pk)
+        elif deleted_at + config.real(min(config.start_delay, grace)) <= now:
+            by_code.setdefault(143, []).append(pk)
+    stopped = 0
+    for code, pks in by_code.items():
+        stopped += _update(
+            Pod.objects.filter(pk__in=pks, phase__in=ACTIVE),
+            phase="Failed", finish_time=now, task_status="", back_off_until=None,
+            exit_code=None if code < 0 else code, **bump,
+        )  # fmt: skip
+    if stopped:
+        # The kubelet's final delete of a pod deleted through the API: the row goes (watchers
+        # hear DELETED). A job's pod is left to its controller, which removes it once it saw
+        # the eviction; a pod the scheduler evicted keeps its Failed row, as before.
+        done = [pk for pks in by_code.values() for pk in pks]
+        Pod.objects.filter(
+            pk__in=done, job__isnull=True, deletion_grace_seconds__isnull=False, phase="Failed"
+        ).delete()
+    return stopped
+
+
+def _crash(pks: list[int], code: int, began: datetime, now: datetime,
+           config: RuntimeSettings, previous: float, bump: dict[str, Any]) -> int:  # fmt: skip
+    """Restart crashed containers in place: restartCount + 1, CrashLoopBackOff until due.
+
+    ``pks`` share their exit code, start and last back-off, so one UPDATE serves them all
+    (pods started by one tick crash together: 10,000 at once take one statement).
+    """
+    ran = (now - began).total_seconds() * config.speed
+    delay = back_off_seconds(previous, ran)
+    last = {"terminated": {"exitCode": code, "reason": "Error", "startedAt": format_time(began),
+                           "finishedAt": format_time(now)}}  # fmt: skip
+    return _update(
+        Pod.objects.filter(pk__in=pks, phase="Running", deletion_time__isnull=True),
+        restart_count=F("restart_count") + 1, running_since=None, run_until=None,
+        back_off_until=now + config.real(delay), back_off_seconds=delay, last_state=last, **bump,
+    )  # fmt: skip
+
+
+def _start(queryset: QuerySet[Pod], now: datetime, config: RuntimeSettings, **values: Any) -> int:
+    """Start the containers of ``queryset`` now: ``running_since`` and ``run_until`` set.
+
+    Pods are grouped by how long they run, so one UPDATE serves each duration.
+    """
+    by_duration: dict[float, list[int]] = {}
+    for pk, notes, spec in queryset.values_list("pk", "annotations", "spec"):
+        seconds = pod_duration(notes, spec, config.default_duration)
+        by_duration.setdefault(seconds, []).append(pk)
+    started = 0
+    for seconds, pks in by_duration.items():
+        started += _update(
+            Pod.objects.filter(pk__in=pks),
+            running_since=now, run_until=now + config.real(seconds), **values,
+        )  # fmt: skip
+    return started
+
+
 def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) -> TickResult:
     """Move every pod on the simulated nodes one step; return the counts."""
     now = now or failpoints.now()
@@ -154,25 +242,42 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
         result.lost = _update(
             Pod.objects.filter(node__ready=False, phase__in=ACTIVE),
             phase="Failed", reason="NodeNotReady", message="node is not ready",
-            finish_time=now, task_status="", **bump,
+            finish_time=now, task_status="", back_off_until=None, **bump,
         )  # fmt: skip
-        # 4. Deleted pods stop after the grace period.
-        result.stopped = _update(
-            Pod.objects.filter(
-                deletion_time__lte=now - config.real(config.start_delay), phase__in=ACTIVE
-            ),
-            phase="Failed", finish_time=now, task_status="", **bump,
-        )  # fmt: skip
+        # 4. Deleted pods stop when their containers exit (grace periods).
+        result.stopped = _stop_deleted(now, config, bump)
         live = Pod.objects.filter(deletion_time__isnull=True, node__ready=True)
         # 3. Finish the pods whose time is up; before 2., so each pod is Running for a tick.
+        #    A failing container restarts in place under OnFailure/Always.
         ends: dict[int, list[int]] = {}
-        running = live.filter(phase="Running", start_time__isnull=False)
-        for pk, started, annotations, spec in running.values_list(
-            "pk", "start_time", "annotations", "spec"
-        ):
-            runs = config.start_delay + pod_duration(annotations, spec, config.default_duration)
-            if started is not None and started + config.real(runs) <= now:
-                ends.setdefault(_exit_code(annotations), []).append(pk)
+        crashes: dict[tuple[int, datetime, float], list[int]] = {}
+        #    Only pods whose run is due are read (``run_until``, set when the container
+        #    started): a tick over thousands of running pods decodes none of their JSON.
+        #    A row without it (written by hand or before the column) is timed as before.
+        running = live.filter(
+            Q(run_until__lte=now) | Q(run_until__isnull=True),
+            phase="Running", start_time__isnull=False, back_off_until__isnull=True,
+        )  # fmt: skip
+        for pk, started, since, until, annotations, spec, previous in running.values_list(
+            "pk", "start_time", "running_since", "run_until", "annotations", "spec",
+            "back_off_seconds",
+        ):  # fmt: skip
+            if started is None:
+                continue
+            began = since or started + config.real(config.start_delay)
+            if (
+                until is None
+                and began + config.real(pod_duration(annotations, spec, config.default_duration))
+                > now
+            ):
+                continue
+            code = _exit_code(annotations)
+            if restarts_on(spec, code):
+                crashes.setdefault((code, began, previous), []).append(pk)
+            else:
+                ends.setdefault(code, []).append(pk)
+        for (code, began, previous), pks in crashes.items():
+            result.restarted += _crash(pks, code, began, now, config, previous, bump)
         for code, pks in ends.items():
             done = _update(
                 Pod.objects.filter(pk__in=pks, phase="Running"),
@@ -184,14 +289,19 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
                 result.succeeded += done
             else:
                 result.failed += done
+        # 3b. A crashed container whose back-off is over runs again.
+        result.started += _start(
+            live.filter(phase="Running", back_off_until__lte=now), now, config,
+            back_off_until=None, **bump,
+        )  # fmt: skip
         # 2. Start pods acknowledged long enough ago; 1. acknowledge new binds.
-        result.started = _update(
+        result.started += _start(
             live.filter(
                 phase="Pending",
                 node__isnull=False,
                 start_time__lte=now - config.real(config.start_delay),
             ),
-            phase="Running", task_status="", **bump,
+            now, config, phase="Running", task_status="", **bump,
         )  # fmt: skip
         result.acknowledged = _update(
             live.filter(phase="Pending", node__isnull=False, start_time__isnull=True),

@@ -27,6 +27,7 @@ from jobs.controller.events import record_event
 from jobs.controller.podgroup import ensure_pod_group, record_pod_group_pending
 from jobs.controller.pods import render_pod, warn_unclaimed_volumes
 from jobs.controller.secrets import delete_ssh_secret, ensure_ssh_secret
+from jobs.manifests.pod_status import containers_ready
 from jobs.models import EventType, JobPhase, Pod, PodGroupPhase, PodPhase
 from volcano_site.kube.changes import record_rows
 from volcano_site.kube.models import ChangeType
@@ -117,8 +118,11 @@ def _create_missing_pods(ctx: JobContext) -> None:
 def _depends_on_ready(ctx: JobContext, depends_on: dict[str, object] | None) -> bool:
     """Return whether a task's prerequisites are ready (Volcano's waitDependsOnTaskMeetCondition).
 
-    A prerequisite task is ready when at least its minAvailable pods are Running
-    or Succeeded; ``iteration: any`` needs one ready task, otherwise all.
+    A prerequisite task is ready when at least its minAvailable pods (its replicas without
+    one, as Volcano's webhook defaults it) are Running with every container ready, or
+    Succeeded (Volcano's ``isDependsOnPodsReady``); ``iteration: any`` needs one ready task,
+    otherwise all. Deviation: Volcano counts a Succeeded pod only if its containers report
+    ready, which a finished container never does; a prerequisite that finished counts here.
     """
     if not depends_on:
         return True
@@ -132,7 +136,7 @@ def _depends_on_ready(ctx: JobContext, depends_on: dict[str, object] | None) -> 
         done = sum(
             1
             for pod in ctx.pods.values()
-            if pod.task_name == name and pod.phase in (PodPhase.RUNNING, PodPhase.SUCCEEDED)
+            if pod.task_name == name and (pod.phase == PodPhase.SUCCEEDED or containers_ready(pod))
         )
         need = task.replicas if task.min_available is None else task.min_available
         ready.append(done >= need)

@@ -10,7 +10,7 @@ our equivalent across processes):
    ``CommandIssued`` event) and derive the pod/PodGroup events.
 4. Evictions: a pod someone deleted (a ``PodEviction`` record, ``jobs.evictions``) or
    marked for deletion (``deletion_time``) is a ``PodEvicted`` event; a marked pod's row
-   is removed here, as the kubelet would.
+   is removed here once the kubelet stopped it (it is terminating until then).
 5. Delayed actions (``delays``): drop the timers whose pod recovered, fire the due ones.
    Resolve each request to an action (``policies.resolve_action``); arm a timer for a
    policy with a timeout, execute the others against the current phase (``states.execute``).
@@ -55,7 +55,17 @@ from jobs.controller.policies import SYNC_JOB, resolve_action
 from jobs.controller.requests import Request, observe_pods, take_commands, take_evictions
 from jobs.controller.states import execute
 from jobs.controller.ttl import ttl_expired
-from jobs.models import Command, EventType, Job, Pod, PodEviction, PodGroup, TargetKind, TaskSpec
+from jobs.models import (
+    Command,
+    EventType,
+    Job,
+    Pod,
+    PodEviction,
+    PodGroup,
+    PodPhase,
+    TargetKind,
+    TaskSpec,
+)
 from scheduler import failpoints
 
 __all__ = ["JobResult", "ReconcileReport", "reconcile_all", "reconcile_job"]
@@ -167,7 +177,7 @@ def reconcile_job(
         if delayed:
             cancel_recovered(ctx, requests)
             requests = take_due(ctx) + requests
-        for pod in [p for p in ctx.pods.values() if p.deletion_time is not None]:
+        for pod in [p for p in ctx.pods.values() if _stopped_deletion(p)]:
             ctx.delete_pod(pod)
             ctx.finalized_evictions += 1
             ctx.deleted += 1
@@ -212,6 +222,17 @@ def _has_timeouts(ctx: JobContext) -> bool:
     """
     policies = [*ctx.job.policies, *(p for task in ctx.tasks for p in task.policies)]
     return any(policy.get("timeout") for policy in policies)
+
+
+def _stopped_deletion(pod: Pod) -> bool:
+    """Return whether a pod marked for deletion is gone for good: its containers exited.
+
+    A deleted pod stays Running (terminating) through its grace period until the kubelet
+    stops it; only then does its row go, as the API server removes it.
+    """
+    if pod.deletion_time is None:
+        return False
+    return pod.node_id is None or pod.phase not in (PodPhase.PENDING, PodPhase.RUNNING)
 
 
 def _timed(ctx: JobContext) -> bool:

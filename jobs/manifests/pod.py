@@ -7,11 +7,14 @@ loading reads them into columns and dumping writes them back, so both forms agre
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any, ClassVar
 
 from jobs.manifests.pod_group import read_owner, resolve_job, with_job_owner
+from jobs.manifests.pod_status import container_statuses, pod_conditions
 from jobs.manifests.pod_template import pod_requests, read_pod_spec
 from jobs.models import Pod, PodGroup, PodPhase
+from scheduler.container_lifecycle import grace_seconds
 from scheduler.manifest_kinds import Kind, Loaded
 from scheduler.models import Node
 from scheduler.wire import Fields, Manifest, format_time
@@ -81,11 +84,19 @@ class PodKind(Kind):
         pod.conditions = status.json("conditions", [])
         pod.nominated_node_name = status.string("nominatedNodeName")
         for container in status.objects("containerStatuses"):
+            # What this server writes reads back (``kubectl get -o yaml | kubectl replace``);
+            # only the end of the first container is kept, the rest is the kubelet's to say.
             container.string("name")
-            terminated = container.obj("state").obj("terminated")
+            container.ignore("image", "imageID", "containerID", "ready", "started", "lastState")
+            pod.restart_count = container.integer("restartCount", 0, minimum=0)
+            state = container.obj("state")
+            state.ignore("waiting", "running")
+            terminated = state.obj("terminated")
             pod.exit_code = terminated.optional_integer("exitCode")
             pod.finish_time = terminated.time("finishedAt")
+            terminated.ignore("reason", "message", "startedAt", "signal", "containerID")
             terminated.done()
+            state.done()
             container.done()
         status.done()
 
@@ -122,6 +133,14 @@ class PodKind(Kind):
             annotations[GROUP_NAME] = group
         if annotations:
             meta["annotations"] = dict(sorted(annotations.items()))
+        if instance.deletion_time is not None and "deletionTimestamp" not in meta:
+            # Graceful deletion: deletionTimestamp is when the grace period ends (the API
+            # server's now + grace), the pod Running until its containers exit.
+            grace = grace_seconds(instance.spec, instance.deletion_grace_seconds)
+            meta["deletionTimestamp"] = format_time(
+                instance.deletion_time + dt.timedelta(seconds=grace)
+            )
+            meta["deletionGracePeriodSeconds"] = grace
         return with_job_owner(meta, instance)
 
     def write(self, instance: Any, children: list[Any] | None) -> Manifest:
@@ -140,25 +159,10 @@ class PodKind(Kind):
             status["message"] = pod.message
         if pod.nominated_node_name:
             status["nominatedNodeName"] = pod.nominated_node_name
-        if pod.conditions:
-            status["conditions"] = pod.conditions
+        if conditions := pod_conditions(pod):
+            status["conditions"] = conditions
         if pod.start_time is not None:
             status["startTime"] = format_time(pod.start_time)
-        if pod.exit_code is not None:
-            terminated: Manifest = {"exitCode": pod.exit_code}
-            if pod.finish_time is not None:
-                terminated["finishedAt"] = format_time(pod.finish_time)
-            first = (pod.spec.get("containers") or [{}])[0]
-            # name, image, imageID, ready and restartCount are required in a ContainerStatus
-            # (the official client refuses to read a pod without them).
-            status["containerStatuses"] = [
-                {
-                    "name": first.get("name", ""),
-                    "image": first.get("image", ""),
-                    "imageID": "",
-                    "ready": False,
-                    "restartCount": 0,
-                    "state": {"terminated": terminated},
-                }
-            ]
+        if statuses := container_statuses(pod):
+            status["containerStatuses"] = statuses
         return {"spec": spec, "status": status}

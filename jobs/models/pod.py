@@ -84,6 +84,25 @@ class Pod(KubeObject):
     start_time = models.DateTimeField(null=True, blank=True)
     finish_time = models.DateTimeField(null=True, blank=True)
     deletion_time = models.DateTimeField(null=True, blank=True)
+    # The simulated kubelet's container state (scheduler.runtime, scheduler.container_lifecycle),
+    # shown as status.containerStatuses and the Ready conditions (jobs.manifests.pod_status).
+    running_since = models.DateTimeField(
+        null=True, blank=True, help_text="when the current container started running"
+    )
+    run_until = models.DateTimeField(
+        null=True, blank=True, help_text="when the running container's simulated run ends"
+    )
+    restart_count = models.PositiveIntegerField(default=0)
+    back_off_until = models.DateTimeField(
+        null=True, blank=True, help_text="CrashLoopBackOff: when the container restarts"
+    )
+    back_off_seconds = models.FloatField(default=0.0, help_text="the last back-off delay")
+    last_state = models.JSONField(
+        default=dict, blank=True, help_text="containerStatuses[].lastState (the last crash)"
+    )
+    deletion_grace_seconds = models.PositiveIntegerField(
+        null=True, blank=True, help_text="metadata.deletionGracePeriodSeconds of a deletion"
+    )
     # Written by the scheduler's apply: why the pod waits (PodScheduled) and its pipelined node.
     conditions = models.JSONField(default=list, blank=True, help_text="status.conditions")
     nominated_node_name = models.CharField(max_length=253, blank=True)

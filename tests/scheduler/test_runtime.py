@@ -47,12 +47,17 @@ def test_durations_read_like_kubernetes_ones() -> None:
     assert parse_duration("10x") is None
 
 
-def _bound(name: str, *, annotations: dict[str, str] | None = None) -> Pod:
+def _bound(
+    name: str, *, annotations: dict[str, str] | None = None, restart_policy: str = ""
+) -> Pod:
     node = (
         Node.objects.get(name="n1") if Node.objects.filter(name="n1").exists() else make_node("n1")
     )
     _, (pod,) = make_gang(name, replicas=1, annotations=annotations)
-    Pod.objects.filter(pk=pod.pk).update(node=node, task_status="Bound")
+    spec = dict(pod.spec)
+    if restart_policy:
+        spec["restartPolicy"] = restart_policy
+    Pod.objects.filter(pk=pod.pk).update(node=node, task_status="Bound", spec=spec)
     pod.refresh_from_db()
     return pod
 
@@ -80,9 +85,11 @@ def test_a_bound_pod_starts_then_succeeds_after_its_duration() -> None:
 
 
 @pytest.mark.django_db
-def test_a_pod_asking_for_an_exit_code_fails_with_it() -> None:
+def test_a_pod_asking_for_an_exit_code_fails_with_it_under_restart_policy_never() -> None:
     pod = _bound(
-        "bad", annotations={"volcano.sh/sim-duration": "1s", "volcano.sh/sim-exit-code": "3"}
+        "bad",
+        annotations={"volcano.sh/sim-duration": "1s", "volcano.sh/sim-exit-code": "3"},
+        restart_policy="Never",
     )
     t0 = timezone.now()
     for step in (0, 1, 5):

@@ -118,7 +118,7 @@ def catalogue() -> tuple[Entry, ...]:
             ("all",),
             columns=(
                 Column("READY", "string", "@ready"),
-                Column("STATUS", "string", ".status.phase"),
+                Column("STATUS", "string", "@pod-status"),
                 Column("RESTARTS", "integer", "@restarts"),
                 AGE,
                 # The wide columns, in kube-apiserver's order and wording.

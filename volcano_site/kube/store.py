@@ -334,6 +334,7 @@ def object_delete(
     dry_run: bool,
     preconditions: Any = None,
     propagation: str = "Background",
+    grace_period: int | None = None,
 ) -> dict[str, Any]:
     """Delete the object and return its last state; 403 when its model refuses (in use).
 
@@ -341,11 +342,14 @@ def object_delete(
     uid and resourceVersion, so a client never deletes a newer incarnation by mistake. An
     object with finalizers is only marked (``deletionTimestamp``) and returned as it now is.
     ``propagation`` ``Orphan`` leaves its dependents, without their reference to it; any
-    other policy collects them (``volcano_site.kube.garbage``).
+    other policy collects them (``volcano_site.kube.garbage``). A pod running on a node is
+    deleted gracefully (``jobs.pod_deletion``): marked, Running until its containers exit
+    or ``grace_period`` (``DeleteOptions.gracePeriodSeconds``) ends; 0 deletes it at once.
     """
     check_preconditions(resource, existing, preconditions)
     from jobs.evictions import note_pod_deleted
     from jobs.models import Pod
+    from jobs.pod_deletion import pod_delete_gracefully
     from volcano_site.kube.models import Namespace
     from volcano_site.kube.namespaces import namespace_terminate
 
@@ -362,6 +366,8 @@ def object_delete(
         with transaction.atomic():
             if propagation == "Orphan" and isinstance(existing, ObjectMeta):
                 orphan_dependents(existing)
+            if isinstance(existing, Pod) and pod_delete_gracefully(existing, grace_period):
+                return render(resource, existing)  # Terminating: the kubelet stops it
             if isinstance(existing, Pod) and not existing.finalizers:
                 # Only the job controller deletes its pods without evicting them: this delete
                 # is an eviction, which the job's policies get to act on (PodEvicted).

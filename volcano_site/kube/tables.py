@@ -68,10 +68,12 @@ def _path(manifest: Any, json_path: str) -> Any:
 
 def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
     status = manifest.get("status") or {}
-    if name == "@ready":
+    if name == "@ready":  # kubectl's READY: containers ready / containers in the spec
         containers = (manifest.get("spec") or {}).get("containers") or []
-        total = len(containers) or 1
-        return f"{total if status.get('phase') == 'Running' else 0}/{total}"
+        ready = sum(bool(c.get("ready")) for c in status.get("containerStatuses") or [])
+        return f"{ready}/{len(containers) or 1}"
+    if name == "@pod-status":
+        return _pod_status(manifest)
     if name == "@restarts":
         return sum(int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or [])
     if name == "@readiness-gates":
@@ -95,6 +97,31 @@ def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
         when = manifest.get("lastTimestamp") or manifest.get("firstTimestamp")
         return _age(when, now) if when else "<unknown>"
     return "<none>"
+
+
+def _pod_status(manifest: dict[str, Any]) -> str:
+    """Return kubectl's pod STATUS: the phase or reason, a container's waiting or terminated
+    reason (``ContainerCreating``, ``CrashLoopBackOff``, ``Completed``, ``Error``), and
+    ``Terminating`` for a pod being deleted."""
+    status = manifest.get("status") or {}
+    reason = str(status.get("reason") or status.get("phase") or "")
+    running = False
+    for container in reversed(status.get("containerStatuses") or []):
+        state = container.get("state") or {}
+        waiting, terminated = state.get("waiting") or {}, state.get("terminated") or {}
+        if waiting.get("reason"):
+            reason = str(waiting["reason"])
+        elif terminated.get("reason"):
+            reason = str(terminated["reason"])
+        elif terminated:
+            reason = f"ExitCode:{terminated.get('exitCode', 0)}"
+        elif container.get("ready") and state.get("running"):
+            running = True
+    if reason == "Completed" and running:
+        reason = "Running"
+    if (manifest.get("metadata") or {}).get("deletionTimestamp"):
+        reason = "Unknown" if status.get("reason") == "NodeLost" else "Terminating"
+    return reason
 
 
 def _readiness_gates(manifest: dict[str, Any]) -> str:

@@ -150,6 +150,14 @@ def delete_options(request: Request) -> dict[str, Any]:
     if options.get("orphanDependents") is True and policy is None:  # the deprecated spelling
         policy = "Orphan"
     options["propagationPolicy"] = policy or "Background"
+    grace = options.get("gracePeriodSeconds", request.query_params.get("gracePeriodSeconds"))
+    if grace in (None, ""):
+        options["gracePeriodSeconds"] = None
+    else:
+        try:
+            options["gracePeriodSeconds"] = int(str(grace))
+        except (TypeError, ValueError):
+            raise KubeError(400, f"gracePeriodSeconds must be an integer, got {grace!r}") from None
     return options
 
 
@@ -281,6 +289,7 @@ class CollectionView(ResourceView):
                     instance,
                     dry_run=dry,
                     propagation=options["propagationPolicy"],
+                    grace_period=options["gracePeriodSeconds"],
                 )
                 for instance in matched.order_by(*order)
             ]
@@ -391,6 +400,7 @@ class ItemView(ResourceView):
                     dry_run=dry_run(request),
                     preconditions=options.get("preconditions"),
                     propagation=options["propagationPolicy"],
+                    grace_period=options["gracePeriodSeconds"],
                 )
             )
 
