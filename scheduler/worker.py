@@ -8,6 +8,8 @@ the controller-manager's sync loop, which here runs first in the same cycle. One
 3. The engine runs the active configuration's actions and plugins on it.
 4. The cache writes the decisions in one transaction, refusing stale rows (on PostgreSQL a
    session's binds are sent in batches while step 3 still runs, in that same transaction).
+   Then the shares (``queues.share_status``) and each node's load (``scheduler.load_status``)
+   the session ends with are stored for the pages.
 5. The session is recorded (``SessionRecord``, with a retention limit), its sample added to
    the history (``monitoring``: queues, DRF shares, latencies, counts) and its metrics stored.
 
@@ -55,6 +57,7 @@ from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.engine.util.gc_pause import no_automatic_gc
 from scheduler.leader import Lease, make_lease
+from scheduler.load_status import session_loads, store_node_loads
 from scheduler.metrics import load_state, save_state
 from scheduler.metrics_session import observe_session
 from scheduler.models import SchedulerConfiguration, SessionRecord
@@ -207,6 +210,8 @@ def _cycle(
             applied = binds.finish(write)
         if decisions.shares is not None:
             store_shares(decisions.shares, now=now)
+        loads = session_loads(snapshot, decisions, applied)
+        store_node_loads(loads, now=now)
     except Exception as exc:  # recorded, and the next period tries again
         return _failed(uid, now, started, configuration, exc, record)
     e2e_ms = (time.perf_counter() - started) * 1000

@@ -70,6 +70,9 @@ class Snapshot:
     pod_groups: dict[str, tuple[int, int, str, int, int, int]] = field(default_factory=dict)
     # uid → status.conditions as stored (JSON text): apply decodes each distinct text once
     pod_group_conditions: dict[str, str | None] = field(default_factory=dict)
+    # node pk → [cpu, memory, gpu, pods] held by its Pending and Running pods as read, on every
+    # node (Ready or not): what the Nodes pages show, stored after the session (load_status)
+    loads: dict[int, list[int]] = field(default_factory=dict)
     read_seconds: float = 0.0
 
 
@@ -182,8 +185,18 @@ def _read(now: datetime) -> Snapshot:
         job = _job(row, decode, classes, default_priority, snapshot)
         jobs[job.uid] = job
         group_uids[row[0]] = job.uid
+    loads = snapshot.loads
     for row in _pod_rows():
-        group_pk = row[3]
+        group_pk, node_pk = row[3], row[5]
+        if node_pk is not None and row[6] in ACTIVE_PHASES:
+            held = loads.get(node_pk)
+            if held is None:
+                loads[node_pk] = [row[13], row[14], row[15], 1]
+            else:
+                held[0] += row[13]
+                held[1] += row[14]
+                held[2] += row[15]
+                held[3] += 1
         if group_pk is not None and group_pk not in group_uids:
             # A Completed group with a pod still on a node: read the group too.
             extra = _group_rows("g.id = %s", [group_pk])
