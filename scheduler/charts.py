@@ -4,6 +4,9 @@ The nodes heat map shows fragmentation at a glance: one column per node, one row
 resource, coloured by the share of allocatable that pods hold. Nodes are grouped by a label
 of the user's choice (a zone, a rack, an instance type), so a group whose cells are half
 full everywhere (room in total, but no single node with room for a large pod) stands out.
+
+A node's page shows its allocation over time: per resource, the share of its allocatable
+that its pods held, from the nodes' recorded history (``monitoring.node_history``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ from plotly import graph_objs as go
 from volcano_site.console.charts import base_layout
 from volcano_site.console.units import axis_unit
 
-__all__ = ["MISSING_GROUP", "HeatNode", "node_heatmap", "node_heatmap_grid"]
+__all__ = [
+    "MISSING_GROUP",
+    "HeatNode",
+    "node_allocation_figure",
+    "node_heatmap",
+    "node_heatmap_grid",
+]
 
 MISSING_GROUP = "(none)"
 MAX_GROUP_TICKS = 40  # more group names than this overlap: every k-th is named
@@ -138,4 +147,44 @@ def node_heatmap_grid(
     else:
         xaxis.update(tickangle=-45)
     fig.update_layout(xaxis=xaxis, yaxis={"showgrid": False, "automargin": True})
+    return fig
+
+
+_LINE_COLOURS = {"cpu": "#3b82f6", "memory": "#a855f7", "nvidia.com/gpu": "#16a34a",
+                 "pods": "#f59e0b"}  # fmt: skip
+
+
+def node_allocation_figure(
+    times: Sequence[str],
+    allocated: Mapping[str, Sequence[int]],
+    allocatable: Mapping[str, int],
+) -> go.Figure:
+    """Return a node's allocation over time: one line per resource, in % of its allocatable.
+
+    ``allocated``: milli-units per resource, one per time (``times``: ISO instants); a
+    resource the node does not advertise (allocatable 0) is left out. Percent keeps cpu,
+    memory, GPUs and pod slots on one axis; the hover gives the amount in its unit too.
+    """
+    fig = go.Figure()
+    for resource, values in allocated.items():
+        have = int(allocatable.get(resource, 0) or 0)
+        if have <= 0:
+            continue
+        unit, divisor = axis_unit(resource)
+        percent = [round(100 * v / have, 1) for v in values]
+        amounts = [round(v / divisor, 3) for v in values]
+        fig.add_scatter(
+            name=resource, x=list(times), y=percent, customdata=amounts, mode="lines",
+            line={"color": _LINE_COLOURS.get(resource), "width": 2, "shape": "hv"},
+            hovertemplate=f"%{{x}}<br>%{{y:.1f}}% (%{{customdata:.4~g}} of "
+                          f"{have / divisor:.4g} {unit})<extra>{resource}</extra>",
+        )  # fmt: skip
+    fig.update_layout(
+        **base_layout(
+            uirevision="node-allocation",
+            xaxis={"type": "date"},
+            yaxis={"title": {"text": "% of allocatable"}, "range": [0, 105], "ticksuffix": "%"},
+            height=280,
+        )
+    )
     return fig

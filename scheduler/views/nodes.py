@@ -21,7 +21,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from scheduler.charts import MISSING_GROUP, node_heatmap_grid
+from monitoring.node_history import NODE_RESOURCES, choose_node_resolution, node_series
+from scheduler.charts import MISSING_GROUP, node_allocation_figure, node_heatmap_grid
 from scheduler.load_status import LOAD_COLUMNS, fresh_stamp, loads_fresh
 from scheduler.models import Node
 from scheduler.node_actions import NODE_ACTIONS, node_act
@@ -41,8 +42,10 @@ from scheduler.node_selectors import (
     nodes_filtered,
     page_rows,
 )
+from volcano_site.console.charts import figure_data
 from volcano_site.console.render import render_page
 from volcano_site.console.tables import Table
+from volcano_site.console.time_range import TimeRange, time_range
 from volcano_site.roles import allowed_namespaces, can, role_required
 
 __all__ = ["HEATMAP_LIMIT", "node_action", "node_detail", "node_list"]
@@ -155,14 +158,32 @@ def node_list(request: HttpRequest) -> HttpResponse:
     )
 
 
+def allocation_history(node: Node, span: TimeRange) -> dict[str, Any] | None:
+    """Return the figure of ``node``'s allocation over ``span``, or None without samples.
+
+    From the nodes' recorded history (one sample every ``VOLCANO_HISTORY_NODE_PERIOD``,
+    merged per minute or ten beyond the hour), against the node's allocatable now.
+    """
+    now = span.until
+    resolution = choose_node_resolution(span.since, span.until, now=now)
+    series = node_series(node.pk, span.since, span.until, resolution=resolution)
+    if not series.times:
+        return None
+    allocatable = {r: int((node.allocatable or {}).get(r, 0) or 0) for r in NODE_RESOURCES}
+    return figure_data(node_allocation_figure(series.times, series.allocated, allocatable))
+
+
 @role_required()
 def node_detail(request: HttpRequest, name: str) -> HttpResponse:
     """Render one node: its resources, labels, taints, conditions, pods, events and audit."""
     node = get_object_or_404(Node, name=name)
     page = node_page(node, readable=allowed_namespaces(request.user))
+    span = time_range(request)
     context = {
         "node": node,
         "p": page,
+        "range": span,
+        "allocation": allocation_history(node, span),
         "may_act": can(request.user, "nodes", write=True),
         "actions": [
             (action, _(label), _(question).format(node=node.name))
