@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from scheduler.cache.apply import ApplyResult
@@ -80,7 +80,7 @@ def store_node_loads(loads: Mapping[int, tuple[int, int, int, int]], *, now: dat
     """
     table = connection.ops.quote_name(Node._meta.db_table)
     empty = (0, 0, 0, 0)
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:  # one commit for all of it
         cursor.execute(f"SELECT id, {', '.join(LOAD_COLUMNS)} FROM {table}")
         changed = [
             (pk, *new)
@@ -89,8 +89,8 @@ def store_node_loads(loads: Mapping[int, tuple[int, int, int, int]], *, now: dat
         ]
         if changed:
             _update(cursor, table, changed)
-    if NodeLoadStamp.objects.filter(pk=1).update(stored_at=now) == 0:
-        NodeLoadStamp.objects.create(pk=1, stored_at=now)
+        if NodeLoadStamp.objects.filter(pk=1).update(stored_at=now) == 0:
+            NodeLoadStamp.objects.create(pk=1, stored_at=now)
     return len(changed)
 
 
