@@ -74,7 +74,7 @@ def pod_timeline_figure(
         **base_layout(
             uirevision="pod-timeline",
             barmode="overlay",
-            xaxis={"type": "date", "range": [_iso(start), _iso(now)]},
+            xaxis={"type": "date", "range": [_iso(start), _iso(now)], "nticks": 6},
             yaxis={"autorange": "reversed", "type": "category", "automargin": True},
             height=min(120 + 22 * len(spans), 640),
             legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},

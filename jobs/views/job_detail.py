@@ -29,10 +29,11 @@ __all__ = ["TIMELINE_PODS", "job_action", "job_charts", "job_detail"]
 TIMELINE_PODS = 200  # rows of the timeline; the DRF share still counts every pod
 
 
-def _spans(pods: list[Pod]) -> list[PodSpan]:
+def _spans(pods: list[Pod], job_name: str) -> list[PodSpan]:
+    prefix = f"{job_name}-"  # rows named by task and index: the job is the page's title
     return [
         pod_span(
-            name=p.name, phase=p.phase, created=p.created_at, conditions=p.conditions or [],
+            name=p.name.removeprefix(prefix) or p.name, phase=p.phase, created=p.created_at, conditions=p.conditions or [],
             node_bound=p.node_id is not None, start_time=p.start_time,
             finish_time=p.finish_time, deletion_time=p.deletion_time,
             # every pod takes one of its node's pod slots, as the engine counts it
@@ -51,7 +52,7 @@ def ready_allocatable() -> dict[str, int]:
     return total
 
 
-def job_charts(pods: list[Pod], span: TimeRange) -> dict[str, Any]:
+def job_charts(pods: list[Pod], span: TimeRange, *, job_name: str = "") -> dict[str, Any]:
     """Return the job page's figures: its pods' timeline and its DRF share over ``span``.
 
     Both rebuilt from the pods' own timestamps (``jobs.timeline`` says why and its limits);
@@ -59,8 +60,10 @@ def job_charts(pods: list[Pod], span: TimeRange) -> dict[str, Any]:
     """
     if not pods:
         return {}
-    spans = _spans(pods)
-    steps = drf_share_steps(spans, ready_allocatable(), since=span.since, until=span.until)
+    spans = _spans(pods, job_name)
+    # From the first pod on (a short job would be a sliver of the hour), within the range.
+    since = max(span.since, min(s.created for s in spans))
+    steps = drf_share_steps(spans, ready_allocatable(), since=since, until=span.until)
     shown = spans[:TIMELINE_PODS]
     return {
         "timeline": figure_data(pod_timeline_figure(shown, now=span.until, since=span.since)),
@@ -78,7 +81,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     span = time_range(request)
     context = {
         "range": span,
-        "charts": job_charts(page.pods, span),
+        "charts": job_charts(page.pods, span, job_name=page.job.name),
         "p": page,
         "job": page.job,
         "manifest": manifest,

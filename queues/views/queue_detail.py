@@ -91,14 +91,17 @@ def share_history(name: str, resources: list[str], span: TimeRange) -> list[tupl
 
     Read from the recorded history (``monitoring``: allocated and deserved per session,
     merged per minute or ten minutes for longer ranges), one chart per resource the page
-    shows; none when the queue has no sample in the range.
+    shows; none for a resource it neither held nor deserved in the range, none at all when
+    the queue has no sample in it.
     """
     charts = []
     for index, resource in enumerate(resources):
         series = _series(resource, span)
         mine = series.queues.get(name)
-        if not series.times or mine is None or all(v is None for v in mine["allocated"]):
+        if not series.times or mine is None:
             continue
+        if not any(mine["allocated"]) and not any(mine["deserved"]):
+            continue  # never held nor deserved any of it in the range: an empty chart
         figure = queue_share_history_figure(
             resource, series.times, mine["allocated"], mine["deserved"]
         )
