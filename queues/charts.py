@@ -92,22 +92,28 @@ def queue_share_history_figure(
         return [None if v is None else round(v / divisor, 3) for v in values]
 
     hover = f"%{{x}}<br>%{{y}} {unit}<extra>%{{fullData.name}}</extra>"
-    fig = go.Figure()
-    fig.add_scatter(
-        name="allocated", x=list(times), y=scaled(allocated), mode="lines", fill="tozeroy",
-        line={"color": "#3b82f6", "width": 2, "shape": "hv"}, hovertemplate=hover,
-    )  # fmt: skip
-    fig.add_scatter(
-        name="deserved", x=list(times), y=scaled(deserved), mode="lines",
-        line={"color": "#f59e0b", "width": 2, "dash": "dash", "shape": "hv"}, hovertemplate=hover,
-    )  # fmt: skip
-    fig.update_layout(
-        **base_layout(
-            title=f"{resource} ({unit})",
-            uirevision=f"queue-history-{resource}",
-            xaxis={"type": "date"},
-            yaxis={"title": {"text": unit}, "rangemode": "tozero"},
-            height=260,
+    # Built from our own numbers: plotly.py's per-property checks would check nothing new on
+    # every live refresh of the queue's page.
+    fig = go.Figure(
+        layout=go.Layout(
+            base_layout(
+                title=f"{resource} ({unit})",
+                uirevision=f"queue-history-{resource}",
+                xaxis={"type": "date"},
+                yaxis={"title": {"text": unit}, "rangemode": "tozero"},
+                height=260,
+            ),
+            _validate=False,
         )
     )
+    fig.add_trace(go.Scatter(
+        name="allocated", x=list(times), y=scaled(allocated), mode="lines", fill="tozeroy",
+        line={"color": "#3b82f6", "width": 2, "shape": "hv"}, hovertemplate=hover,
+        _validate=False,
+    ))  # fmt: skip
+    fig.add_trace(go.Scatter(
+        name="deserved", x=list(times), y=scaled(deserved), mode="lines",
+        line={"color": "#f59e0b", "width": 2, "dash": "dash", "shape": "hv"}, hovertemplate=hover,
+        _validate=False,
+    ))  # fmt: skip
     return fig

@@ -165,7 +165,20 @@ def node_allocation_figure(
     resource the node does not advertise (allocatable 0) is left out. Percent keeps cpu,
     memory, GPUs and pod slots on one axis; the hover gives the amount in its unit too.
     """
-    fig = go.Figure()
+    # Built from our own numbers (plotly.py's per-property checks would check nothing new on
+    # every live refresh of the node's page).
+    fig = go.Figure(
+        layout=go.Layout(
+            base_layout(
+                uirevision="node-allocation",
+                xaxis={"type": "date"},
+                yaxis={"title": {"text": "% of allocatable"}, "range": [0, 105],
+                       "ticksuffix": "%"},
+                height=280,
+            ),
+            _validate=False,
+        )
+    )  # fmt: skip
     for resource, values in allocated.items():
         have = int(allocatable.get(resource, 0) or 0)
         if have <= 0:
@@ -173,18 +186,11 @@ def node_allocation_figure(
         unit, divisor = axis_unit(resource)
         percent = [round(100 * v / have, 1) for v in values]
         amounts = [round(v / divisor, 3) for v in values]
-        fig.add_scatter(
+        fig.add_trace(go.Scatter(
             name=resource, x=list(times), y=percent, customdata=amounts, mode="lines",
             line={"color": _LINE_COLOURS.get(resource), "width": 2, "shape": "hv"},
             hovertemplate=f"%{{x}}<br>%{{y:.1f}}% (%{{customdata:.4~g}} of "
                           f"{have / divisor:.4g} {unit})<extra>{resource}</extra>",
-        )  # fmt: skip
-    fig.update_layout(
-        **base_layout(
-            uirevision="node-allocation",
-            xaxis={"type": "date"},
-            yaxis={"title": {"text": "% of allocatable"}, "range": [0, 105], "ticksuffix": "%"},
-            height=280,
-        )
-    )
+            _validate=False,
+        ))  # fmt: skip
     return fig

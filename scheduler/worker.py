@@ -213,7 +213,7 @@ def _cycle(
         if decisions.shares is not None:
             store_shares(decisions.shares, now=now)
         loads = session_loads(snapshot, decisions, applied)
-        store_node_loads(loads, now=now)
+        _store_loads(loads, now)
     except Exception as exc:  # recorded, and the next period tries again
         return _failed(uid, now, started, configuration, exc, record)
     e2e_ms = (time.perf_counter() - started) * 1000
@@ -272,6 +272,15 @@ def _record_history(
         )  # fmt: skip
     except Exception:  # history is for charts: never worth a lost session
         logger.exception("recording the session's history failed")
+
+
+def _store_loads(loads: NodeLoads, now: datetime) -> None:
+    """Store the nodes' loads for the pages; a failure is logged (the decisions are written,
+    and the pages sum the pods themselves once the stored loads are no longer fresh)."""
+    try:
+        store_node_loads(loads, now=now)
+    except Exception:
+        logger.exception("storing the nodes' loads failed")
 
 
 def _record_nodes(now: datetime, loads: NodeLoads) -> None:
