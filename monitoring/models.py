@@ -10,8 +10,9 @@ from typing import Any
 from django.db import models
 
 from monitoring.codec import decode, encode
+from monitoring.node_history import NodeHistorySample
 
-__all__ = ["HistorySample", "decode", "encode"]
+__all__ = ["HistorySample", "NodeHistorySample", "decode", "encode"]
 
 
 class HistorySample(models.Model):

@@ -27,6 +27,7 @@ from django.db import transaction
 
 from monitoring.merge import merge_samples
 from monitoring.models import HistorySample, decode, encode
+from monitoring.node_history import compact_node_history
 from monitoring.sample import DrfSampler, JobShares, build_sample
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.framework.decisions import Decisions
@@ -139,6 +140,8 @@ def compact_history(*, now: datetime) -> dict[str, int]:
         pruned += HistorySample.objects.exclude(
             resolution__in=[t.resolution for t in levels]
         ).delete()[0]
+        nodes = compact_node_history(levels, now=now)  # the nodes' own samples, same tiers
+        rolled, pruned = rolled + nodes["rolled"], pruned + nodes["pruned"]
     return {"rolled": rolled, "pruned": pruned}
 
 

@@ -1,7 +1,8 @@
 """Charts of queue shares: per resource, every queue's allocated, deserved, guarantee, capability.
 
 Pure functions of the rows (no query): bars for what a queue holds and deserves, markers for
-its guarantee (the floor) and its capability (the ceiling), in the resource's own unit.
+its guarantee (the floor) and its capability (the ceiling), in the resource's own unit; and on
+a queue's page, its allocated against its deserved share over time (recorded history).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from queues.selectors import QueueRow
 from volcano_site.console.charts import base_layout
 from volcano_site.console.units import axis_unit
 
-__all__ = ["has_figures", "queue_share_figure"]
+__all__ = ["has_figures", "queue_share_figure", "queue_share_history_figure"]
 
 
 def has_figures(resource: str, rows: Sequence[QueueRow]) -> bool:
@@ -70,4 +71,49 @@ def queue_share_figure(resource: str, rows: Sequence[QueueRow]) -> go.Figure:
             height=300,
         )
     )
+    return fig
+
+
+def queue_share_history_figure(
+    resource: str,
+    times: Sequence[str],
+    allocated: Sequence[float | None],
+    deserved: Sequence[float | None],
+) -> go.Figure:
+    """Return one queue's ``resource`` over time: allocated (filled) against deserved (line).
+
+    ``times`` are ISO instants; amounts are milli-units as recorded (``None``: the queue was
+    not there), shown in the resource's unit. Where allocated rises above deserved the queue
+    is overused: other queues may reclaim the difference.
+    """
+    unit, divisor = axis_unit(resource)
+
+    def scaled(values: Sequence[float | None]) -> list[float | None]:
+        return [None if v is None else round(v / divisor, 3) for v in values]
+
+    hover = f"%{{x}}<br>%{{y}} {unit}<extra>%{{fullData.name}}</extra>"
+    # Built from our own numbers: plotly.py's per-property checks would check nothing new on
+    # every live refresh of the queue's page.
+    fig = go.Figure(
+        layout=go.Layout(
+            base_layout(
+                title=f"{resource} ({unit})",
+                uirevision=f"queue-history-{resource}",
+                xaxis={"type": "date"},
+                yaxis={"title": {"text": unit}, "rangemode": "tozero"},
+                height=260,
+            ),
+            _validate=False,
+        )
+    )
+    fig.add_trace(go.Scatter(
+        name="allocated", x=list(times), y=scaled(allocated), mode="lines", fill="tozeroy",
+        line={"color": "#3b82f6", "width": 2, "shape": "hv"}, hovertemplate=hover,
+        _validate=False,
+    ))  # fmt: skip
+    fig.add_trace(go.Scatter(
+        name="deserved", x=list(times), y=scaled(deserved), mode="lines",
+        line={"color": "#f59e0b", "width": 2, "dash": "dash", "shape": "hv"}, hovertemplate=hover,
+        _validate=False,
+    ))  # fmt: skip
     return fig

@@ -21,6 +21,7 @@ __all__ = [
     "Failpoint",
     "LeaderLease",
     "Node",
+    "NodeLoadStamp",
     "ObjectMeta",
     "SchedulerConfiguration",
     "SessionRecord",
@@ -78,6 +79,13 @@ class Node(ObjectMeta):
     ready_reason = models.CharField(max_length=128, blank=True)
     ready_message = models.TextField(blank=True)
     ready_transition_time = models.DateTimeField(null=True, blank=True)
+    # Status the worker stores after each session (``scheduler.load_status``), not spec: the
+    # requests of the node's Pending and Running pods (milli-units) and their count. Written
+    # without a resourceVersion bump; the Nodes pages read them instead of summing every pod.
+    load_cpu = models.PositiveBigIntegerField(default=0, editable=False)
+    load_memory = models.PositiveBigIntegerField(default=0, editable=False)
+    load_gpu = models.PositiveBigIntegerField(default=0, editable=False)
+    load_pods = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["name"]
@@ -85,6 +93,19 @@ class Node(ObjectMeta):
 
     def __str__(self) -> str:
         return self.name
+
+
+class NodeLoadStamp(models.Model):
+    """When the worker last stored the nodes' loads (one row, ``pk=1``).
+
+    The Nodes pages trust the stored loads while this is recent (``scheduler.load_status``);
+    with no worker running they sum the pods themselves, so they are never silently stale.
+    """
+
+    stored_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"node loads stored at {self.stored_at:%Y-%m-%d %H:%M:%S}"
 
 
 class SchedulerConfiguration(models.Model):

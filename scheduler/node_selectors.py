@@ -1,11 +1,13 @@
 """Reads for the Nodes pages: each node's allocatable, allocated and idle resources, its pods.
 
 Allocated is what the scheduler counts as held on a node: the requests of its bound pods that
-are Pending or Running (``scheduler.cache.binds.node_loads``' rule). It is summed in SQL, one
-``GROUP BY node_id`` over the pods for every node at once, never a query per node: the list,
-its sorts and the heat map must stay cheap with 5,000 nodes. cpu, memory and GPUs come from
-the pods' BIGINT columns; other resources a node advertises are summed from the pods' JSON
-requests on a node's own page only.
+are Pending or Running (``scheduler.cache.binds.node_loads``' rule). The list, its sorts and
+the heat map read the figures the worker stored after its last session (``node_loads``,
+``scheduler.load_status``: at most one session behind the pods), never a query per node, so
+they stay cheap with 5,000 nodes; without a fresh store they sum them in SQL, one ``GROUP BY
+node_id`` over the pods for every node at once. cpu, memory and GPUs come from the pods'
+BIGINT columns; other resources a node advertises are summed from the pods' JSON requests on
+a node's own page only, which reads its own pods and so is exact.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from django.utils.translation import gettext as _
 
 from jobs.models import Event, Pod
 from scheduler.engine.api.quantity import format_quantity
+from scheduler.load_status import fresh_stamp, loads_fresh, read_stored_loads
 from scheduler.models import Node
 from scheduler.wire import is_binary_resource
 from volcano_site.accounts.models import AuditEntry
@@ -251,19 +254,29 @@ class KeptPerChange(Generic[T]):
             return self.kept[key]
 
 
-_EVERY_LOAD: KeptPerChange[dict[int, Load]] = KeptPerChange(size=1)
+_EVERY_LOAD: KeptPerChange[dict[int, Load]] = KeptPerChange(size=2)
 
 
 def node_loads(pks: Iterable[int] | None = None) -> dict[int, Load]:
-    """Return each node's load by primary key, in one aggregate query (``pks``: only those).
+    """Return each node's load by primary key (``pks``: only those, summed exactly).
 
-    Every node's loads (``pks`` None: the table, the heat map, a sort by load) cost one
-    pass over all live pods (50,000 pods: the better part of 100 ms, as ``pods.node`` is not
-    indexed on purpose), so they are kept until the change stream moves.
+    Every node's loads (``pks`` None: the table, the heat map, a sort by load) are the ones the
+    worker stored after its last session (``scheduler.load_status``): behind the pods by at
+    most one session, and read without touching the pods. When none are fresh (no worker
+    running) they are summed from the pods, one pass over every live pod (50,000 pods: the
+    better part of 100 ms, as ``pods.node`` is not indexed on purpose), kept until the change
+    stream moves.
     """
     if pks is not None:
         return _aggregate_loads(pks)
+    stamp = fresh_stamp()
+    if stamp is not None:  # kept per store too: a store moves no change stream
+        return _EVERY_LOAD.get(("stored", stamp), _read_stored)
     return _EVERY_LOAD.get("all", lambda: _aggregate_loads(None))
+
+
+def _read_stored() -> dict[int, Load]:
+    return {pk: Load(*held) for pk, held in read_stored_loads().items()}
 
 
 def usages(allocatable: Mapping[str, Any], load: Load) -> list[Usage]:
@@ -351,10 +364,14 @@ def page_rows(items: Iterable[Any]) -> list[NodeRow]:
         nodes = [by_pk[pk] for pk in items if pk in by_pk]
     else:
         nodes = list(items)
-    # Every node's loads: kept per change-stream position and shared with the heat map and the
-    # other open pages, so a refresh after a change pays for one aggregate, not one per region.
-    loads = node_loads()
+    # The stored loads ride on the node rows; without a fresh store, every node's loads are
+    # summed, kept per change-stream position and shared with the heat map and the other open
+    # pages, so a refresh after a change pays for one aggregate, not one per region.
     empty = Load()
+    if loads_fresh():
+        loads = {n.pk: Load(n.load_cpu, n.load_memory, n.load_gpu, n.load_pods) for n in nodes}
+    else:
+        loads = node_loads()
     rows = []
     for node in nodes:
         load = loads.get(node.pk, empty)

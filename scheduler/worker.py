@@ -8,9 +8,12 @@ the controller-manager's sync loop, which here runs first in the same cycle. One
 3. The engine runs the active configuration's actions and plugins on it.
 4. The cache writes the decisions in one transaction, refusing stale rows (on PostgreSQL a
    session's binds are sent in batches while step 3 still runs, in that same transaction).
+   Then the shares (``queues.share_status``) and each node's load (``scheduler.load_status``)
+   the session ends with are stored for the pages.
 5. The session is recorded (``SessionRecord``, kept at most ``VOLCANO_SESSION_RETENTION``
    records and ``VOLCANO_SESSION_TTL`` seconds, ``retention``), its sample added to
-   the history (``monitoring``: queues, DRF shares, latencies, counts) and its metrics stored.
+   the history (``monitoring``: queues, DRF shares, latencies, counts; every node's load at
+   most once per ``VOLCANO_HISTORY_NODE_PERIOD``) and its metrics stored.
 
 On SQLite the write-ahead log is checkpointed after step 5, not inside step 4's commit
 (``cache.wal``).
@@ -41,6 +44,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import close_old_connections, connection
 
+from monitoring.node_history import record_node_sample
 from monitoring.recorder import make_sampler, maybe_compact_history, record_session
 from monitoring.sample import DrfSampler
 from queues.share_status import store_shares
@@ -55,6 +59,7 @@ from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.engine.util.gc_pause import no_automatic_gc
 from scheduler.leader import Lease, make_lease
+from scheduler.load_status import NodeLoads, session_loads, store_node_loads
 from scheduler.metrics import load_state, save_state
 from scheduler.metrics_session import observe_session
 from scheduler.models import SchedulerConfiguration, SessionRecord
@@ -222,6 +227,8 @@ def _cycle(
             applied = binds.finish(write)
         if decisions.shares is not None:
             store_shares(decisions.shares, now=now)
+        loads = session_loads(snapshot, decisions, applied)
+        _store_loads(loads, now)
     except Exception as exc:  # recorded, and the next period tries again
         return _failed(uid, now, started, configuration, exc, record)
     e2e_ms = (time.perf_counter() - started) * 1000
@@ -250,6 +257,7 @@ def _cycle(
         _trim_records()
         if sampler is not None:
             _record_history(now, snapshot.cluster, decisions, sampler, e2e_ms, applied)
+            _record_nodes(now, loads)
     state = load_state()
     observe_session(state, snapshot=snapshot, decisions=decisions, applied=applied,
                     e2e_ms=e2e_ms, open_ms=open_ms, now=now)  # fmt: skip
@@ -279,6 +287,23 @@ def _record_history(
         )  # fmt: skip
     except Exception:  # history is for charts: never worth a lost session
         logger.exception("recording the session's history failed")
+
+
+def _store_loads(loads: NodeLoads, now: datetime) -> None:
+    """Store the nodes' loads for the pages; a failure is logged (the decisions are written,
+    and the pages sum the pods themselves once the stored loads are no longer fresh)."""
+    try:
+        store_node_loads(loads, now=now)
+    except Exception:
+        logger.exception("storing the nodes' loads failed")
+
+
+def _record_nodes(now: datetime, loads: NodeLoads) -> None:
+    """Add the nodes' loads to their history when one is due; a failure is logged."""
+    try:
+        record_node_sample(loads, now=now)
+    except Exception:  # history is for charts: never worth a lost session
+        logger.exception("recording the nodes' history failed")
 
 
 def _setting(name: str, default: float) -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import yaml
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
@@ -9,15 +11,66 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from jobs.charts import drf_share_figure, pod_timeline_figure
 from jobs.manifests import dump_manifest
-from jobs.models import Job
+from jobs.models import Job, Pod
 from jobs.pod_log import pod_logs
 from jobs.selectors import TERMINAL_PHASES, job_page
 from jobs.services import CONSOLE_ACTIONS, job_act
+from jobs.timeline import PodSpan, drf_share_steps, pod_span
+from scheduler.models import Node
+from volcano_site.console.charts import figure_data
 from volcano_site.console.render import render_page
+from volcano_site.console.time_range import TimeRange, time_range
 from volcano_site.roles import can, role_required
 
-__all__ = ["job_action", "job_detail"]
+__all__ = ["TIMELINE_PODS", "job_action", "job_charts", "job_detail"]
+
+TIMELINE_PODS = 200  # rows of the timeline; the DRF share still counts every pod
+
+
+def _spans(pods: list[Pod], job_name: str) -> list[PodSpan]:
+    prefix = f"{job_name}-"  # rows named by task and index: the job is the page's title
+    return [
+        pod_span(
+            name=p.name.removeprefix(prefix) or p.name, phase=p.phase, created=p.created_at, conditions=p.conditions or [],
+            node_bound=p.node_id is not None, start_time=p.start_time,
+            finish_time=p.finish_time, deletion_time=p.deletion_time,
+            # every pod takes one of its node's pod slots, as the engine counts it
+            requests={**(p.requests or {}), "pods": 1000},
+        )
+        for p in pods
+    ]  # fmt: skip
+
+
+def ready_allocatable() -> dict[str, int]:
+    """Return the Ready nodes' allocatable summed: the total the drf plugin divides by."""
+    total: dict[str, int] = {}
+    for allocatable in Node.objects.filter(ready=True).values_list("allocatable", flat=True):
+        for name, value in (allocatable or {}).items():
+            total[name] = total.get(name, 0) + int(value)
+    return total
+
+
+def job_charts(pods: list[Pod], span: TimeRange, *, job_name: str = "") -> dict[str, Any]:
+    """Return the job page's figures: its pods' timeline and its DRF share over ``span``.
+
+    Both rebuilt from the pods' own timestamps (``jobs.timeline`` says why and its limits);
+    empty when the job has no pod yet.
+    """
+    if not pods:
+        return {}
+    spans = _spans(pods, job_name)
+    # From the first pod on (a short job would be a sliver of the hour), within the range.
+    since = max(span.since, min(s.created for s in spans))
+    steps = drf_share_steps(spans, ready_allocatable(), since=since, until=span.until)
+    shown = spans[:TIMELINE_PODS]
+    return {
+        "timeline": figure_data(pod_timeline_figure(shown, now=span.until, since=span.since)),
+        "drf": figure_data(drf_share_figure(steps)),
+        "hidden_pods": len(spans) - len(shown),
+        "peak": max(steps.shares, default=0.0),
+    }
 
 
 @role_required()
@@ -25,7 +78,10 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     """Render one job, live."""
     page = job_page(request.user, namespace, name)
     manifest = yaml.safe_dump(dump_manifest(page.job), sort_keys=False)
+    span = time_range(request)
     context = {
+        "range": span,
+        "charts": job_charts(page.pods, span, job_name=page.job.name),
         "p": page,
         "job": page.job,
         "manifest": manifest,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+from typing import Any
+
 import yaml
 from django.contrib import messages
 from django.db.models import Count
@@ -12,12 +15,17 @@ from django.views.decorators.http import require_POST
 
 from jobs.admission import AdmissionError
 from jobs.models import Job
+from monitoring.history import QueueSeries
+from monitoring.sources import current_source
+from queues.charts import queue_share_history_figure
 from queues.manifests import QueueKind
 from queues.models import Queue
 from queues.selectors import QueueRow, queue_audit, queue_line, shown_resources
 from queues.services import queue_close, queue_delete, queue_open
 from queues.share_status import StoredShare
+from volcano_site.console.charts import figure_data
 from volcano_site.console.render import render_page
+from volcano_site.console.time_range import TimeRange, time_range
 from volcano_site.roles import can, role_required
 
 __all__ = ["queue_action", "queue_detail", "why_not_deletable"]
@@ -45,6 +53,62 @@ def why_not_deletable(queue: Queue) -> list[str]:
     return reasons
 
 
+TAIL_POINTS = 120  # the newest per-session samples appended to a coarser series, at most
+
+
+def _series(resource: str, span: TimeRange) -> QueueSeries:
+    """Return every queue's allocated and deserved over ``span``, newest samples included.
+
+    The tier the range picks (per minute for an hour) holds only whole buckets, rolled up
+    once a minute; the per-session samples after its last bucket are appended (every k-th
+    when there are more than ``TAIL_POINTS``), so a fresh cluster draws within a session.
+    """
+    source = current_source()
+    fields = ("allocated", "deserved")
+    series = source.queue_series(resource, span.since, span.until, fields=fields)
+    if not series.resolution:
+        return series
+    start = span.since
+    if series.times:
+        last = datetime.fromisoformat(series.times[-1])
+        start = max(start, last + timedelta(seconds=series.resolution))
+    tail = source.queue_series(resource, start, span.until, fields=fields, resolution=0)
+    stride = max(1, -(-len(tail.times) // TAIL_POINTS))
+    keep = list(range(len(tail.times) - 1, -1, -stride))[::-1]  # the newest always kept
+    before = len(series.times)
+    series.times += [tail.times[i] for i in keep]
+    for name in set(series.queues) | set(tail.queues):
+        mine = series.queues.setdefault(name, {f: [None] * before for f in fields})
+        theirs = tail.queues.get(name, {})
+        for f in fields:
+            values = theirs.get(f)
+            mine[f] += [values[i] for i in keep] if values else [None] * len(keep)
+    return series
+
+
+def share_history(name: str, resources: list[str], span: TimeRange) -> list[tuple[str, str, Any]]:
+    """Return ``(resource, element id, figure)`` of queue ``name``'s share over ``span``.
+
+    Read from the recorded history (``monitoring``: allocated and deserved per session,
+    merged per minute or ten minutes for longer ranges), one chart per resource the page
+    shows; none for a resource it neither held nor deserved in the range, none at all when
+    the queue has no sample in it.
+    """
+    charts = []
+    for index, resource in enumerate(resources):
+        series = _series(resource, span)
+        mine = series.queues.get(name)
+        if not series.times or mine is None:
+            continue
+        if not any(mine["allocated"]) and not any(mine["deserved"]):
+            continue  # never held nor deserved any of it in the range: an empty chart
+        figure = queue_share_history_figure(
+            resource, series.times, mine["allocated"], mine["deserved"]
+        )
+        charts.append((resource, f"queue-history-{index}", figure_data(figure)))
+    return charts
+
+
 @role_required()
 def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     """Render one queue, live."""
@@ -57,7 +121,10 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
         Job.objects.filter(queue=name).order_by().values_list("phase").annotate(n=Count("pk"))
     )
     operator = can(request.user, "queues", write=True)
+    span = time_range(request)
     context = {
+        "range": span,
+        "share_charts": share_history(name, resources, span),
         "queue": queue,
         "row": row,
         "resources": resources,

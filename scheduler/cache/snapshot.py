@@ -72,6 +72,9 @@ class Snapshot:
     pod_groups: dict[str, tuple[int, int, str, int, int, int]] = field(default_factory=dict)
     # uid → status.conditions as stored (JSON text): apply decodes each distinct text once
     pod_group_conditions: dict[str, str | None] = field(default_factory=dict)
+    # node pk → [cpu, memory, gpu, pods] held by its Pending and Running pods as read, on every
+    # node (Ready or not): what the Nodes pages show, stored after the session (load_status)
+    loads: dict[int, list[int]] = field(default_factory=dict)
     read_seconds: float = 0.0
 
 
@@ -185,14 +188,24 @@ def _read(now: datetime) -> Snapshot:
         jobs[job.uid] = job
         group_uids[row[0]] = job.uid
     occupants: list[TaskInfo] = []
+    loads = snapshot.loads
     for row in _pod_rows():
-        group_pk = row[3]
+        group_pk, node_pk = row[3], row[5]
+        if node_pk is not None and row[6] in ACTIVE_PHASES:
+            held = loads.get(node_pk)
+            if held is None:
+                loads[node_pk] = [row[13], row[14], row[15], 1]
+            else:
+                held[0] += row[13]
+                held[1] += row[14]
+                held[2] += row[15]
+                held[3] += 1
         if group_pk is None:
             # No PodGroup: not the scheduler's to place (the PodGroup controller gives a pod
             # scheduled by Volcano one first), and no job of its own, as in Volcano's cache. A
             # pod holding a node (a finished job's pod whose group is gone, a pod of another
             # scheduler) still takes its node's resources.
-            if row[5] is not None:
+            if node_pk is not None:
                 occupants.append(_task(row, decode, node_names, classes, default_priority))
             continue
         if group_pk not in group_uids:
