@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["QueueBlocks", "decode", "decode_blocks", "encode"]
+__all__ = ["QueueBlocks", "decode", "decode_blocks", "decode_rest", "encode"]
 
-_SCALARS = ("weight", "pending", "inqueue", "running", "share", "share_max")
+_SCALARS = ("weight", "pending", "inqueue", "running", "pods_pending", "pods_running", "share",
+            "share_max")  # fmt: skip
 _AMOUNTS = ("allocated", "deserved", "guarantee", "capability")
 _LENGTH = 4  # bytes of each JSON part's length
 
@@ -100,4 +101,18 @@ def decode(blob: bytes | memoryview, *, queues_only: bool = False) -> dict[str, 
         body, at = blocks.body, blocks.rest_at
         size = int.from_bytes(body[at : at + _LENGTH], "little")
         data.update(json.loads(body[at + _LENGTH : at + _LENGTH + size]))
+    return data
+
+
+def decode_rest(blob: bytes | memoryview) -> dict[str, Any]:
+    """Return the figures besides the queues (DRF shares, latencies, counts) and ``resources``,
+    skipping the queue blocks: what the session and DRF charts read."""
+    body = zlib.decompress(bytes(blob))
+    size = int.from_bytes(body[:_LENGTH], "little")
+    layout = json.loads(body[_LENGTH : _LENGTH + size])
+    count, width = len(layout["name"]), len(layout["resources"])
+    at = _LENGTH + size + 8 * count * (len(layout["scalars"]) + len(layout["amounts"]) * width)
+    rest_size = int.from_bytes(body[at : at + _LENGTH], "little")
+    data: dict[str, Any] = json.loads(body[at + _LENGTH : at + _LENGTH + rest_size])
+    data["resources"] = layout["resources"]
     return data

@@ -7,7 +7,6 @@ aligned, with ``None`` where a queue did not exist yet (a chart's gap).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -15,8 +14,9 @@ from typing import Any
 import numpy as np
 from django.utils import timezone
 
-from monitoring.codec import QueueBlocks, decode_blocks
-from monitoring.models import HistorySample, decode
+from monitoring.codec import QueueBlocks, decode_blocks, decode_rest
+from monitoring.merge import merge_sessions
+from monitoring.models import HistorySample
 from monitoring.recorder import tiers
 
 __all__ = [
@@ -30,19 +30,23 @@ __all__ = [
 ]
 
 QUEUE_FIELDS = ("allocated", "deserved", "guarantee", "capability", "share", "share_max",
-                "weight", "pending", "inqueue", "running")  # fmt: skip
+                "weight", "pending", "inqueue", "running", "pods_pending", "pods_running")  # fmt: skip
+# Scalars a sample may lack (recorded before they existed): read as 0, not as another field.
+_ADDED_LATER = ("pods_pending", "pods_running")
+Blob = bytes | memoryview  # a stored sample as the database driver returns it
 _PER_RESOURCE = ("allocated", "deserved", "guarantee", "capability")
 
 
 def choose_resolution(
-    since: datetime, until: datetime, *, now: datetime | None = None, max_points: int = 720
+    since: datetime, until: datetime, *, now: datetime | None = None, max_points: int = 1500
 ) -> int:
     """Return the resolution (seconds) to read ``since``..``until`` with."""
     now = now or timezone.now()
     levels = tiers()
     span = max((until - since).total_seconds(), 0.0)
     for tier in levels:
-        holds_start = since >= now - timedelta(seconds=tier.keep)
+        # a little slack: "the last 24 h" asked a moment ago still fits a tier keeping 24 h
+        holds_start = since >= now - timedelta(seconds=tier.keep * 1.02)
         # one sample per session: assume the default 1 s period to count points
         points = span / max(tier.resolution, 1)
         if holds_start and points <= max_points:
@@ -50,20 +54,57 @@ def choose_resolution(
     return levels[-1].resolution
 
 
+def _stored(resolution: int, since: datetime, until: datetime) -> list[tuple[datetime, int, Blob]]:
+    """Return ``(at, sessions, blob)`` of the rows at ``resolution`` over the range, then the
+    newer rows of the finer tiers that are not rolled up into it yet.
+
+    Roll-ups take whole buckets once a minute, so without the finer tail a chart of the last
+    day (per minute) would end a minute or two ago and never show the session just recorded.
+    """
+
+    def query(level: int, start: datetime) -> list[tuple[datetime, int, Blob]]:
+        rows = HistorySample.objects.filter(resolution=level, at__gte=start, at__lte=until)
+        return list(rows.order_by("at").values_list("at", "samples", "data"))
+
+    found = query(resolution, since)
+    if resolution == 0:
+        return found
+    covered = found[-1][0] + timedelta(seconds=resolution) if found else since
+    for level in sorted((t.resolution for t in tiers() if t.resolution < resolution), reverse=True):
+        tail = query(level, covered)
+        found += tail
+        if tail:
+            covered = tail[-1][0] + timedelta(seconds=max(level, 1))
+    return found
+
+
 def _rows(
     since: datetime,
     until: datetime,
     resolution: int | None,
     now: datetime | None,
-) -> tuple[int, Iterator[tuple[datetime, int, dict[str, Any]]]]:
+) -> tuple[int, list[tuple[datetime, int, dict[str, Any]]]]:
+    """Return the resolution and the rows' figures besides the queues, the finer tail merged
+    into buckets of the resolution (counts stay sums per bucket)."""
     if resolution is None:
         resolution = choose_resolution(since, until, now=now)
-    rows = (
-        HistorySample.objects.filter(resolution=resolution, at__gte=since, at__lte=until)
-        .order_by("at")
-        .values_list("at", "samples", "data")
-    )
-    return resolution, ((at, n, decode(data)) for at, n, data in rows.iterator())
+    rows = [(at, n, decode_rest(blob)) for at, n, blob in _stored(resolution, since, until)]
+    if resolution == 0:
+        return resolution, rows
+    out: list[tuple[datetime, int, dict[str, Any]]] = []
+    for at, n, data in rows:
+        start = _bucket_start(at, resolution)
+        if out and out[-1][0] == start:  # a bucket still filling: merge the tail into it
+            _at, m, merged = out[-1]
+            out[-1] = (start, m + n, merge_sessions([(m, merged), (n, data)]))
+        else:
+            out.append((start, n, data))
+    return resolution, out
+
+
+def _bucket_start(at: datetime, resolution: int) -> datetime:
+    seconds = int(at.timestamp()) // resolution * resolution
+    return datetime.fromtimestamp(seconds, tz=at.tzinfo)
 
 
 @dataclass(slots=True)
@@ -97,22 +138,17 @@ def queue_series(
     if resolution is None:
         resolution = choose_resolution(since, until, now=now)
     out = QueueSeries(resource=resource, resolution=resolution)
-    rows = (
-        HistorySample.objects.filter(resolution=resolution, at__gte=since, at__lte=until)
-        .order_by("at")
-        .values_list("at", "data")
-    )
     steps: list[QueueBlocks] = []
-    for at, blob in rows.iterator():
+    for at, _n, blob in _stored(resolution, since, until):  # the finer tail as its own points
         out.times.append(at.isoformat())
         steps.append(decode_blocks(blob))
     if not steps:
         return out
     first = steps[0]
-    layout = (first.names, first.resources, first.scalars, first.amounts)
+    layout = (first.names, first.resources, first.amounts)
     if resource in first.resources and all(
-        (s.names, s.resources, s.scalars, s.amounts) == layout for s in steps
-    ):
+        (s.names, s.resources, s.amounts) == layout for s in steps
+    ):  # the per-queue scalars may differ (a merged row has share_max; a session's has not)
         out.queues = _uniform(steps, resource, fields)
     else:
         out.queues = _changing(steps, resource, fields)
@@ -125,17 +161,27 @@ def _uniform(
     """Return the series when every sample has the same queues: stacked and transposed."""
     first = steps[0]
     column = first.resources.index(resource)
-    scalars = np.stack([s.scalar_block for s in steps])  # time x field x queue
-    amounts = np.stack([s.amount_block[:, :, column] for s in steps])
+    amounts = np.stack([s.amount_block[:, :, column] for s in steps])  # time x field x queue
+    zeros = np.zeros(len(first.names))
     out: dict[str, dict[str, list[Any]]] = {name: {} for name in first.names}
     for key in fields:
         if key in _PER_RESOURCE:
             block = amounts[:, first.amounts.index(key), :]
-        else:  # share_max is stored in merged samples only; a session's own is its share
-            block = scalars[:, first.scalars.index(key if key in first.scalars else "share"), :]
+        else:
+            block = np.stack([_scalar_row(s, key, zeros) for s in steps])
         for name, series in zip(first.names, block.T.tolist(), strict=True):
             out[name][key] = series
     return out
+
+
+def _scalar_row(step: QueueBlocks, key: str, zeros: np.ndarray) -> np.ndarray:
+    """Return one sample's row of the scalar ``key`` (per queue)."""
+    if key in step.scalars:
+        return step.scalar_block[step.scalars.index(key)]
+    if key in _ADDED_LATER:  # recorded before the field existed
+        return zeros
+    # share_max is stored in merged samples only; a session's own is its share
+    return step.scalar_block[step.scalars.index("share")]
 
 
 def _changing(
@@ -153,6 +199,8 @@ def _changing(
         for key in fields:
             if key in _PER_RESOURCE:
                 values = [r[column] if column is not None else 0 for r in columns[key]]
+            elif key in _ADDED_LATER:
+                values = columns.get(key) or [0] * len(names)
             else:
                 values = columns.get(key) or columns["share"]
             spread: list[Any] = [None] * len(order)
@@ -181,6 +229,7 @@ class SessionSeries:
     plugin_ms: dict[str, list[float | None]] = field(default_factory=dict)
     counts: dict[str, list[int]] = field(default_factory=dict)
     evictions_by_action: dict[str, list[int]] = field(default_factory=dict)
+    evictions_by_queue: dict[str, list[int]] = field(default_factory=dict)
 
 
 def session_series(
@@ -202,6 +251,7 @@ def session_series(
         _append(out.action_ms, latency["actions"], step, None)
         _append(out.plugin_ms, latency["plugins"], step, None)
         _append(out.evictions_by_action, counts["evictions_by_action"], step, 0)
+        _append(out.evictions_by_queue, counts.get("evictions_by_queue", {}), step, 0)
         _append(out.counts, {k: v for k, v in counts.items() if isinstance(v, int)}, step, 0)
     return out
 
@@ -221,14 +271,22 @@ def job_share_series(
     resolution: int | None = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:
-    """Return per queue the running jobs' count, mean and max DRF share over the range, and the
-    top jobs (``[job, queue, share, dominant resource]``) of the last sample."""
+    """Return per queue the running jobs' count, mean and max DRF share over the range, the
+    top jobs (``[job, queue, share, dominant resource]``) of the last sample, and per job of
+    any sample's top N (``jobs``: ``{"queue", "dominant", "share"}``) its share over the range,
+    ``None`` where it was not among the top N (only those are stored)."""
     chosen, rows = _rows(since, until, resolution, now)
     times: list[str] = []
     queues: dict[str, dict[str, list[float | None]]] = {}
+    per_job: dict[str, dict[str, Any]] = {}
     top: list[list[Any]] = []
     for step, (at, _n, data) in enumerate(rows):
         times.append(at.isoformat())
+        for uid, queue, share, dominant in data["drf"]["top"]:
+            job = per_job.setdefault(uid, {"queue": queue, "dominant": dominant, "share": []})
+            job["share"].extend([None] * (step - len(job["share"])))
+            job["share"].append(share)
+            job["queue"], job["dominant"] = queue, dominant
         for name, (jobs, mean, most) in data["drf"]["queues"].items():
             series = queues.setdefault(name, {k: [None] * step for k in ("jobs", "mean", "max")})
             series["jobs"].append(jobs)
@@ -239,4 +297,6 @@ def job_share_series(
                 if len(values) <= step:
                     values.append(None)
         top = data["drf"]["top"]
-    return {"resolution": chosen, "times": times, "queues": queues, "top": top}
+    for job in per_job.values():
+        job["share"].extend([None] * (len(times) - len(job["share"])))
+    return {"resolution": chosen, "times": times, "queues": queues, "top": top, "jobs": per_job}

@@ -30,8 +30,10 @@ from monitoring.models import HistorySample, decode, encode
 from monitoring.sample import DrfSampler, JobShares, build_sample
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.framework.decisions import Decisions
+from volcano_site.console.live import publish_on_commit
 
 __all__ = [
+    "HISTORY_TOPIC",
     "Tier",
     "compact_history",
     "history_enabled",
@@ -43,6 +45,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 DEFAULT_TIERS = "0:3600,60:86400,600:604800"
+HISTORY_TOPIC = "monitoring.history"  # the live topic a new sample announces
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +109,17 @@ def record_session(
     binds: int,
     evictions: int,
 ) -> HistorySample:
-    """Store one session's sample (resolution 0) and return it."""
+    """Store one session's sample (resolution 0) and return it.
+
+    Open Metrics pages hear of it (topic ``monitoring.history``) and extend their charts.
+    """
     data = build_sample(
         cluster=cluster, decisions=decisions, job_shares=job_shares, e2e_ms=e2e_ms,
         binds=binds, evictions=evictions,
     )  # fmt: skip
-    return HistorySample.objects.create(at=now, resolution=0, samples=1, data=encode(data))
+    row = HistorySample.objects.create(at=now, resolution=0, samples=1, data=encode(data))
+    publish_on_commit(HISTORY_TOPIC)
+    return row
 
 
 def _bucket(at: datetime, resolution: int) -> datetime:
