@@ -42,6 +42,24 @@ WINDOW_POINTS = 60  # quantiles over time: about this many points, whatever the 
 _HEIGHT = 320
 
 
+def _figure(traces: list[dict[str, Any]]) -> go.Figure:
+    """Return a figure of ``traces`` that skips plotly.py's per-value validation.
+
+    A day per minute is 1,440 points per trace; validating every value cost about five times
+    building the figure (``bench/metrics_pages.py``), and these figures are built from typed
+    series by the functions below, which the tests check.
+    """
+    return go.Figure(data=traces, _validate=False)
+
+
+def _scatter(traces: list[dict[str, Any]], **trace: Any) -> None:
+    traces.append({"type": "scatter", **trace})
+
+
+def _bar(traces: list[dict[str, Any]], **trace: Any) -> None:
+    traces.append({"type": "bar", **trace})
+
+
 def _layout(title: str, uirevision: str, **extra: Any) -> dict[str, Any]:
     extra.setdefault("hovermode", "x unified")
     return base_layout(title=title, uirevision=uirevision, height=_HEIGHT, **extra)
@@ -49,7 +67,7 @@ def _layout(title: str, uirevision: str, **extra: Any) -> dict[str, Any]:
 
 def empty_figure(message: str, *, title: str = "", uirevision: str = "empty") -> go.Figure:
     """Return a figure that says ``message`` where the chart would be."""
-    fig = go.Figure()
+    fig = _figure([])
     fig.update_layout(
         **base_layout(title=title, uirevision=uirevision, height=_HEIGHT),
         xaxis={"visible": False}, yaxis={"visible": False},
@@ -92,7 +110,7 @@ def latency_quantile_figure(
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
     cuts = windows(series.times)
     x = [at for at, _ in cuts]
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     named: Mapping[str, Sequence[float | None]]
     if component == "e2e":
         named = {"session": series.e2e_ms}
@@ -105,16 +123,17 @@ def latency_quantile_figure(
         for label, values_of in _quantiles(values, cuts).items():
             dash = next(d for n, _q, d in QUANTILES if n == label)
             shown = component == "e2e" or label == "p95"
-            fig.add_scatter(
+            _scatter(traces,
                 name=f"{name} {label}", x=x, y=values_of, mode="lines", legendgroup=name,
                 line={"dash": dash}, visible=True if shown else "legendonly",
                 hovertemplate=f"%{{y:.2f}} ms<extra>{name} {label}</extra>",
             )  # fmt: skip
     if component == "e2e" and series.e2e_max_ms:
         peaks = [max(series.e2e_max_ms[part], default=None) for _at, part in cuts]
-        fig.add_scatter(name="slowest", x=x, y=peaks, mode="lines", line={"width": 1},
+        _scatter(traces, name="slowest", x=x, y=peaks, mode="lines", line={"width": 1},
                         opacity=0.5, hovertemplate="%{y:.2f} ms<extra>slowest</extra>")  # fmt: skip
     unit = "sessions" if series.resolution == 0 else f"{series.resolution} s means"
+    fig = _figure(traces)
     fig.update_layout(**_layout(
         title, uirevision, yaxis={"title": {"text": "ms"}, "rangemode": "tozero"},
         xaxis={"title": {"text": f"UTC · a point: {len(series.times[cuts[0][1]])} {unit}"}},
@@ -131,27 +150,28 @@ def latency_histogram_figure(
     legend shows them).
     """
     title = "Latency distribution over the range (count per bin, ms on a log axis)"
-    traces: list[tuple[str, list[float], bool]] = [
+    named: list[tuple[str, list[float], bool]] = [
         ("session", [v for v in series.e2e_ms if v > 0], True)
     ]
-    traces += [(f"action {n}", [v for v in vs if v], True) for n, vs in series.action_ms.items()]
-    traces += [(f"plugin {n}", [v for v in vs if v], False) for n, vs in series.plugin_ms.items()]
-    traces = [t for t in traces if t[1]]
-    if not traces:
+    named += [(f"action {n}", [v for v in vs if v], True) for n, vs in series.action_ms.items()]
+    named += [(f"plugin {n}", [v for v in vs if v], False) for n, vs in series.plugin_ms.items()]
+    named = [t for t in named if t[1]]
+    if not named:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
-    low = min(min(values) for _n, values, _s in traces)
-    high = max(max(values) for _n, values, _s in traces)
+    low = min(min(values) for _n, values, _s in named)
+    high = max(max(values) for _n, values, _s in named)
     edges = np.geomspace(low, high * 1.0001, 31) if high > low else np.array([low * 0.9, low * 1.1])
     centers = [round(float(math.sqrt(a * b)), 4) for a, b in pairwise(edges.tolist())]
-    fig = go.Figure()
-    for name, values, shown in traces:
+    traces: list[dict[str, Any]] = []
+    for name, values, shown in named:
         counts, _ = np.histogram(values, bins=edges)
-        fig.add_scatter(
+        _scatter(traces,
             name=name, x=centers, y=counts.tolist(), mode="lines", line={"shape": "hvh"},
             fill="tozeroy", opacity=0.6, visible=True if shown else "legendonly",
             hovertemplate=f"%{{x:.2f}} ms: %{{y}}<extra>{name}</extra>",
         )  # fmt: skip
     what = "the sessions" if series.resolution == 0 else f"the {series.resolution} s means"
+    fig = _figure(traces)
     fig.update_layout(**_layout(
         title, uirevision, hovermode="closest",
         xaxis={"type": "log", "title": {"text": f"ms (each count: one of {what})"}},
@@ -172,13 +192,14 @@ def queue_stack_figure(
     title = f"{series.resource}: {key} per queue, stacked ({unit})"
     if not series.times or not series.queues:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     for name, fields in series.queues.items():
-        fig.add_scatter(
+        _scatter(traces,
             name=name, x=series.times, y=_scaled(fields.get(key, []), divisor), mode="lines",
             stackgroup=key, legendgroup=name, line={"width": 0.5},
             hovertemplate=f"%{{y}} {unit}<extra>{name}</extra>",
         )  # fmt: skip
+    fig = _figure(traces)
     fig.update_layout(**_layout(
         title, uirevision, yaxis={"title": {"text": unit}, "rangemode": "tozero"},
         xaxis={"title": {"text": note or "UTC"}},
@@ -193,10 +214,11 @@ def queue_share_figure(
     title = "Queue share: allocated / deserved (1 = its fair share)"
     if not series.times or not series.queues:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     for name, fields in series.queues.items():
-        fig.add_scatter(name=name, x=series.times, y=fields.get("share", []), mode="lines",
+        _scatter(traces, name=name, x=series.times, y=fields.get("share", []), mode="lines",
                         hovertemplate=f"%{{y:.3f}}<extra>{name}</extra>")  # fmt: skip
+    fig = _figure(traces)
     fig.add_hline(y=1.0, line={"dash": "dot", "width": 1}, opacity=0.6)
     fig.update_layout(**_layout(
         title, uirevision, yaxis={"title": {"text": "share"}, "rangemode": "tozero"},
@@ -212,13 +234,14 @@ def queue_pods_figure(
     title = "Pods per queue: running (solid) and pending (dashed)"
     if not series.times or not series.queues:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     for name, fields in series.queues.items():
         for key, dash in (("pods_running", "solid"), ("pods_pending", "dash")):
             label = f"{name} {key.removeprefix('pods_')}"
-            fig.add_scatter(name=label, x=series.times, y=fields.get(key, []), mode="lines",
+            _scatter(traces, name=label, x=series.times, y=fields.get(key, []), mode="lines",
                             legendgroup=name, line={"dash": dash},
                             hovertemplate=f"%{{y:.0f}} pods<extra>{label}</extra>")  # fmt: skip
+    fig = _figure(traces)
     fig.update_layout(**_layout(
         title, uirevision, yaxis={"title": {"text": "pods"}, "rangemode": "tozero"},
         xaxis={"title": {"text": note or "UTC"}},
@@ -227,18 +250,34 @@ def queue_pods_figure(
 
 
 def drf_queue_figure(
-    shares: Mapping[str, Any], *, queues: Sequence[str] = (), uirevision: str = "drf-queues"
+    shares: Mapping[str, Any],
+    *,
+    queues: Sequence[str] = (),
+    busiest: int = 10,
+    uirevision: str = "drf-queues",
 ) -> go.Figure:
-    """Return per queue its running jobs' mean DRF dominant share (solid) and max (dotted)."""
+    """Return per queue its running jobs' mean DRF dominant share (solid) and max (dotted):
+    the chosen ``queues``, else the ``busiest`` by mean share over the range."""
     title = "DRF dominant share per queue: mean of its running jobs (max dotted)"
     times = shares.get("times", [])
     per_queue = {q: v for q, v in shares.get("queues", {}).items() if not queues or q in queues}
     if not times or not per_queue:
         return empty_figure(NO_SESSIONS if not times else "No running jobs with a DRF share",
                             title=title, uirevision=uirevision)  # fmt: skip
-    fig = go.Figure()
+    note = "UTC"
+    if not queues and len(per_queue) > busiest:
+
+        def load(name: str) -> float:
+            values = [v for v in per_queue[name]["mean"] if v is not None]
+            return sum(values) / len(values) if values else 0.0
+
+        chosen = sorted(per_queue, key=lambda n: (-load(n), n))[:busiest]
+        note = f"UTC · the {busiest} queues of {len(per_queue)} with the highest mean share"
+        per_queue = {n: per_queue[n] for n in chosen}
+    traces: list[dict[str, Any]] = []
     for name, values in sorted(per_queue.items()):
-        fig.add_scatter(
+        _scatter(
+            traces,
             name=f"{name} mean",
             x=times,
             y=values["mean"],
@@ -246,14 +285,14 @@ def drf_queue_figure(
             legendgroup=name,
             hovertemplate=f"%{{y:.4f}}<extra>{name} mean</extra>",
         )
-        fig.add_scatter(name=f"{name} max", x=times, y=values["max"], mode="lines",
+        _scatter(traces, name=f"{name} max", x=times, y=values["max"], mode="lines",
                         legendgroup=name, line={"dash": "dot"}, visible="legendonly",
                         hovertemplate=f"%{{y:.4f}}<extra>{name} max</extra>")  # fmt: skip
-    fig.update_layout(
-        **_layout(
-            title, uirevision, yaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"}
-        )
-    )
+    fig = _figure(traces)
+    fig.update_layout(**_layout(
+        title, uirevision, xaxis={"title": {"text": note}},
+        yaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"},
+    ))  # fmt: skip
     return fig
 
 
@@ -285,12 +324,13 @@ def drf_jobs_figure(
     def latest(job: dict[str, Any]) -> float:
         return next((v for v in reversed(job["share"]) if v is not None), 0.0)
 
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     for uid, job in sorted(jobs.items(), key=lambda kv: -latest(kv[1]))[:top]:
         label = f"{uid} ({job['queue']}, dominant: {job['dominant']})"
-        fig.add_scatter(name=label, x=times, y=job["share"], mode="lines+markers",
+        _scatter(traces, name=label, x=times, y=job["share"], mode="lines+markers",
                         marker={"size": 3}, connectgaps=False,
                         hovertemplate=f"%{{y:.4f}}<extra>{uid}</extra>")  # fmt: skip
+    fig = _figure(traces)
     fig.update_layout(
         **_layout(
             title, uirevision, yaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"}
@@ -312,15 +352,16 @@ def drf_now_figure(
             title=title, uirevision=uirevision,
         )  # fmt: skip
     top = sorted(top, key=lambda row: (row[2], row[0]))
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     for dominant in sorted({row[3] for row in top}):
         rows = [row for row in top if row[3] == dominant]
-        fig.add_bar(
+        _bar(traces,
             name=f"dominant: {dominant}", x=[r[2] for r in rows], y=[r[0] for r in rows],
             orientation="h", customdata=[[r[1], top.index(r) + 1] for r in rows],
             hovertemplate="%{y}: %{x:.4f} (queue %{customdata[0]}, served #%{customdata[1]})"
                           f"<extra>{dominant}</extra>",
         )  # fmt: skip
+    fig = _figure(traces)
     fig.update_layout(**base_layout(
         title=title, uirevision=uirevision, height=max(_HEIGHT, 18 * len(top) + 80),
         xaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"},
@@ -343,10 +384,11 @@ def evictions_figure(
     named = {name: values for name, values in named.items() if any(values)}
     if not named:
         return empty_figure("No evictions in this range", title=title, uirevision=uirevision)
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     for name, values in sorted(named.items()):
-        fig.add_bar(name=name, x=series.times, y=values,
+        _bar(traces, name=name, x=series.times, y=values,
                     hovertemplate=f"%{{y}} evicted<extra>{name}</extra>")  # fmt: skip
+    fig = _figure(traces)
     fig.update_layout(
         **_layout(title, uirevision, barmode="stack", yaxis={"title": {"text": "pods evicted"}})
     )
@@ -358,10 +400,11 @@ def unschedulable_figure(series: SessionSeries, *, uirevision: str = "unschedula
     title = "Unschedulable jobs and tasks per point"
     if not series.times:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     for key, label in (("unschedulable_jobs", "jobs"), ("unschedulable_tasks", "tasks")):
-        fig.add_scatter(name=label, x=series.times, y=series.counts.get(key, []), mode="lines",
+        _scatter(traces, name=label, x=series.times, y=series.counts.get(key, []), mode="lines",
                         hovertemplate=f"%{{y}} {label}<extra>unschedulable</extra>")  # fmt: skip
+    fig = _figure(traces)
     fig.update_layout(
         **_layout(title, uirevision, yaxis={"title": {"text": "count"}, "rangemode": "tozero"})
     )

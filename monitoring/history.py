@@ -7,6 +7,7 @@ aligned, with ``None`` where a queue did not exist yet (a chart's gap).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 from django.utils import timezone
 
-from monitoring.codec import QueueBlocks, decode_blocks, decode_rest
+from monitoring.codec import DrfBlock, QueueBlocks, decode_blocks, decode_drf_block, decode_sessions
 from monitoring.merge import merge_sessions
 from monitoring.models import HistorySample
 from monitoring.recorder import tiers
@@ -38,7 +39,7 @@ _PER_RESOURCE = ("allocated", "deserved", "guarantee", "capability")
 
 
 def choose_resolution(
-    since: datetime, until: datetime, *, now: datetime | None = None, max_points: int = 1500
+    since: datetime, until: datetime, *, now: datetime | None = None, max_points: int = 1000
 ) -> int:
     """Return the resolution (seconds) to read ``since``..``until`` with."""
     now = now or timezone.now()
@@ -83,12 +84,13 @@ def _rows(
     until: datetime,
     resolution: int | None,
     now: datetime | None,
+    part: Callable[[Blob], dict[str, Any]],
 ) -> tuple[int, list[tuple[datetime, int, dict[str, Any]]]]:
-    """Return the resolution and the rows' figures besides the queues, the finer tail merged
-    into buckets of the resolution (counts stay sums per bucket)."""
+    """Return the resolution and the rows' ``part`` (``decode_sessions`` or ``decode_drf``),
+    the finer tail merged into buckets of the resolution (counts stay sums per bucket)."""
     if resolution is None:
         resolution = choose_resolution(since, until, now=now)
-    rows = [(at, n, decode_rest(blob)) for at, n, blob in _stored(resolution, since, until)]
+    rows = [(at, n, part(blob)) for at, n, blob in _stored(resolution, since, until)]
     if resolution == 0:
         return resolution, rows
     out: list[tuple[datetime, int, dict[str, Any]]] = []
@@ -240,7 +242,7 @@ def session_series(
     now: datetime | None = None,
 ) -> SessionSeries:
     """Return the sessions' latencies and counts over the range."""
-    chosen, rows = _rows(since, until, resolution, now)
+    chosen, rows = _rows(since, until, resolution, now, decode_sessions)
     out = SessionSeries(resolution=chosen)
     for step, (at, sessions, data) in enumerate(rows):
         out.times.append(at.isoformat())
@@ -273,30 +275,79 @@ def job_share_series(
 ) -> dict[str, Any]:
     """Return per queue the running jobs' count, mean and max DRF share over the range, the
     top jobs (``[job, queue, share, dominant resource]``) of the last sample, and per job of
-    any sample's top N (``jobs``: ``{"queue", "dominant", "share"}``) its share over the range,
-    ``None`` where it was not among the top N (only those are stored)."""
-    chosen, rows = _rows(since, until, resolution, now)
+    the last sample's top N and the highest peaks (``jobs``: ``{"queue", "dominant", "share"}``)
+    its share over the range, ``None`` where it was not among the top N (only those are stored).
+
+    Shares are levels, so the finer tail not rolled up yet is read as its own points. When
+    every sample has the same queues (the usual case) their figures are stacked with NumPy.
+    """
+    if resolution is None:
+        resolution = choose_resolution(since, until, now=now)
     times: list[str] = []
-    queues: dict[str, dict[str, list[float | None]]] = {}
-    per_job: dict[str, dict[str, Any]] = {}
-    top: list[list[Any]] = []
-    for step, (at, _n, data) in enumerate(rows):
+    blocks: list[DrfBlock] = []
+    for at, _n, blob in _stored(resolution, since, until):
         times.append(at.isoformat())
-        for uid, queue, share, dominant in data["drf"]["top"]:
-            job = per_job.setdefault(uid, {"queue": queue, "dominant": dominant, "share": []})
-            job["share"].extend([None] * (step - len(job["share"])))
-            job["share"].append(share)
-            job["queue"], job["dominant"] = queue, dominant
-        for name, (jobs, mean, most) in data["drf"]["queues"].items():
-            series = queues.setdefault(name, {k: [None] * step for k in ("jobs", "mean", "max")})
-            series["jobs"].append(jobs)
-            series["mean"].append(mean)
-            series["max"].append(most)
-        for series in queues.values():
-            for values in series.values():
-                if len(values) <= step:
-                    values.append(None)
-        top = data["drf"]["top"]
-    for job in per_job.values():
-        job["share"].extend([None] * (len(times) - len(job["share"])))
-    return {"resolution": chosen, "times": times, "queues": queues, "top": top, "jobs": per_job}
+        blocks.append(decode_drf_block(blob))
+    return {
+        "resolution": resolution,
+        "times": times,
+        "queues": _drf_queues(blocks),
+        "top": blocks[-1].top if blocks else [],
+        "jobs": _job_series(blocks),
+    }
+
+
+def _job_series(blocks: list[DrfBlock]) -> dict[str, dict[str, Any]]:
+    """Return the share series of the last sample's top jobs, then of the jobs with the highest
+    peak share over the range, as many as the last top holds (at least 50).
+
+    Jobs come and go from the top N, so a week can see thousands; a series for each would be
+    thousands of mostly empty lists. Points are collected sparsely, and only the kept jobs get
+    their full series (``None`` where a job was not among the top N).
+    """
+    seen: dict[str, list[Any]] = {}  # uid -> [queue, dominant, steps, shares, peak]
+    for step, block in enumerate(blocks):
+        for uid, queue, share, dominant in block.top:
+            entry = seen.get(uid)
+            if entry is None:
+                entry = seen[uid] = [queue, dominant, [], [], share]
+            entry[0], entry[1] = queue, dominant
+            entry[2].append(step)
+            entry[3].append(share)
+            entry[4] = max(entry[4], share)
+    last = [row[0] for row in blocks[-1].top] if blocks else []
+    keep = max(50, len(last))
+    others = sorted((u for u in seen if u not in set(last)), key=lambda u: (-seen[u][4], u))
+    out: dict[str, dict[str, Any]] = {}
+    for uid in [*last, *others][:keep]:
+        queue, dominant, steps, shares, _peak = seen[uid]
+        series: list[float | None] = [None] * len(blocks)
+        for step, share in zip(steps, shares, strict=True):
+            series[step] = share
+        out[uid] = {"queue": queue, "dominant": dominant, "share": series}
+    return out
+
+
+def _drf_queues(blocks: list[DrfBlock]) -> dict[str, dict[str, list[Any]]]:
+    """Return per queue ``{"jobs", "mean", "max"}`` over the samples, ``None`` where absent."""
+    if not blocks:
+        return {}
+    names = blocks[0].names
+    if all(b.names == names for b in blocks):
+        stacked = np.stack([b.stats for b in blocks]) if names else np.zeros((len(blocks), 0, 3))
+        columns = stacked.transpose(1, 2, 0).tolist()  # queue x (jobs, mean, max) x time
+        return {
+            name: {"jobs": jobs, "mean": mean, "max": most}
+            for name, (jobs, mean, most) in zip(names, columns, strict=True)
+        }
+    out: dict[str, dict[str, list[Any]]] = {}
+    for step, block in enumerate(blocks):
+        for name, (jobs, mean, most) in zip(block.names, block.stats.tolist(), strict=True):
+            series = out.setdefault(name, {k: [None] * step for k in ("jobs", "mean", "max")})
+            for key, value in (("jobs", jobs), ("mean", mean), ("max", most)):
+                series[key].extend([None] * (step - len(series[key])))
+                series[key].append(value)
+    for series in out.values():
+        for values in series.values():
+            values.extend([None] * (len(blocks) - len(values)))
+    return out

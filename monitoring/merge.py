@@ -41,16 +41,16 @@ def merge_samples(samples: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, An
 
 
 def merge_sessions(samples: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
-    """Return the merge of the figures besides the queues (DRF, latency, counts): what a reader
-    needs to fold the newest, not yet rolled-up samples into a bucket, without the queue work."""
+    """Return the merge of the figures besides the queues: the DRF shares and the session's
+    (latency, counts), whichever the samples hold. What a reader needs to fold the newest,
+    not yet rolled-up samples into a bucket, without the queue work."""
     total = sum(n for n, _ in samples)
-    return {
-        "v": samples[-1][1]["v"],
-        "resources": samples[-1][1].get("resources", []),
-        "drf": _drf(samples),
-        "latency": _latency(samples, total),
-        "counts": _counts(samples),
-    }
+    out: dict[str, Any] = {}
+    if all("drf" in data for _, data in samples):
+        out["drf"] = _drf(samples)
+    if all("latency" in data for _, data in samples):
+        out.update(v=samples[-1][1]["v"], latency=_latency(samples, total), counts=_counts(samples))
+    return out
 
 
 def _queues(samples: Sequence[tuple[int, dict[str, Any]]], resources: list[str]) -> dict[str, Any]:
