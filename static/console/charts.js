@@ -116,8 +116,11 @@
     }
     var config = Object.assign({ responsive: true, displaylogo: false,
       modeBarButtonsToRemove: ["lasso2d", "select2d"] }, figure.config || {});
-    // Never remove Plotly's PNG button (toImage); always add the CSV one.
-    config.modeBarButtonsToRemove = (config.modeBarButtonsToRemove || []).filter(function (b) { return b !== "toImage"; });
+    // Never remove Plotly's PNG button (toImage); always add the CSV one. Never offer
+    // "Share chart..." (sendChartToCloud): it uploads the cluster's figures to Plotly Cloud.
+    config.modeBarButtonsToRemove = (config.modeBarButtonsToRemove || []).filter(function (b) {
+      return b !== "toImage";
+    }).concat(["sendChartToCloud"]);
     config.modeBarButtonsToAdd = (config.modeBarButtonsToAdd || []).concat([CSV_BUTTON]);
     window.Plotly.react(el, data, layout, config).then(function () { remember(el); });
   }
