@@ -38,6 +38,10 @@ __all__ = [
 
 NO_SESSIONS = "No sessions recorded in this range yet"
 QUANTILES = (("p50", 50, "dot"), ("p95", 95, "solid"), ("p99", 99, "dash"))
+SHOWN_COMPONENTS = 5  # plugins drawn at first (the slowest); the others wait in the legend
+# Plotly's own first colours, fixed so a name's three quantile lines share one
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf")  # fmt: skip
 WINDOW_POINTS = 60  # quantiles over time: about this many points, whatever the range
 _HEIGHT = 320
 
@@ -60,9 +64,15 @@ def _bar(traces: list[dict[str, Any]], **trace: Any) -> None:
     traces.append({"type": "bar", **trace})
 
 
-def _layout(title: str, uirevision: str, **extra: Any) -> dict[str, Any]:
+def _layout(title: str, uirevision: str, *, note: str = "", **extra: Any) -> dict[str, Any]:
+    """Return the layout: ``title`` with ``note`` under it (what a point is, which queues)."""
     extra.setdefault("hovermode", "x unified")
-    return base_layout(title=title, uirevision=uirevision, height=_HEIGHT, **extra)
+    extra.setdefault("height", _HEIGHT)
+    layout = base_layout(title=title, uirevision=uirevision, **extra)
+    if note:
+        layout["title"]["subtitle"] = {"text": note, "font": {"size": 11}}
+        layout["margin"] = {**layout["margin"], "t": 54}
+    return layout
 
 
 def empty_figure(message: str, *, title: str = "", uirevision: str = "empty") -> go.Figure:
@@ -95,6 +105,16 @@ def _quantiles(
     return out
 
 
+def _most(quantiles: Mapping[str, Mapping[str, list[float | None]]], count: int) -> set[str]:
+    """Return the ``count`` names with the highest mean p95."""
+
+    def mean_p95(name: str) -> float:
+        values = [v for v in quantiles[name]["p95"] if v is not None]
+        return sum(values) / len(values) if values else 0.0
+
+    return set(sorted(quantiles, key=lambda n: (-mean_p95(n), n))[:count])
+
+
 def latency_quantile_figure(
     series: SessionSeries, *, component: str, uirevision: str = "latency"
 ) -> go.Figure:
@@ -119,13 +139,21 @@ def latency_quantile_figure(
     if not named:
         return empty_figure(f"No {component} timings recorded in this range", title=title,
                             uirevision=uirevision)  # fmt: skip
-    for name, values in named.items():
-        for label, values_of in _quantiles(values, cuts).items():
+    quantiles = {name: _quantiles(values, cuts) for name, values in named.items()}
+    shown = _most(quantiles, SHOWN_COMPONENTS) if component == "plugins" else set(quantiles)
+    for index, (name, by_label) in enumerate(quantiles.items()):
+        color = PALETTE[index % len(PALETTE)]
+        for label, values_of in by_label.items():
             dash = next(d for n, _q, d in QUANTILES if n == label)
-            shown = component == "e2e" or label == "p95"
+            # e2e: a legend entry per quantile; actions and plugins: one per name (its p95),
+            # the p50 and p99 lines in its colour follow it when the legend toggles it
             _scatter(traces,
-                name=f"{name} {label}", x=x, y=values_of, mode="lines", legendgroup=name,
-                line={"dash": dash}, visible=True if shown else "legendonly",
+                name=f"{name} {label}", x=x, y=values_of, mode="lines",
+                legendgroup=name if component != "e2e" else label,
+                showlegend=component == "e2e" or label == "p95",
+                line={"dash": dash, "color": color if component != "e2e" else None,
+                      "width": 2 if label == "p95" else 1},
+                visible=True if name in shown else "legendonly",
                 hovertemplate=f"%{{y:.2f}} ms<extra>{name} {label}</extra>",
             )  # fmt: skip
     if component == "e2e" and series.e2e_max_ms:
@@ -133,10 +161,15 @@ def latency_quantile_figure(
         _scatter(traces, name="slowest", x=x, y=peaks, mode="lines", line={"width": 1},
                         opacity=0.5, hovertemplate="%{y:.2f} ms<extra>slowest</extra>")  # fmt: skip
     unit = "sessions" if series.resolution == 0 else f"{series.resolution} s means"
+    note = f"UTC · a point: {len(series.times[cuts[0][1]])} {unit}"
+    if component != "e2e":
+        note += " · p95 solid, p50 dotted, p99 dashed"
+    if len(shown) < len(quantiles):
+        note += f" · the {len(shown)} slowest shown (more in the legend)"
     fig = _figure(traces)
     fig.update_layout(**_layout(
-        title, uirevision, yaxis={"title": {"text": "ms"}, "rangemode": "tozero"},
-        xaxis={"title": {"text": f"UTC · a point: {len(series.times[cuts[0][1]])} {unit}"}},
+        title, uirevision, note=note, height=_HEIGHT + 40,
+        yaxis={"title": {"text": "ms"}, "rangemode": "tozero"},
     ))  # fmt: skip
     return fig
 
@@ -173,8 +206,8 @@ def latency_histogram_figure(
     what = "the sessions" if series.resolution == 0 else f"the {series.resolution} s means"
     fig = _figure(traces)
     fig.update_layout(**_layout(
-        title, uirevision, hovermode="closest",
-        xaxis={"type": "log", "title": {"text": f"ms (each count: one of {what})"}},
+        title, uirevision, hovermode="closest", note=f"each count: one of {what}",
+        height=_HEIGHT + 40, xaxis={"type": "log"},
         yaxis={"title": {"text": "count"}, "rangemode": "tozero"},
     ))  # fmt: skip
     return fig
@@ -202,7 +235,7 @@ def queue_stack_figure(
     fig = _figure(traces)
     fig.update_layout(**_layout(
         title, uirevision, yaxis={"title": {"text": unit}, "rangemode": "tozero"},
-        xaxis={"title": {"text": note or "UTC"}},
+        note=note or "UTC",
     ))  # fmt: skip
     return fig
 
@@ -222,7 +255,7 @@ def queue_share_figure(
     fig.add_hline(y=1.0, line={"dash": "dot", "width": 1}, opacity=0.6)
     fig.update_layout(**_layout(
         title, uirevision, yaxis={"title": {"text": "share"}, "rangemode": "tozero"},
-        xaxis={"title": {"text": note or "UTC"}},
+        note=note or "UTC",
     ))  # fmt: skip
     return fig
 
@@ -235,16 +268,17 @@ def queue_pods_figure(
     if not series.times or not series.queues:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
     traces: list[dict[str, Any]] = []
-    for name, fields in series.queues.items():
+    for index, (name, fields) in enumerate(series.queues.items()):
+        color = PALETTE[index % len(PALETTE)]
         for key, dash in (("pods_running", "solid"), ("pods_pending", "dash")):
             label = f"{name} {key.removeprefix('pods_')}"
             _scatter(traces, name=label, x=series.times, y=fields.get(key, []), mode="lines",
-                            legendgroup=name, line={"dash": dash},
+                            legendgroup=name, line={"dash": dash, "color": color},
                             hovertemplate=f"%{{y:.0f}} pods<extra>{label}</extra>")  # fmt: skip
     fig = _figure(traces)
     fig.update_layout(**_layout(
         title, uirevision, yaxis={"title": {"text": "pods"}, "rangemode": "tozero"},
-        xaxis={"title": {"text": note or "UTC"}},
+        note=note or "UTC",
     ))  # fmt: skip
     return fig
 
@@ -290,10 +324,15 @@ def drf_queue_figure(
                         hovertemplate=f"%{{y:.4f}}<extra>{name} max</extra>")  # fmt: skip
     fig = _figure(traces)
     fig.update_layout(**_layout(
-        title, uirevision, xaxis={"title": {"text": note}},
+        title, uirevision, note=note,
         yaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"},
     ))  # fmt: skip
     return fig
+
+
+def _short(uid: str, width: int = 30) -> str:
+    """Return ``uid`` cut to ``width`` characters for a label (the hover keeps it whole)."""
+    return uid if len(uid) <= width else uid[: width - 1] + "…"
 
 
 def _top_jobs(shares: Mapping[str, Any], queues: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -326,10 +365,10 @@ def drf_jobs_figure(
 
     traces: list[dict[str, Any]] = []
     for uid, job in sorted(jobs.items(), key=lambda kv: -latest(kv[1]))[:top]:
-        label = f"{uid} ({job['queue']}, dominant: {job['dominant']})"
+        label = f"{_short(uid)} ({job['queue']}, dominant: {job['dominant']})"
         _scatter(traces, name=label, x=times, y=job["share"], mode="lines+markers",
-                        marker={"size": 3}, connectgaps=False,
-                        hovertemplate=f"%{{y:.4f}}<extra>{uid}</extra>")  # fmt: skip
+                        marker={"size": 5}, connectgaps=False,
+                        hovertemplate=f"%{{y:.4f}}<extra>{uid} · {job['dominant']}</extra>")  # fmt: skip
     fig = _figure(traces)
     fig.update_layout(
         **_layout(
@@ -366,6 +405,7 @@ def drf_now_figure(
         title=title, uirevision=uirevision, height=max(_HEIGHT, 18 * len(top) + 80),
         xaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"},
         yaxis={"categoryorder": "array", "categoryarray": [r[0] for r in reversed(top)],
+               "tickvals": [r[0] for r in top], "ticktext": [_short(r[0]) for r in top],
                "automargin": True},
     ))  # fmt: skip
     return fig

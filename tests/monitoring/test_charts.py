@@ -47,15 +47,27 @@ def test_session_latency_shows_p50_p95_p99_per_window_of_sessions() -> None:
     assert fig.layout.yaxis.title.text == "ms"
 
 
-def test_action_latency_shows_p95_and_keeps_p50_p99_in_the_legend() -> None:
+def test_action_latency_has_one_legend_entry_per_action_for_its_three_lines() -> None:
     fig = charts.latency_quantile_figure(_sessions(), component="actions")
 
-    visible = {t.name: t.visible for t in fig.data}
-    assert visible["allocate p95"] is True
-    assert visible["allocate p50"] == "legendonly"
+    allocate = [t for t in fig.data if t.legendgroup == "allocate"]
+    assert [t.name for t in allocate] == ["allocate p50", "allocate p95", "allocate p99"]
+    assert [t.showlegend for t in allocate] == [False, True, False]
+    assert len({t.line["color"] for t in allocate}) == 1
     preempt = next(t for t in fig.data if t.name == "preempt p95")
     assert preempt.y[-1] == 3.0  # the one window where preempt ran
     assert preempt.y[0] is None
+
+
+def test_only_the_slowest_plugins_are_drawn_at_first() -> None:
+    series = _sessions()
+    series.plugin_ms = {f"p{i}": [float(i)] * 120 for i in range(8)}
+
+    fig = charts.latency_quantile_figure(series, component="plugins")
+
+    drawn = {t.legendgroup for t in fig.data if t.visible is True}
+    assert drawn == {"p3", "p4", "p5", "p6", "p7"}
+    assert "the 5 slowest shown" in fig.layout.title.subtitle.text
 
 
 def test_latency_histogram_counts_every_session_once() -> None:
