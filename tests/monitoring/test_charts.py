@@ -205,3 +205,17 @@ def test_a_figure_downloads_as_csv_one_row_per_point() -> None:
     assert rows[1] == ["a running", TIMES[0], "1"]
     assert ["b running", TIMES[0], ""] in rows  # a gap is an empty cell
     assert len(rows) == 1 + 4 * 2
+
+
+def test_any_console_figure_downloads_as_csv_also_from_numpy_arrays() -> None:
+    import numpy as np
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    fig.add_bar(name="allocated", x=["q1", "q2"], y=np.array([1.5, 2.0]))  # typed array in JSON
+    fig.add_scatter(y=[3, None])  # no name, no x
+
+    rows = list(csv.reader(io.StringIO(figure_csv(fig))))
+
+    assert rows[1:] == [["allocated", "q1", "1.5"], ["allocated", "q2", "2.0"],
+                        ["trace 1", "0", "3"], ["trace 1", "1", ""]]  # fmt: skip
