@@ -30,7 +30,6 @@ from monitoring.models import HistorySample, decode, encode
 from monitoring.sample import DrfSampler, JobShares, build_sample
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.framework.decisions import Decisions
-from volcano_site.console.live import publish_on_commit
 
 __all__ = [
     "HISTORY_TOPIC",
@@ -45,7 +44,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 DEFAULT_TIERS = "0:3600,60:86400,600:604800"
-HISTORY_TOPIC = "monitoring.history"  # the live topic a new sample announces
+# The live topic after which a new sample is there: the session's own (``SessionRecord`` is
+# saved just before its sample), so recording adds no message of its own to a session.
+HISTORY_TOPIC = "scheduler.session"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,15 +112,13 @@ def record_session(
 ) -> HistorySample:
     """Store one session's sample (resolution 0) and return it.
 
-    Open Metrics pages hear of it (topic ``monitoring.history``) and extend their charts.
+    Open Metrics pages refresh on the session's topic (``HISTORY_TOPIC``) and extend their charts.
     """
     data = build_sample(
         cluster=cluster, decisions=decisions, job_shares=job_shares, e2e_ms=e2e_ms,
         binds=binds, evictions=evictions,
     )  # fmt: skip
-    row = HistorySample.objects.create(at=now, resolution=0, samples=1, data=encode(data))
-    publish_on_commit(HISTORY_TOPIC)
-    return row
+    return HistorySample.objects.create(at=now, resolution=0, samples=1, data=encode(data))
 
 
 def _bucket(at: datetime, resolution: int) -> datetime:
