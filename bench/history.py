@@ -166,6 +166,8 @@ def _big_sample() -> dict[str, Any]:
             "pending": [rng.randrange(0, 100) for _ in names],
             "inqueue": [rng.randrange(0, 100) for _ in names],
             "running": [100] * len(names),
+            "pods_pending": [rng.randrange(0, 400) for _ in names],
+            "pods_running": [rng.randrange(0, 800) for _ in names],
             "share": [round(rng.random(), 6) for _ in names],
             "allocated": [amounts() for _ in names],
             "deserved": [amounts() for _ in names],
@@ -182,6 +184,7 @@ def _big_sample() -> dict[str, Any]:
             "plugins": dict.fromkeys(("priority", "gang", "drf", "proportion", "binpack"), 1.0),
         },
         "counts": {"binds": 10, "evictions": 1, "evictions_by_action": {"preempt": 1},
+                   "evictions_by_queue": {names[rng.randrange(100)]: 1},
                    "pipelined": 0, "unschedulable_jobs": 5, "unschedulable_tasks": 50},
     }  # fmt: skip
 

@@ -3,10 +3,10 @@
 What is recorded, after every session (``monitoring.recorder.record_session``, called by the
 worker): each queue's allocated, deserved, guarantee and capability per resource (milli-units,
 as the engine holds them), its share (the sharing plugin's: proportion or capacity), weight and
-PodGroups Pending/Inqueue/Running; the running jobs' DRF shares (the top N jobs with their
+PodGroups Pending/Inqueue/Running and pods pending and running; the running jobs' DRF shares (the top N jobs with their
 dominant resource, and per queue the count, mean and max share), read from the drf plugin by a
 session observer that changes nothing; the session's end-to-end, per-action and per-plugin
-latency; binds, evictions (in total and by action: preempt, reclaim), pipelined pods and
+latency; binds, evictions (in total, by action: preempt, reclaim, and by queue), pipelined pods and
 unschedulable jobs and tasks.
 
 Why compact: one row per session (``HistorySample``), not one per queue, job or pod. Its queue

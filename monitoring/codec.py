@@ -1,17 +1,19 @@
-"""How a sample is stored: the queue columns as NumPy blocks plus two small JSON parts, zlib'd.
+"""How a sample is stored: the queue columns as NumPy blocks plus small JSON parts, zlib'd.
 
 Why not plain JSON: a reader of a day per minute decodes 1,440 samples of 100 queues, and
 parsing the queues' numbers as text was most of the read (about 1 ms a sample; the blocks
 below take microseconds). The queues' per-resource amounts are one int64 block
 (field x queue x resource, the engine's own milli-unit rows) and the per-queue figures one
-float64 block (field x queue). The rest is JSON in two parts: what the blocks need (names,
-resources), then the others (DRF shares, latencies, counts), which a queue chart skips
-(``decode(..., queues_only=True)``). ``decode`` gives back the dictionary ``encode`` was
-given, with lists.
+float64 block (field x queue). The rest is JSON: what the blocks need (names, resources),
+then the session's figures (latencies, counts) and the DRF shares, each part compressed on its
+own so a chart decompresses only what it draws (``decode_blocks``, ``decode_sessions``,
+``decode_drf``). ``decode`` gives back the dictionary ``encode`` was given, with lists.
+Blobs written before the parts were split (one zlib stream) still read.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import zlib
 from dataclasses import dataclass
@@ -19,11 +21,23 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["QueueBlocks", "decode", "decode_blocks", "encode"]
+__all__ = [
+    "DrfBlock",
+    "QueueBlocks",
+    "decode",
+    "decode_blocks",
+    "decode_drf",
+    "decode_drf_block",
+    "decode_rest",
+    "decode_sessions",
+    "encode",
+]
 
-_SCALARS = ("weight", "pending", "inqueue", "running", "share", "share_max")
+_SCALARS = ("weight", "pending", "inqueue", "running", "pods_pending", "pods_running", "share",
+            "share_max")  # fmt: skip
 _AMOUNTS = ("allocated", "deserved", "guarantee", "capability")
-_LENGTH = 4  # bytes of each JSON part's length
+_LENGTH = 4  # bytes of each part's length
+_MAGIC = b"VH2\x00"  # three parts, compressed one by one (older blobs: one zlib stream)
 
 
 def _part(value: Any) -> bytes:
@@ -32,13 +46,18 @@ def _part(value: Any) -> bytes:
 
 
 def encode(data: dict[str, Any]) -> bytes:
-    """Return ``data`` (the layout of ``monitoring.sample``) packed and compressed."""
+    """Return ``data`` (the layout of ``monitoring.sample``) packed and compressed.
+
+    Three parts, each compressed on its own behind a 4-byte length: the queues (layout JSON
+    plus the blocks), the session's figures (latency, counts) and the DRF shares. A chart
+    that needs one part decompresses only that one: the latency charts of a day read 1,440
+    small parts, not 1,440 whole samples.
+    """
     queues = data["queues"]
     names = queues["name"]
     scalars = [k for k in _SCALARS if k in queues]
     amounts = [k for k in _AMOUNTS if k in queues]
     layout = {"resources": data["resources"], "name": names, "scalars": scalars, "amounts": amounts}
-    rest = {k: v for k, v in data.items() if k not in ("queues", "resources")}
     width = len(data["resources"])
     scalar_block = np.array([queues[k] for k in scalars], dtype=np.float64)
     amount_block = np.array([queues[k] for k in amounts], dtype=np.int64)
@@ -46,9 +65,47 @@ def encode(data: dict[str, Any]) -> bytes:
         _part(layout)
         + scalar_block.reshape(len(scalars), len(names)).tobytes()
         + amount_block.reshape(len(amounts), len(names), width).tobytes()
-        + _part(rest)
     )
-    return zlib.compress(body, 1)
+    sessions = {k: v for k, v in data.items() if k not in ("queues", "resources", "drf")}
+    parts = (body, _json(sessions), _drf_part(data.get("drf", {"top": [], "queues": {}})))
+    return _MAGIC + b"".join(_sized(zlib.compress(part, 1)) for part in parts)
+
+
+def _drf_part(drf: dict[str, Any]) -> bytes:
+    """Return the DRF part: the queue names and the top jobs as JSON, then the per-queue
+    ``[jobs, mean, max]`` as one float64 block (queue x 3), read with NumPy.
+
+    The names come first and alone: they are the same sample after sample, so a reader
+    parses them once (``_names``)."""
+    names = list(drf["queues"])
+    stats = np.array([drf["queues"][n] for n in names], dtype=np.float64).reshape(len(names), 3)
+    return _part(names) + _part(drf["top"]) + stats.tobytes()
+
+
+@functools.lru_cache(maxsize=32)
+def _names(text: bytes) -> tuple[str, ...]:
+    return tuple(json.loads(text))
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _sized(chunk: bytes) -> bytes:
+    return len(chunk).to_bytes(_LENGTH, "little") + chunk
+
+
+def _split(blob: bytes | memoryview) -> list[memoryview] | None:
+    """Return the compressed parts of a blob, or None for a single-stream (older) blob."""
+    view = memoryview(blob)
+    if bytes(view[: len(_MAGIC)]) != _MAGIC:
+        return None
+    parts, at = [], len(_MAGIC)
+    while at < len(view):
+        size = int.from_bytes(view[at : at + _LENGTH], "little")
+        parts.append(view[at + _LENGTH : at + _LENGTH + size])
+        at += _LENGTH + size
+    return parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +118,6 @@ class QueueBlocks:
     amounts: list[str]
     scalar_block: np.ndarray  # field x queue, float64
     amount_block: np.ndarray  # field x queue x resource, int64
-    rest_at: int  # where the second JSON part starts in ``body``
-    body: bytes
 
     def queues(self) -> dict[str, Any]:
         """Return the columns as lists (the layout of ``monitoring.sample``)."""
@@ -72,9 +127,8 @@ class QueueBlocks:
         return queues
 
 
-def decode_blocks(blob: bytes | memoryview) -> QueueBlocks:
-    """Return the queue columns of a sample without turning them into lists."""
-    body = zlib.decompress(bytes(blob))
+def _blocks(body: bytes) -> tuple[QueueBlocks, int]:
+    """Return the queue columns at the start of ``body`` and where they end."""
     size = int.from_bytes(body[:_LENGTH], "little")
     layout = json.loads(body[_LENGTH : _LENGTH + size])
     names, scalars, amounts = layout["name"], layout["scalars"], layout["amounts"]
@@ -84,12 +138,79 @@ def decode_blocks(blob: bytes | memoryview) -> QueueBlocks:
     amount_end = scalar_end + 8 * len(amounts) * count * width
     scalar_block = np.frombuffer(body[start:scalar_end], dtype=np.float64)
     amount_block = np.frombuffer(body[scalar_end:amount_end], dtype=np.int64)
-    return QueueBlocks(
+    blocks = QueueBlocks(
         resources=layout["resources"], names=names, scalars=scalars, amounts=amounts,
         scalar_block=scalar_block.reshape(len(scalars), count),
         amount_block=amount_block.reshape(len(amounts), count, width),
-        rest_at=amount_end, body=body,
     )  # fmt: skip
+    return blocks, amount_end
+
+
+def decode_blocks(blob: bytes | memoryview) -> QueueBlocks:
+    """Return the queue columns of a sample without turning them into lists."""
+    parts = _split(blob)
+    body = zlib.decompress(parts[0] if parts is not None else bytes(blob))
+    return _blocks(body)[0]
+
+
+def _old_rest(blob: bytes | memoryview) -> dict[str, Any]:
+    """Return the JSON after the blocks of a single-stream blob (recorded before the split)."""
+    body = zlib.decompress(bytes(blob))
+    _blocks_of, at = _blocks(body)
+    size = int.from_bytes(body[at : at + _LENGTH], "little")
+    rest: dict[str, Any] = json.loads(body[at + _LENGTH : at + _LENGTH + size])
+    return rest
+
+
+def decode_sessions(blob: bytes | memoryview) -> dict[str, Any]:
+    """Return the session's figures only (``v``, ``latency``, ``counts``)."""
+    parts = _split(blob)
+    if parts is None:
+        return {k: v for k, v in _old_rest(blob).items() if k != "drf"}
+    out: dict[str, Any] = json.loads(zlib.decompress(parts[1]))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class DrfBlock:
+    """A sample's DRF shares as stored: the top jobs, and per queue ``[jobs, mean, max]``."""
+
+    top: list[list[Any]]
+    names: list[str]
+    stats: np.ndarray  # queue x 3, float64
+
+
+def decode_drf_block(blob: bytes | memoryview) -> DrfBlock:
+    """Return the DRF shares without building a dictionary per queue."""
+    parts = _split(blob)
+    if parts is None:
+        drf = _old_rest(blob)["drf"]
+        names = list(drf["queues"])
+        stats = np.array([drf["queues"][n] for n in names], dtype=np.float64)
+        return DrfBlock(drf["top"], names, stats.reshape(len(names), 3))
+    body = zlib.decompress(parts[2])
+    size = int.from_bytes(body[:_LENGTH], "little")
+    names = list(_names(body[_LENGTH : _LENGTH + size]))
+    at = _LENGTH + size
+    size = int.from_bytes(body[at : at + _LENGTH], "little")
+    top = json.loads(body[at + _LENGTH : at + _LENGTH + size])
+    stats = np.frombuffer(body[at + _LENGTH + size :], dtype=np.float64).reshape(len(names), 3)
+    return DrfBlock(top, names, stats)
+
+
+def decode_drf(blob: bytes | memoryview) -> dict[str, Any]:
+    """Return the DRF shares only (``{"drf": {"top": ..., "queues": ...}}``)."""
+    block = decode_drf_block(blob)
+    queues = dict(zip(block.names, block.stats.tolist(), strict=True))
+    return {"drf": {"top": block.top, "queues": queues}}
+
+
+def decode_rest(blob: bytes | memoryview) -> dict[str, Any]:
+    """Return the figures besides the queues: the session's and the DRF shares."""
+    parts = _split(blob)
+    if parts is None:
+        return _old_rest(blob)
+    return {**decode_sessions(blob), **decode_drf(blob)}
 
 
 def decode(blob: bytes | memoryview, *, queues_only: bool = False) -> dict[str, Any]:
@@ -97,7 +218,5 @@ def decode(blob: bytes | memoryview, *, queues_only: bool = False) -> dict[str, 
     blocks = decode_blocks(blob)
     data: dict[str, Any] = {"resources": blocks.resources, "queues": blocks.queues()}
     if not queues_only:
-        body, at = blocks.body, blocks.rest_at
-        size = int.from_bytes(body[at : at + _LENGTH], "little")
-        data.update(json.loads(body[at + _LENGTH : at + _LENGTH + size]))
+        data.update(decode_rest(blob))
     return data

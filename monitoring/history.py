@@ -7,7 +7,7 @@ aligned, with ``None`` where a queue did not exist yet (a chart's gap).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 from django.utils import timezone
 
-from monitoring.codec import QueueBlocks, decode_blocks
-from monitoring.models import HistorySample, decode
+from monitoring.codec import DrfBlock, QueueBlocks, decode_blocks, decode_drf_block, decode_sessions
+from monitoring.merge import merge_sessions
+from monitoring.models import HistorySample
 from monitoring.recorder import tiers
 
 __all__ = [
@@ -30,19 +31,23 @@ __all__ = [
 ]
 
 QUEUE_FIELDS = ("allocated", "deserved", "guarantee", "capability", "share", "share_max",
-                "weight", "pending", "inqueue", "running")  # fmt: skip
+                "weight", "pending", "inqueue", "running", "pods_pending", "pods_running")  # fmt: skip
+# Scalars a sample may lack (recorded before they existed): read as 0, not as another field.
+_ADDED_LATER = ("pods_pending", "pods_running")
+Blob = bytes | memoryview  # a stored sample as the database driver returns it
 _PER_RESOURCE = ("allocated", "deserved", "guarantee", "capability")
 
 
 def choose_resolution(
-    since: datetime, until: datetime, *, now: datetime | None = None, max_points: int = 720
+    since: datetime, until: datetime, *, now: datetime | None = None, max_points: int = 1000
 ) -> int:
     """Return the resolution (seconds) to read ``since``..``until`` with."""
     now = now or timezone.now()
     levels = tiers()
     span = max((until - since).total_seconds(), 0.0)
     for tier in levels:
-        holds_start = since >= now - timedelta(seconds=tier.keep)
+        # a little slack: "the last 24 h" asked a moment ago still fits a tier keeping 24 h
+        holds_start = since >= now - timedelta(seconds=tier.keep * 1.02)
         # one sample per session: assume the default 1 s period to count points
         points = span / max(tier.resolution, 1)
         if holds_start and points <= max_points:
@@ -50,20 +55,58 @@ def choose_resolution(
     return levels[-1].resolution
 
 
+def _stored(resolution: int, since: datetime, until: datetime) -> list[tuple[datetime, int, Blob]]:
+    """Return ``(at, sessions, blob)`` of the rows at ``resolution`` over the range, then the
+    newer rows of the finer tiers that are not rolled up into it yet.
+
+    Roll-ups take whole buckets once a minute, so without the finer tail a chart of the last
+    day (per minute) would end a minute or two ago and never show the session just recorded.
+    """
+
+    def query(level: int, start: datetime) -> list[tuple[datetime, int, Blob]]:
+        rows = HistorySample.objects.filter(resolution=level, at__gte=start, at__lte=until)
+        return list(rows.order_by("at").values_list("at", "samples", "data"))
+
+    found = query(resolution, since)
+    if resolution == 0:
+        return found
+    covered = found[-1][0] + timedelta(seconds=resolution) if found else since
+    for level in sorted((t.resolution for t in tiers() if t.resolution < resolution), reverse=True):
+        tail = query(level, covered)
+        found += tail
+        if tail:
+            covered = tail[-1][0] + timedelta(seconds=max(level, 1))
+    return found
+
+
 def _rows(
     since: datetime,
     until: datetime,
     resolution: int | None,
     now: datetime | None,
-) -> tuple[int, Iterator[tuple[datetime, int, dict[str, Any]]]]:
+    part: Callable[[Blob], dict[str, Any]],
+) -> tuple[int, list[tuple[datetime, int, dict[str, Any]]]]:
+    """Return the resolution and the rows' ``part`` (``decode_sessions`` or ``decode_drf``),
+    the finer tail merged into buckets of the resolution (counts stay sums per bucket)."""
     if resolution is None:
         resolution = choose_resolution(since, until, now=now)
-    rows = (
-        HistorySample.objects.filter(resolution=resolution, at__gte=since, at__lte=until)
-        .order_by("at")
-        .values_list("at", "samples", "data")
-    )
-    return resolution, ((at, n, decode(data)) for at, n, data in rows.iterator())
+    rows = [(at, n, part(blob)) for at, n, blob in _stored(resolution, since, until)]
+    if resolution == 0:
+        return resolution, rows
+    out: list[tuple[datetime, int, dict[str, Any]]] = []
+    for at, n, data in rows:
+        start = _bucket_start(at, resolution)
+        if out and out[-1][0] == start:  # a bucket still filling: merge the tail into it
+            _at, m, merged = out[-1]
+            out[-1] = (start, m + n, merge_sessions([(m, merged), (n, data)]))
+        else:
+            out.append((start, n, data))
+    return resolution, out
+
+
+def _bucket_start(at: datetime, resolution: int) -> datetime:
+    seconds = int(at.timestamp()) // resolution * resolution
+    return datetime.fromtimestamp(seconds, tz=at.tzinfo)
 
 
 @dataclass(slots=True)
@@ -97,22 +140,17 @@ def queue_series(
     if resolution is None:
         resolution = choose_resolution(since, until, now=now)
     out = QueueSeries(resource=resource, resolution=resolution)
-    rows = (
-        HistorySample.objects.filter(resolution=resolution, at__gte=since, at__lte=until)
-        .order_by("at")
-        .values_list("at", "data")
-    )
     steps: list[QueueBlocks] = []
-    for at, blob in rows.iterator():
+    for at, _n, blob in _stored(resolution, since, until):  # the finer tail as its own points
         out.times.append(at.isoformat())
         steps.append(decode_blocks(blob))
     if not steps:
         return out
     first = steps[0]
-    layout = (first.names, first.resources, first.scalars, first.amounts)
+    layout = (first.names, first.resources, first.amounts)
     if resource in first.resources and all(
-        (s.names, s.resources, s.scalars, s.amounts) == layout for s in steps
-    ):
+        (s.names, s.resources, s.amounts) == layout for s in steps
+    ):  # the per-queue scalars may differ (a merged row has share_max; a session's has not)
         out.queues = _uniform(steps, resource, fields)
     else:
         out.queues = _changing(steps, resource, fields)
@@ -125,17 +163,27 @@ def _uniform(
     """Return the series when every sample has the same queues: stacked and transposed."""
     first = steps[0]
     column = first.resources.index(resource)
-    scalars = np.stack([s.scalar_block for s in steps])  # time x field x queue
-    amounts = np.stack([s.amount_block[:, :, column] for s in steps])
+    amounts = np.stack([s.amount_block[:, :, column] for s in steps])  # time x field x queue
+    zeros = np.zeros(len(first.names))
     out: dict[str, dict[str, list[Any]]] = {name: {} for name in first.names}
     for key in fields:
         if key in _PER_RESOURCE:
             block = amounts[:, first.amounts.index(key), :]
-        else:  # share_max is stored in merged samples only; a session's own is its share
-            block = scalars[:, first.scalars.index(key if key in first.scalars else "share"), :]
+        else:
+            block = np.stack([_scalar_row(s, key, zeros) for s in steps])
         for name, series in zip(first.names, block.T.tolist(), strict=True):
             out[name][key] = series
     return out
+
+
+def _scalar_row(step: QueueBlocks, key: str, zeros: np.ndarray) -> np.ndarray:
+    """Return one sample's row of the scalar ``key`` (per queue)."""
+    if key in step.scalars:
+        return step.scalar_block[step.scalars.index(key)]
+    if key in _ADDED_LATER:  # recorded before the field existed
+        return zeros
+    # share_max is stored in merged samples only; a session's own is its share
+    return step.scalar_block[step.scalars.index("share")]
 
 
 def _changing(
@@ -153,6 +201,8 @@ def _changing(
         for key in fields:
             if key in _PER_RESOURCE:
                 values = [r[column] if column is not None else 0 for r in columns[key]]
+            elif key in _ADDED_LATER:
+                values = columns.get(key) or [0] * len(names)
             else:
                 values = columns.get(key) or columns["share"]
             spread: list[Any] = [None] * len(order)
@@ -181,6 +231,7 @@ class SessionSeries:
     plugin_ms: dict[str, list[float | None]] = field(default_factory=dict)
     counts: dict[str, list[int]] = field(default_factory=dict)
     evictions_by_action: dict[str, list[int]] = field(default_factory=dict)
+    evictions_by_queue: dict[str, list[int]] = field(default_factory=dict)
 
 
 def session_series(
@@ -191,7 +242,7 @@ def session_series(
     now: datetime | None = None,
 ) -> SessionSeries:
     """Return the sessions' latencies and counts over the range."""
-    chosen, rows = _rows(since, until, resolution, now)
+    chosen, rows = _rows(since, until, resolution, now, decode_sessions)
     out = SessionSeries(resolution=chosen)
     for step, (at, sessions, data) in enumerate(rows):
         out.times.append(at.isoformat())
@@ -202,6 +253,7 @@ def session_series(
         _append(out.action_ms, latency["actions"], step, None)
         _append(out.plugin_ms, latency["plugins"], step, None)
         _append(out.evictions_by_action, counts["evictions_by_action"], step, 0)
+        _append(out.evictions_by_queue, counts.get("evictions_by_queue", {}), step, 0)
         _append(out.counts, {k: v for k, v in counts.items() if isinstance(v, int)}, step, 0)
     return out
 
@@ -221,22 +273,81 @@ def job_share_series(
     resolution: int | None = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:
-    """Return per queue the running jobs' count, mean and max DRF share over the range, and the
-    top jobs (``[job, queue, share, dominant resource]``) of the last sample."""
-    chosen, rows = _rows(since, until, resolution, now)
+    """Return per queue the running jobs' count, mean and max DRF share over the range, the
+    top jobs (``[job, queue, share, dominant resource]``) of the last sample, and per job of
+    the last sample's top N and the highest peaks (``jobs``: ``{"queue", "dominant", "share"}``)
+    its share over the range, ``None`` where it was not among the top N (only those are stored).
+
+    Shares are levels, so the finer tail not rolled up yet is read as its own points. When
+    every sample has the same queues (the usual case) their figures are stacked with NumPy.
+    """
+    if resolution is None:
+        resolution = choose_resolution(since, until, now=now)
     times: list[str] = []
-    queues: dict[str, dict[str, list[float | None]]] = {}
-    top: list[list[Any]] = []
-    for step, (at, _n, data) in enumerate(rows):
+    blocks: list[DrfBlock] = []
+    for at, _n, blob in _stored(resolution, since, until):
         times.append(at.isoformat())
-        for name, (jobs, mean, most) in data["drf"]["queues"].items():
-            series = queues.setdefault(name, {k: [None] * step for k in ("jobs", "mean", "max")})
-            series["jobs"].append(jobs)
-            series["mean"].append(mean)
-            series["max"].append(most)
-        for series in queues.values():
-            for values in series.values():
-                if len(values) <= step:
-                    values.append(None)
-        top = data["drf"]["top"]
-    return {"resolution": chosen, "times": times, "queues": queues, "top": top}
+        blocks.append(decode_drf_block(blob))
+    return {
+        "resolution": resolution,
+        "times": times,
+        "queues": _drf_queues(blocks),
+        "top": blocks[-1].top if blocks else [],
+        "jobs": _job_series(blocks),
+    }
+
+
+def _job_series(blocks: list[DrfBlock]) -> dict[str, dict[str, Any]]:
+    """Return the share series of the last sample's top jobs, then of the jobs with the highest
+    peak share over the range, as many as the last top holds (at least 50).
+
+    Jobs come and go from the top N, so a week can see thousands; a series for each would be
+    thousands of mostly empty lists. Points are collected sparsely, and only the kept jobs get
+    their full series (``None`` where a job was not among the top N).
+    """
+    seen: dict[str, list[Any]] = {}  # uid -> [queue, dominant, steps, shares, peak]
+    for step, block in enumerate(blocks):
+        for uid, queue, share, dominant in block.top:
+            entry = seen.get(uid)
+            if entry is None:
+                entry = seen[uid] = [queue, dominant, [], [], share]
+            entry[0], entry[1] = queue, dominant
+            entry[2].append(step)
+            entry[3].append(share)
+            entry[4] = max(entry[4], share)
+    last = [row[0] for row in blocks[-1].top] if blocks else []
+    keep = max(50, len(last))
+    others = sorted((u for u in seen if u not in set(last)), key=lambda u: (-seen[u][4], u))
+    out: dict[str, dict[str, Any]] = {}
+    for uid in [*last, *others][:keep]:
+        queue, dominant, steps, shares, _peak = seen[uid]
+        series: list[float | None] = [None] * len(blocks)
+        for step, share in zip(steps, shares, strict=True):
+            series[step] = share
+        out[uid] = {"queue": queue, "dominant": dominant, "share": series}
+    return out
+
+
+def _drf_queues(blocks: list[DrfBlock]) -> dict[str, dict[str, list[Any]]]:
+    """Return per queue ``{"jobs", "mean", "max"}`` over the samples, ``None`` where absent."""
+    if not blocks:
+        return {}
+    names = blocks[0].names
+    if all(b.names == names for b in blocks):
+        stacked = np.stack([b.stats for b in blocks]) if names else np.zeros((len(blocks), 0, 3))
+        columns = stacked.transpose(1, 2, 0).tolist()  # queue x (jobs, mean, max) x time
+        return {
+            name: {"jobs": jobs, "mean": mean, "max": most}
+            for name, (jobs, mean, most) in zip(names, columns, strict=True)
+        }
+    out: dict[str, dict[str, list[Any]]] = {}
+    for step, block in enumerate(blocks):
+        for name, (jobs, mean, most) in zip(block.names, block.stats.tolist(), strict=True):
+            series = out.setdefault(name, {k: [None] * step for k in ("jobs", "mean", "max")})
+            for key, value in (("jobs", jobs), ("mean", mean), ("max", most)):
+                series[key].extend([None] * (step - len(series[key])))
+                series[key].append(value)
+    for series in out.values():
+        for values in series.values():
+            values.extend([None] * (len(blocks) - len(values)))
+    return out

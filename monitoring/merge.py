@@ -3,10 +3,10 @@
 Per field, one rule (the module docstring of ``monitoring`` gives the why):
 
 - mean, weighted by the sessions each sample holds: queue allocated, deserved and share,
-  PodGroup counts, DRF per-queue job count and mean share, latencies;
+  PodGroup and pod counts, DRF per-queue job count and mean share, latencies;
 - max: ``share_max`` (a queue's highest share), ``e2e_max``, the DRF per-queue max share;
 - last: weight, guarantee, capability (settings, not load) and the DRF top jobs;
-- sum: binds, evictions (also by action), pipelined, unschedulable jobs and tasks.
+- sum: binds, evictions (also by action and by queue), pipelined, unschedulable jobs and tasks.
 
 A queue or resource missing from some samples is averaged over the samples that have it.
 """
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["merge_samples"]
+__all__ = ["merge_samples", "merge_sessions"]
 
-_MEAN = ("pending", "inqueue", "running", "share")
+_MEAN = ("pending", "inqueue", "running", "pods_pending", "pods_running", "share")
 _MEAN_ROWS = ("allocated", "deserved")
 _LAST_ROWS = ("guarantee", "capability")
 _COUNTS = ("binds", "evictions", "pipelined", "unschedulable_jobs", "unschedulable_tasks")
@@ -40,6 +40,19 @@ def merge_samples(samples: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, An
     }
 
 
+def merge_sessions(samples: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+    """Return the merge of the figures besides the queues: the DRF shares and the session's
+    (latency, counts), whichever the samples hold. What a reader needs to fold the newest,
+    not yet rolled-up samples into a bucket, without the queue work."""
+    total = sum(n for n, _ in samples)
+    out: dict[str, Any] = {}
+    if all("drf" in data for _, data in samples):
+        out["drf"] = _drf(samples)
+    if all("latency" in data for _, data in samples):
+        out.update(v=samples[-1][1]["v"], latency=_latency(samples, total), counts=_counts(samples))
+    return out
+
+
 def _queues(samples: Sequence[tuple[int, dict[str, Any]]], resources: list[str]) -> dict[str, Any]:
     sums: dict[str, dict[str, Any]] = {}  # queue -> field -> running total (weighted)
     for n, data in samples:
@@ -49,8 +62,9 @@ def _queues(samples: Sequence[tuple[int, dict[str, Any]]], resources: list[str])
             acc = sums.setdefault(name, {"n": 0, "share_max": 0.0})
             acc["n"] += n
             acc["weight"] = columns["weight"][i]
-            for key in _MEAN:
-                acc[key] = acc.get(key, 0.0) + columns[key][i] * n
+            for key in _MEAN:  # pods_*: absent from samples recorded before they were added
+                column = columns.get(key)
+                acc[key] = acc.get(key, 0.0) + (column[i] if column else 0) * n
             share_max = columns.get("share_max", columns["share"])[i]
             acc["share_max"] = max(acc["share_max"], share_max)
             for key in _MEAN_ROWS:
@@ -117,4 +131,9 @@ def _counts(samples: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
         for action, count in data["counts"]["evictions_by_action"].items():
             by_action[action] = by_action.get(action, 0) + count
     out["evictions_by_action"] = by_action
+    by_queue: dict[str, int] = {}
+    for _, data in samples:
+        for queue, count in data["counts"].get("evictions_by_queue", {}).items():
+            by_queue[queue] = by_queue.get(queue, 0) + count
+    out["evictions_by_queue"] = by_queue
     return out

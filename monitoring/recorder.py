@@ -33,6 +33,7 @@ from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.framework.decisions import Decisions
 
 __all__ = [
+    "HISTORY_TOPIC",
     "Tier",
     "compact_history",
     "history_enabled",
@@ -44,6 +45,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 DEFAULT_TIERS = "0:3600,60:86400,600:604800"
+# The live topic after which a new sample is there: the session's own (``SessionRecord`` is
+# saved just before its sample), so recording adds no message of its own to a session.
+HISTORY_TOPIC = "scheduler.session"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +111,10 @@ def record_session(
     binds: int,
     evictions: int,
 ) -> HistorySample:
-    """Store one session's sample (resolution 0) and return it."""
+    """Store one session's sample (resolution 0) and return it.
+
+    Open Metrics pages refresh on the session's topic (``HISTORY_TOPIC``) and extend their charts.
+    """
     data = build_sample(
         cluster=cluster, decisions=decisions, job_shares=job_shares, e2e_ms=e2e_ms,
         binds=binds, evictions=evictions,

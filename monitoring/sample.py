@@ -15,7 +15,7 @@ import numpy as np
 
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.resource import Resource
-from scheduler.engine.api.types import PodGroupPhase
+from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.engine.framework.session import Session
 
@@ -107,18 +107,27 @@ def build_sample(
     """Return one session's figures (the layout ``monitoring/__init__.py`` describes)."""
     report = decisions.shares
     resources = tuple(report.resources) if report is not None else ()
-    # 1. PodGroups per queue and phase, after the session (its phase decisions applied).
+    # 1. PodGroups per queue and phase, after the session (its phase decisions applied); pods
+    # pending and running per queue as the snapshot held them; evictions per queue.
     phases: dict[str, dict[str, int]] = {}
+    pods: dict[str, list[int]] = {}  # queue -> [pending, running]
+    evicted = {e.task for e in decisions.evictions}
+    by_queue: dict[str, int] = {}
     for uid, job in cluster.jobs.items():
         phase = _PHASES.get(decisions.pod_group_phases.get(uid, job.phase))
         if phase is not None:
             counts = phases.setdefault(job.queue, {})
             counts[phase] = counts.get(phase, 0) + 1
+        held = pods.setdefault(job.queue, [0, 0])
+        held[0] += job.count(TaskStatus.PENDING)
+        held[1] += job.count(TaskStatus.RUNNING)
+        if evicted and (hit := len(evicted.intersection(job.tasks))):
+            by_queue[job.queue] = by_queue.get(job.queue, 0) + hit
     # 2. Queue columns: the sharing plugin's accounting where it has one.
     names = sorted(cluster.queues)
     queues: dict[str, list[Any]] = {k: [] for k in (
-        "name", "weight", "pending", "inqueue", "running", "share",
-        "allocated", "deserved", "guarantee", "capability")}  # fmt: skip
+        "name", "weight", "pending", "inqueue", "running", "pods_pending", "pods_running",
+        "share", "allocated", "deserved", "guarantee", "capability")}  # fmt: skip
     for name in names:
         queue = cluster.queues[name]
         share = report.queues.get(name) if report is not None else None
@@ -127,6 +136,9 @@ def build_sample(
         queues["weight"].append(queue.weight)
         for phase in ("pending", "inqueue", "running"):
             queues[phase].append(counts.get(phase, 0))
+        pending_pods, running_pods = pods.get(name, (0, 0))
+        queues["pods_pending"].append(pending_pods)
+        queues["pods_running"].append(running_pods)
         queues["share"].append(round(share.share, 6) if share else 0.0)
         queues["allocated"].append(_row(resources, share.allocated if share else None))
         queues["deserved"].append(_row(resources, share.deserved if share else None))
@@ -157,6 +169,7 @@ def build_sample(
             "binds": binds,
             "evictions": evictions,
             "evictions_by_action": by_action,
+            "evictions_by_queue": by_queue,
             "pipelined": len(decisions.pipelined),
             "unschedulable_jobs": len(decisions.unschedulable),
             "unschedulable_tasks": len(decisions.task_fit_errors),

@@ -45,7 +45,8 @@ class MetricsSource(Protocol):
     def job_share_series(
         self, since: datetime, until: datetime, *, resolution: int | None = None
     ) -> dict[str, Any]:
-        """Per queue the running jobs' DRF share (count, mean, max) and the top jobs."""
+        """Per queue the running jobs' DRF share (count, mean, max), the top jobs of the last
+        sample, and ``jobs``: each top job's share over the range (``history.job_share_series``)."""
         ...
 
 

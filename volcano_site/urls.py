@@ -23,6 +23,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("jobs.urls")),
     path("", include("queues.urls")),
     path("", include("scheduler.urls")),
+    path("", include("monitoring.urls")),
 ]
 
 # A server error under /api and /apis is a Status kubectl can print; the console keeps Django's.

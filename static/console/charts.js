@@ -2,11 +2,20 @@
  *
  * Markup: <div class="chart" data-figure="ID"></div> plus a json_script with that id holding
  * {"data": [...], "layout": {...}}. Charts are drawn on load and after every htmx swap
- * (live refreshes), with Plotly.react so the user's zoom survives (layout.uirevision), and
- * recoloured when the theme changes.
+ * (live refreshes), with Plotly.react, and recoloured when the theme changes.
+ *
+ * The user's view survives a live refresh: layout.uirevision keeps it while the same element
+ * is redrawn, and since a refresh swaps in a new element, the axes ranges the user zoomed to
+ * and the traces hidden in the legend are remembered per figure id (and uirevision) and put
+ * back on the new element.
+ *
+ * Export: every chart's modebar has "Download data as CSV" (its traces as series,x,y rows:
+ * the same table as the server's figure_csv) next to Plotly's own PNG button.
  */
 (function () {
   "use strict";
+
+  var views = {}; // figure id -> {rev, axes: {"xaxis.range": [...]}, hidden: {name: "legendonly"}}
 
   function themeColors() {
     var css = getComputedStyle(document.documentElement);
@@ -17,6 +26,68 @@
     };
   }
 
+  function csvCell(value) {
+    if (value === null || value === undefined) { return ""; }
+    var text = String(value);
+    return /[",\n\r]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  }
+
+  function figureCsv(gd) {
+    var rows = [["series", "x", "y"]];
+    (gd.data || []).forEach(function (trace, index) {
+      var name = trace.name || ("trace " + index);
+      var ys = trace.y ? Array.prototype.slice.call(trace.y) : [];
+      var xs = trace.x ? Array.prototype.slice.call(trace.x) : ys.map(function (_v, i) { return i; });
+      if (!ys.length) { ys = xs.map(function () { return null; }); }
+      for (var i = 0; i < Math.min(xs.length, ys.length); i++) { rows.push([name, xs[i], ys[i]]); }
+    });
+    return rows.map(function (row) { return row.map(csvCell).join(","); }).join("\n") + "\n";
+  }
+
+  function downloadCsv(gd) {
+    var blob = new Blob([figureCsv(gd)], { type: "text/csv;charset=utf-8" });
+    var link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = (gd.dataset.figure || "chart") + ".csv";
+    document.body.appendChild(link);
+    link.click();
+    setTimeout(function () { URL.revokeObjectURL(link.href); link.remove(); }, 0);
+  }
+
+  var CSV_BUTTON = {
+    name: "downloadCsv",
+    title: "Download data as CSV",
+    icon: { width: 1000, height: 1000,
+      path: "M450 100h100v450l150-150 70 70-270 270-270-270 70-70 150 150z M150 850h700v100h-700z" },
+    click: downloadCsv
+  };
+
+  function remember(el) {
+    if (el.dataset.watched) { return; }
+    el.dataset.watched = "1";
+    el.on("plotly_relayout", function (change) {
+      var id = el.dataset.figure;
+      var view = views[id] = views[id] || { axes: {}, hidden: {} };
+      view.rev = el.layout && el.layout.uirevision;
+      Object.keys(change).forEach(function (key) {
+        var axis = key.split(".")[0];
+        if (!/^[xy]axis\d*$/.test(axis)) { return; }
+        if (/\.autorange$/.test(key)) { delete view.axes[axis]; return; }
+        var range = el.layout[axis] && el.layout[axis].range;
+        if (range) { view.axes[axis] = range.slice(); }
+      });
+    });
+    el.on("plotly_restyle", function () {
+      var id = el.dataset.figure;
+      var view = views[id] = views[id] || { axes: {}, hidden: {} };
+      view.rev = el.layout && el.layout.uirevision;
+      view.hidden = {};
+      (el.data || []).forEach(function (trace) {
+        if (trace.name) { view.hidden[trace.name] = trace.visible === undefined ? true : trace.visible; }
+      });
+    });
+  }
+
   function draw(el) {
     var source = document.getElementById(el.dataset.figure);
     if (!source || !window.Plotly) { return; }
@@ -24,6 +95,7 @@
     try { figure = JSON.parse(source.textContent); } catch (e) { return; }
     var colors = themeColors();
     var layout = Object.assign({}, figure.layout || {});
+    var data = figure.data || [];
     layout.font = Object.assign({ color: colors.ink, size: 12 }, layout.font || {});
     ["xaxis", "yaxis", "xaxis2", "yaxis2"].forEach(function (axis) {
       if (layout[axis] !== undefined || axis === "xaxis" || axis === "yaxis") {
@@ -31,9 +103,26 @@
           linecolor: colors.line }, layout[axis] || {});
       }
     });
+    var view = views[el.dataset.figure];
+    if (view && !el.dataset.watched && view.rev === layout.uirevision) {
+      // A fresh element (a live refresh swapped it in): give it the user's view back.
+      Object.keys(view.axes).forEach(function (axis) {
+        layout[axis] = Object.assign({}, layout[axis] || {}, { range: view.axes[axis].slice(), autorange: false });
+      });
+      data = data.map(function (trace) {
+        return trace.name && view.hidden[trace.name] !== undefined ?
+          Object.assign({}, trace, { visible: view.hidden[trace.name] }) : trace;
+      });
+    }
     var config = Object.assign({ responsive: true, displaylogo: false,
       modeBarButtonsToRemove: ["lasso2d", "select2d"] }, figure.config || {});
-    window.Plotly.react(el, figure.data || [], layout, config);
+    // Never remove Plotly's PNG button (toImage); always add the CSV one. Never offer
+    // "Share chart..." (sendChartToCloud): it uploads the cluster's figures to Plotly Cloud.
+    config.modeBarButtonsToRemove = (config.modeBarButtonsToRemove || []).filter(function (b) {
+      return b !== "toImage";
+    }).concat(["sendChartToCloud"]);
+    config.modeBarButtonsToAdd = (config.modeBarButtonsToAdd || []).concat([CSV_BUTTON]);
+    window.Plotly.react(el, data, layout, config).then(function () { remember(el); });
   }
 
   function drawAll(root) {
@@ -43,5 +132,5 @@
   document.addEventListener("DOMContentLoaded", function () { drawAll(document); });
   document.addEventListener("htmx:afterSettle", function (event) { drawAll(event.detail.elt); });
   document.addEventListener("console:theme", function () { drawAll(document); });
-  window.consoleCharts = { draw: draw, drawAll: drawAll };
+  window.consoleCharts = { draw: draw, drawAll: drawAll, csv: figureCsv };
 })();

@@ -70,3 +70,43 @@ def test_job_shares_give_per_queue_figures_and_the_last_top_jobs() -> None:
 
     assert shares["queues"]["a"] == {"jobs": [1], "mean": [0.5], "max": [0.5]}
     assert shares["top"] == [["default/j", "a", 0.5, "cpu"]]
+
+
+def test_pods_per_queue_and_evictions_per_queue_are_read_back() -> None:
+    store(NOW - timedelta(seconds=2), sample(queues={"a": 0.1}, pods=(4, 1), preempt=2))
+    store(NOW - timedelta(seconds=1), sample(queues={"a": 0.1}, pods=(0, 5)))
+
+    queues = queue_series("cpu", NOW - timedelta(minutes=1), NOW, now=NOW).queues
+    sessions = session_series(NOW - timedelta(minutes=1), NOW, now=NOW)
+
+    assert queues["a"]["pods_pending"] == [4, 0]
+    assert queues["a"]["pods_running"] == [1, 5]
+    assert sessions.evictions_by_queue == {"a": [2, 0]}
+
+
+def test_a_job_has_a_share_series_where_it_was_in_the_top_n() -> None:
+    store(NOW - timedelta(seconds=3), sample(queues={"a": 0.1}, top=[["ns/x", "a", 0.2, "cpu"]]))
+    store(NOW - timedelta(seconds=2), sample(queues={"a": 0.1}, top=[["ns/y", "a", 0.4, "memory"]]))
+    store(NOW - timedelta(seconds=1), sample(queues={"a": 0.1}, top=[["ns/x", "a", 0.3, "cpu"]]))
+
+    jobs = job_share_series(NOW - timedelta(minutes=1), NOW, now=NOW)["jobs"]
+
+    assert jobs["ns/x"] == {"queue": "a", "dominant": "cpu", "share": [0.2, None, 0.3]}
+    assert jobs["ns/y"]["share"] == [None, 0.4, None]
+
+
+def test_a_per_minute_read_reaches_the_sessions_not_rolled_up_yet() -> None:
+    minute = NOW - timedelta(minutes=5)
+    store(minute, sample(queues={"a": 0.5}, binds=60, e2e=10.0), resolution=60)
+    for i in range(3):  # the newest sessions, after the last whole minute
+        store(
+            minute + timedelta(seconds=60 + 10 * i), sample(queues={"a": 0.75}, binds=1, e2e=40.0)
+        )
+
+    queues = queue_series("cpu", NOW - timedelta(hours=6), NOW, now=NOW)
+    sessions = session_series(NOW - timedelta(hours=6), NOW, now=NOW)
+
+    assert queues.resolution == 60
+    assert queues.queues["a"]["share"] == [0.5, 0.75, 0.75, 0.75]  # levels: every session
+    assert sessions.counts["binds"] == [60, 3]  # sums: the tail folded into its minute
+    assert sessions.e2e_ms == [10.0, 40.0]

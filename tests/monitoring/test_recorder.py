@@ -122,3 +122,20 @@ def test_a_bad_tiers_setting_names_the_setting(settings: Any, text: str) -> None
 
     with pytest.raises(Exception, match="VOLCANO_HISTORY_TIERS"):
         tiers()
+
+
+def test_a_recorded_session_tells_open_metrics_pages(
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    from volcano_site.console import live
+
+    sent: list[list[str]] = []
+    monkeypatch.setattr(live, "publish", lambda topics: sent.append(list(topics)))
+    use_conf(CONF)
+    make_node("n1", cpu=4)
+    make_gang("a", replicas=1)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run_once(reconcile=False)
+
+    assert [recorder.HISTORY_TOPIC] in sent

@@ -1,0 +1,451 @@
+"""The Metrics charts: pure functions from series (``monitoring.history``'s shapes) to figures.
+
+No query and no clock here: ``monitoring.panels`` reads the source and hands the series in, so
+each figure can be tested from series made by hand. Times are ISO strings (UTC); amounts
+arrive in the engine's milli-units and are drawn in each resource's unit (``axis_unit``);
+latencies in milliseconds. A chart with nothing to draw says so in its middle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from monitoring.history import QueueSeries, SessionSeries
+from volcano_site.console.charts import base_layout
+from volcano_site.console.units import axis_unit
+
+__all__ = [
+    "NO_SESSIONS",
+    "drf_jobs_figure",
+    "drf_now_figure",
+    "drf_queue_figure",
+    "empty_figure",
+    "evictions_figure",
+    "latency_histogram_figure",
+    "latency_quantile_figure",
+    "queue_pods_figure",
+    "queue_share_figure",
+    "queue_stack_figure",
+    "unschedulable_figure",
+    "windows",
+]
+
+NO_SESSIONS = "No sessions recorded in this range yet"
+QUANTILES = (("p50", 50, "dot"), ("p95", 95, "solid"), ("p99", 99, "dash"))
+SHOWN_COMPONENTS = 5  # plugins drawn at first (the slowest); the others wait in the legend
+# Plotly's own first colours, fixed so a name's three quantile lines share one
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf")  # fmt: skip
+WINDOW_POINTS = 60  # quantiles over time: about this many points, whatever the range
+_HEIGHT = 320
+
+
+def _figure(traces: list[dict[str, Any]]) -> go.Figure:
+    """Return a figure of ``traces`` that skips plotly.py's per-value validation.
+
+    A day per minute is 1,440 points per trace; validating every value cost about five times
+    building the figure (``bench/metrics_pages.py``), and these figures are built from typed
+    series by the functions below, which the tests check.
+    """
+    return go.Figure(data=traces, _validate=False)
+
+
+def _scatter(traces: list[dict[str, Any]], **trace: Any) -> None:
+    traces.append({"type": "scatter", **trace})
+
+
+def _bar(traces: list[dict[str, Any]], **trace: Any) -> None:
+    traces.append({"type": "bar", **trace})
+
+
+def _layout(title: str, uirevision: str, *, note: str = "", **extra: Any) -> dict[str, Any]:
+    """Return the layout: ``title`` with ``note`` under it (what a point is, which queues)."""
+    extra.setdefault("hovermode", "x unified")
+    extra.setdefault("height", _HEIGHT)
+    layout = base_layout(title=title, uirevision=uirevision, **extra)
+    if note:
+        layout["title"]["subtitle"] = {"text": note, "font": {"size": 11}}
+        layout["margin"] = {**layout["margin"], "t": 54}
+    return layout
+
+
+def empty_figure(message: str, *, title: str = "", uirevision: str = "empty") -> go.Figure:
+    """Return a figure that says ``message`` where the chart would be."""
+    fig = _figure([])
+    fig.update_layout(
+        **base_layout(title=title, uirevision=uirevision, height=_HEIGHT),
+        xaxis={"visible": False}, yaxis={"visible": False},
+        annotations=[{"text": message, "showarrow": False, "xref": "paper", "yref": "paper",
+                      "x": 0.5, "y": 0.5, "font": {"size": 14}}],
+    )  # fmt: skip
+    return fig
+
+
+def windows(times: Sequence[str], *, points: int = WINDOW_POINTS) -> list[tuple[str, slice]]:
+    """Return ``(time of the window's first point, slice)`` cutting ``times`` into at most
+    ``points`` windows of equal count, so quantiles have several values each."""
+    size = max(1, math.ceil(len(times) / points))
+    return [(times[i], slice(i, i + size)) for i in range(0, len(times), size)]
+
+
+def _quantiles(
+    values: Sequence[float | None], cuts: list[tuple[str, slice]]
+) -> dict[str, list[float | None]]:
+    out: dict[str, list[float | None]] = {name: [] for name, _q, _d in QUANTILES}
+    for _at, part in cuts:
+        chunk = [v for v in values[part] if v is not None]
+        for name, q, _dash in QUANTILES:
+            out[name].append(round(float(np.percentile(chunk, q)), 3) if chunk else None)
+    return out
+
+
+def _most(quantiles: Mapping[str, Mapping[str, list[float | None]]], count: int) -> set[str]:
+    """Return the ``count`` names with the highest mean p95."""
+
+    def mean_p95(name: str) -> float:
+        values = [v for v in quantiles[name]["p95"] if v is not None]
+        return sum(values) / len(values) if values else 0.0
+
+    return set(sorted(quantiles, key=lambda n: (-mean_p95(n), n))[:count])
+
+
+def latency_quantile_figure(
+    series: SessionSeries, *, component: str, uirevision: str = "latency"
+) -> go.Figure:
+    """Return p50/p95/p99 over time of the session (``component`` "e2e"), each action
+    ("actions") or each plugin ("plugins"), in ms.
+
+    A point is a window of recorded points: sessions at an hour or less, per-minute or
+    per-ten-minute means beyond (the max line keeps the slowest session for "e2e").
+    """
+    titles = {"e2e": "Session end-to-end", "actions": "Per action", "plugins": "Per plugin"}
+    title = f"{titles[component]} latency: p50 / p95 / p99 (ms)"
+    if not series.times:
+        return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
+    cuts = windows(series.times)
+    x = [at for at, _ in cuts]
+    traces: list[dict[str, Any]] = []
+    named: Mapping[str, Sequence[float | None]]
+    if component == "e2e":
+        named = {"session": series.e2e_ms}
+    else:
+        named = series.action_ms if component == "actions" else series.plugin_ms
+    if not named:
+        return empty_figure(f"No {component} timings recorded in this range", title=title,
+                            uirevision=uirevision)  # fmt: skip
+    quantiles = {name: _quantiles(values, cuts) for name, values in named.items()}
+    shown = _most(quantiles, SHOWN_COMPONENTS) if component == "plugins" else set(quantiles)
+    for index, (name, by_label) in enumerate(quantiles.items()):
+        color = PALETTE[index % len(PALETTE)]
+        for label, values_of in by_label.items():
+            dash = next(d for n, _q, d in QUANTILES if n == label)
+            # e2e: a legend entry per quantile; actions and plugins: one per name (its p95),
+            # the p50 and p99 lines in its colour follow it when the legend toggles it
+            _scatter(traces,
+                name=f"{name} {label}", x=x, y=values_of, mode="lines",
+                legendgroup=name if component != "e2e" else label,
+                showlegend=component == "e2e" or label == "p95",
+                line={"dash": dash, "color": color if component != "e2e" else None,
+                      "width": 2 if label == "p95" else 1},
+                visible=True if name in shown else "legendonly",
+                hovertemplate=f"%{{y:.2f}} ms<extra>{name} {label}</extra>",
+            )  # fmt: skip
+    if component == "e2e" and series.e2e_max_ms:
+        peaks = [max(series.e2e_max_ms[part], default=None) for _at, part in cuts]
+        _scatter(traces, name="slowest", x=x, y=peaks, mode="lines", line={"width": 1},
+                        opacity=0.5, hovertemplate="%{y:.2f} ms<extra>slowest</extra>")  # fmt: skip
+    unit = "sessions" if series.resolution == 0 else f"{series.resolution} s means"
+    note = f"UTC · a point: {len(series.times[cuts[0][1]])} {unit}"
+    if component != "e2e":
+        note += " · p95 solid, p50 dotted, p99 dashed"
+    if len(shown) < len(quantiles):
+        note += f" · the {len(shown)} slowest shown (more in the legend)"
+    fig = _figure(traces)
+    fig.update_layout(**_layout(
+        title, uirevision, note=note, height=_HEIGHT + 40,
+        yaxis={"title": {"text": "ms"}, "rangemode": "tozero"},
+    ))  # fmt: skip
+    return fig
+
+
+def latency_histogram_figure(
+    series: SessionSeries, *, uirevision: str = "latency-hist"
+) -> go.Figure:
+    """Return how the latencies over the range are distributed: session, actions, plugins.
+
+    Log-spaced bins shared by every trace (ms on a log axis); the plugins start hidden (the
+    legend shows them).
+    """
+    title = "Latency distribution over the range (count per bin, ms on a log axis)"
+    named: list[tuple[str, list[float], bool]] = [
+        ("session", [v for v in series.e2e_ms if v > 0], True)
+    ]
+    named += [(f"action {n}", [v for v in vs if v], True) for n, vs in series.action_ms.items()]
+    named += [(f"plugin {n}", [v for v in vs if v], False) for n, vs in series.plugin_ms.items()]
+    named = [t for t in named if t[1]]
+    if not named:
+        return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
+    low = min(min(values) for _n, values, _s in named)
+    high = max(max(values) for _n, values, _s in named)
+    edges = np.geomspace(low, high * 1.0001, 31) if high > low else np.array([low * 0.9, low * 1.1])
+    centers = [round(float(math.sqrt(a * b)), 4) for a, b in pairwise(edges.tolist())]
+    traces: list[dict[str, Any]] = []
+    for name, values, shown in named:
+        counts, _ = np.histogram(values, bins=edges)
+        _scatter(traces,
+            name=name, x=centers, y=counts.tolist(), mode="lines", line={"shape": "hvh"},
+            fill="tozeroy", opacity=0.6, visible=True if shown else "legendonly",
+            hovertemplate=f"%{{x:.2f}} ms: %{{y}}<extra>{name}</extra>",
+        )  # fmt: skip
+    what = "the sessions" if series.resolution == 0 else f"the {series.resolution} s means"
+    fig = _figure(traces)
+    fig.update_layout(**_layout(
+        title, uirevision, hovermode="closest", note=f"each count: one of {what}",
+        height=_HEIGHT + 40, xaxis={"type": "log"},
+        yaxis={"title": {"text": "count"}, "rangemode": "tozero"},
+    ))  # fmt: skip
+    return fig
+
+
+def _scaled(values: Sequence[float | None], divisor: float) -> list[float | None]:
+    return [None if v is None else round(v / divisor, 3) for v in values]
+
+
+def queue_stack_figure(
+    series: QueueSeries, *, key: str, note: str = "", uirevision: str = "queues"
+) -> go.Figure:
+    """Return every queue's ``key`` ("allocated" or "deserved") of the resource, stacked."""
+    unit, divisor = axis_unit(series.resource)
+    title = f"{series.resource}: {key} per queue, stacked ({unit})"
+    if not series.times or not series.queues:
+        return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
+    traces: list[dict[str, Any]] = []
+    for name, fields in series.queues.items():
+        _scatter(traces,
+            name=name, x=series.times, y=_scaled(fields.get(key, []), divisor), mode="lines",
+            stackgroup=key, legendgroup=name, line={"width": 0.5},
+            hovertemplate=f"%{{y}} {unit}<extra>{name}</extra>",
+        )  # fmt: skip
+    fig = _figure(traces)
+    fig.update_layout(**_layout(
+        title, uirevision, yaxis={"title": {"text": unit}, "rangemode": "tozero"},
+        note=note or "UTC",
+    ))  # fmt: skip
+    return fig
+
+
+def queue_share_figure(
+    series: QueueSeries, *, note: str = "", uirevision: str = "queues-share"
+) -> go.Figure:
+    """Return each queue's share over time (the sharing plugin's allocated/deserved; 1 = fair)."""
+    title = "Queue share: allocated / deserved (1 = its fair share)"
+    if not series.times or not series.queues:
+        return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
+    traces: list[dict[str, Any]] = []
+    for name, fields in series.queues.items():
+        _scatter(traces, name=name, x=series.times, y=fields.get("share", []), mode="lines",
+                        hovertemplate=f"%{{y:.3f}}<extra>{name}</extra>")  # fmt: skip
+    fig = _figure(traces)
+    fig.add_hline(y=1.0, line={"dash": "dot", "width": 1}, opacity=0.6)
+    fig.update_layout(**_layout(
+        title, uirevision, yaxis={"title": {"text": "share"}, "rangemode": "tozero"},
+        note=note or "UTC",
+    ))  # fmt: skip
+    return fig
+
+
+def queue_pods_figure(
+    series: QueueSeries, *, note: str = "", uirevision: str = "queues-pods"
+) -> go.Figure:
+    """Return pending (dashed) and running (solid) pods per queue over time."""
+    title = "Pods per queue: running (solid) and pending (dashed)"
+    if not series.times or not series.queues:
+        return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
+    traces: list[dict[str, Any]] = []
+    for index, (name, fields) in enumerate(series.queues.items()):
+        color = PALETTE[index % len(PALETTE)]
+        for key, dash in (("pods_running", "solid"), ("pods_pending", "dash")):
+            label = f"{name} {key.removeprefix('pods_')}"
+            _scatter(traces, name=label, x=series.times, y=fields.get(key, []), mode="lines",
+                            legendgroup=name, line={"dash": dash, "color": color},
+                            hovertemplate=f"%{{y:.0f}} pods<extra>{label}</extra>")  # fmt: skip
+    fig = _figure(traces)
+    fig.update_layout(**_layout(
+        title, uirevision, yaxis={"title": {"text": "pods"}, "rangemode": "tozero"},
+        note=note or "UTC",
+    ))  # fmt: skip
+    return fig
+
+
+def drf_queue_figure(
+    shares: Mapping[str, Any],
+    *,
+    queues: Sequence[str] = (),
+    busiest: int = 10,
+    uirevision: str = "drf-queues",
+) -> go.Figure:
+    """Return per queue its running jobs' mean DRF dominant share (solid) and max (dotted):
+    the chosen ``queues``, else the ``busiest`` by mean share over the range."""
+    title = "DRF dominant share per queue: mean of its running jobs (max dotted)"
+    times = shares.get("times", [])
+    per_queue = {q: v for q, v in shares.get("queues", {}).items() if not queues or q in queues}
+    if not times or not per_queue:
+        return empty_figure(NO_SESSIONS if not times else "No running jobs with a DRF share",
+                            title=title, uirevision=uirevision)  # fmt: skip
+    note = "UTC"
+    if not queues and len(per_queue) > busiest:
+
+        def load(name: str) -> float:
+            values = [v for v in per_queue[name]["mean"] if v is not None]
+            return sum(values) / len(values) if values else 0.0
+
+        chosen = sorted(per_queue, key=lambda n: (-load(n), n))[:busiest]
+        note = f"UTC · the {busiest} queues of {len(per_queue)} with the highest mean share"
+        per_queue = {n: per_queue[n] for n in chosen}
+    traces: list[dict[str, Any]] = []
+    for name, values in sorted(per_queue.items()):
+        _scatter(
+            traces,
+            name=f"{name} mean",
+            x=times,
+            y=values["mean"],
+            mode="lines",
+            legendgroup=name,
+            hovertemplate=f"%{{y:.4f}}<extra>{name} mean</extra>",
+        )
+        _scatter(traces, name=f"{name} max", x=times, y=values["max"], mode="lines",
+                        legendgroup=name, line={"dash": "dot"}, visible="legendonly",
+                        hovertemplate=f"%{{y:.4f}}<extra>{name} max</extra>")  # fmt: skip
+    fig = _figure(traces)
+    fig.update_layout(**_layout(
+        title, uirevision, note=note,
+        yaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"},
+    ))  # fmt: skip
+    return fig
+
+
+def _short(uid: str, width: int = 30) -> str:
+    """Return ``uid`` cut to ``width`` characters for a label (the hover keeps it whole)."""
+    return uid if len(uid) <= width else uid[: width - 1] + "…"
+
+
+def _top_jobs(shares: Mapping[str, Any], queues: Sequence[str]) -> dict[str, dict[str, Any]]:
+    return {
+        uid: job
+        for uid, job in shares.get("jobs", {}).items()
+        if not queues or job["queue"] in queues
+    }
+
+
+def drf_jobs_figure(
+    shares: Mapping[str, Any], *, queues: Sequence[str] = (), top: int = 10,
+    uirevision: str = "drf-jobs",
+) -> go.Figure:  # fmt: skip
+    """Return the DRF share over time of the ``top`` jobs with the largest latest share, each
+    named with its queue and dominant resource.
+
+    Only the top N running jobs are recorded per sample, so a line has gaps where its job was
+    not among them; the chart says so.
+    """
+    title = f"DRF dominant share of the top {top} jobs (gaps: not among the recorded top N)"
+    times = shares.get("times", [])
+    jobs = _top_jobs(shares, queues)
+    if not times or not jobs:
+        return empty_figure(NO_SESSIONS if not times else "No running jobs with a DRF share",
+                            title=title, uirevision=uirevision)  # fmt: skip
+
+    def latest(job: dict[str, Any]) -> float:
+        return next((v for v in reversed(job["share"]) if v is not None), 0.0)
+
+    traces: list[dict[str, Any]] = []
+    for uid, job in sorted(jobs.items(), key=lambda kv: -latest(kv[1]))[:top]:
+        label = f"{_short(uid)} ({job['queue']}, dominant: {job['dominant']})"
+        _scatter(traces, name=label, x=times, y=job["share"], mode="lines+markers",
+                        marker={"size": 5}, connectgaps=False,
+                        hovertemplate=f"%{{y:.4f}}<extra>{uid} · {job['dominant']}</extra>")  # fmt: skip
+    fig = _figure(traces)
+    fig.update_layout(
+        **_layout(
+            title, uirevision, yaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"}
+        )
+    )
+    return fig
+
+
+def drf_now_figure(
+    shares: Mapping[str, Any], *, queues: Sequence[str] = (), uirevision: str = "drf-now"
+) -> go.Figure:
+    """Return the latest sample's recorded jobs as bars in DRF's order: lowest dominant share
+    first, the one DRF serves first; bar colour = the dominant resource."""
+    title = "DRF order now: lowest dominant share is served first (recorded top jobs)"
+    top = [row for row in shares.get("top", []) if not queues or row[1] in queues]
+    if not top:
+        return empty_figure(
+            NO_SESSIONS if not shares.get("times") else "No running jobs with a DRF share",
+            title=title, uirevision=uirevision,
+        )  # fmt: skip
+    top = sorted(top, key=lambda row: (row[2], row[0]))
+    traces: list[dict[str, Any]] = []
+    for dominant in sorted({row[3] for row in top}):
+        rows = [row for row in top if row[3] == dominant]
+        _bar(traces,
+            name=f"dominant: {dominant}", x=[r[2] for r in rows], y=[r[0] for r in rows],
+            orientation="h", customdata=[[r[1], top.index(r) + 1] for r in rows],
+            hovertemplate="%{y}: %{x:.4f} (queue %{customdata[0]}, served #%{customdata[1]})"
+                          f"<extra>{dominant}</extra>",
+        )  # fmt: skip
+    fig = _figure(traces)
+    fig.update_layout(**base_layout(
+        title=title, uirevision=uirevision, height=max(_HEIGHT, 18 * len(top) + 80),
+        xaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"},
+        yaxis={"categoryorder": "array", "categoryarray": [r[0] for r in reversed(top)],
+               "tickvals": [r[0] for r in top], "ticktext": [_short(r[0]) for r in top],
+               "automargin": True},
+    ))  # fmt: skip
+    return fig
+
+
+def evictions_figure(
+    series: SessionSeries, *, by: str, queues: Sequence[str] = (), uirevision: str = "evictions"
+) -> go.Figure:
+    """Return evictions over time, stacked by action (``by`` "action") or by queue ("queue")."""
+    title = f"Evictions (preemption, reclaim) per point, by {by}"
+    if not series.times:
+        return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
+    named = series.evictions_by_action if by == "action" else series.evictions_by_queue
+    if by == "queue" and queues:
+        named = {q: v for q, v in named.items() if q in queues}
+    named = {name: values for name, values in named.items() if any(values)}
+    if not named:
+        return empty_figure("No evictions in this range", title=title, uirevision=uirevision)
+    traces: list[dict[str, Any]] = []
+    for name, values in sorted(named.items()):
+        _bar(traces, name=name, x=series.times, y=values,
+                    hovertemplate=f"%{{y}} evicted<extra>{name}</extra>")  # fmt: skip
+    fig = _figure(traces)
+    fig.update_layout(
+        **_layout(title, uirevision, barmode="stack", yaxis={"title": {"text": "pods evicted"}})
+    )
+    return fig
+
+
+def unschedulable_figure(series: SessionSeries, *, uirevision: str = "unschedulable") -> go.Figure:
+    """Return unschedulable jobs and tasks over time (summed over each point's sessions)."""
+    title = "Unschedulable jobs and tasks per point"
+    if not series.times:
+        return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
+    traces: list[dict[str, Any]] = []
+    for key, label in (("unschedulable_jobs", "jobs"), ("unschedulable_tasks", "tasks")):
+        _scatter(traces, name=label, x=series.times, y=series.counts.get(key, []), mode="lines",
+                        hovertemplate=f"%{{y}} {label}<extra>unschedulable</extra>")  # fmt: skip
+    fig = _figure(traces)
+    fig.update_layout(
+        **_layout(title, uirevision, yaxis={"title": {"text": "count"}, "rangemode": "tozero"})
+    )
+    return fig
