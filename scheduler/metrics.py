@@ -62,6 +62,13 @@ HISTOGRAMS: dict[str, tuple[str, tuple[str, ...], list[float]]] = {
         "Task scheduling latency in milliseconds", ("stage",), exp_range(50, 60000, 30)),
     "volcano_scheduling_stage_duration_milliseconds": (
         "Scheduling stage duration in milliseconds", ("stage",), exp_range(0.1, 500, 20)),
+    # The agent scheduler's (pkg/agentscheduler/metrics): our worker's cycle and snapshot read.
+    "volcano_worker_scheduling_cycle_duration_milliseconds": (
+        "Duration of a single scheduling cycle execution in agent worker.", (),
+        [5.0 * 2**i for i in range(15)]),
+    "volcano_update_snapshot_duration_milliseconds": (
+        "Duration of updating the scheduling snapshot from cache in agent worker.", (),
+        [5.0 * 2**i for i in range(15)]),
 }  # fmt: skip
 COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "volcano_total_preemption_attempts": ("Total preemption attempts in the cluster till now", ()),
