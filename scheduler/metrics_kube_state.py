@@ -77,9 +77,11 @@ def _pod_families() -> Iterator[Family]:
                         "The number of requested resource by a container of a Volcano pod.")  # fmt: skip
     rows = Pod.objects.order_by("namespace", "name").values_list(
         "namespace", "name", "uid", "phase", "spec", "requests", "node__name",
-        "pod_group__queue",
+        "job__queue", "pod_group__queue",
     )  # fmt: skip
-    for namespace, name, uid, pod_phase, spec, amounts, node, queue in rows:
+    # The job's queue first: a finished job's PodGroup may be gone while its pods stay.
+    for namespace, name, uid, pod_phase, spec, amounts, node, job_queue, group_queue in rows:
+        queue = job_queue or group_queue
         container = _container(spec)
         pod = {"namespace": namespace, "pod": name, "uid": str(uid)}
         is_running = 1.0 if pod_phase == "Running" else 0.0

@@ -34,8 +34,9 @@ def observe_session(
     e2e_ms: float,
     open_ms: float,
     now: datetime,
+    controller_seconds: float | None = None,
 ) -> None:
-    """Add one session's figures to ``state``."""
+    """Add one session's figures to ``state`` (and the controller pass before it, if timed)."""
     cluster = snapshot.cluster
     # 1. Latencies of the session, its actions and its plugins.
     state.observe("volcano_e2e_scheduling_latency_milliseconds", (), [e2e_ms])
@@ -122,6 +123,8 @@ def observe_session(
               sum(unschedulable_tasks.values()))  # fmt: skip
     # 5. DRF dominant share of every job holding resources.
     state.replace_gauge("volcano_job_share", _job_shares(snapshot))
+    # 6. The requests the scheduler and the controller make of the cluster's store.
+    _observe_requests(state, snapshot, decisions, applied, controller_seconds)
 
 
 def _job_shares(snapshot: Snapshot) -> dict[tuple[str, ...], float]:
@@ -163,3 +166,40 @@ def _observe_watched(state: MetricsState, snapshot: Snapshot, now: datetime) -> 
                     watched.append(ms)
     state.observe("volcano_task_scheduling_latency_milliseconds", ("Watched",), watched)
     state.data["watched_until"] = now.timestamp()
+
+
+SCHEDULER = "volcano-scheduler-service"
+CONTROLLERS = "volcano-controllers-service"
+STORE_HOST = "store"
+
+
+def _observe_requests(
+    state: MetricsState,
+    snapshot: Snapshot,
+    decisions: Decisions,
+    applied: ApplyResult,
+    controller_seconds: float | None,
+) -> None:
+    """Count the session's reads and writes as client-go counts a component's API requests.
+
+    Volcano's scheduler lists and watches through client-go, then POSTs bindings, DELETEs
+    victims and PUTs PodGroup status; Volcano's benchmark dashboard plots those per component
+    (``kubernetes_name``). Ours read and write the database directly, so the same acts are
+    counted under the verb the Kubernetes API would have used (host ``store``): one LIST per
+    snapshot (its read time), one request per object written, each timed at the write
+    transaction's mean per object; the job controller's pass is one LIST of its duration.
+    """
+    duration = "rest_client_request_duration_seconds"
+    total = "rest_client_requests_total"
+    state.observe(duration, ("LIST", STORE_HOST, SCHEDULER), [snapshot.read_seconds])
+    state.inc(total, ("200", "GET", STORE_HOST, SCHEDULER))
+    writes = {"POST": applied.bound, "DELETE": applied.evicted,
+              "PUT": len(decisions.pod_group_phases)}  # fmt: skip
+    objects = sum(writes.values())
+    for verb, n in writes.items():
+        if n:
+            state.observe(duration, (verb, STORE_HOST, SCHEDULER), [applied.seconds / objects] * n)
+            state.inc(total, ("200", verb, STORE_HOST, SCHEDULER), float(n))
+    if controller_seconds is not None:
+        state.observe(duration, ("LIST", STORE_HOST, CONTROLLERS), [controller_seconds])
+        state.inc(total, ("200", "GET", STORE_HOST, CONTROLLERS))
