@@ -36,7 +36,6 @@ from monitoring.sources import HistorySource
 from queues.models import Queue
 from scheduler import metrics_cluster, metrics_kube_state
 from scheduler.metrics_text import Family
-from scheduler.models import SchedulerConfiguration
 from scheduler.runtime import RuntimeSettings, tick
 from scheduler.worker import run_once
 from tests.monitoring.prometheus_server import (
@@ -50,7 +49,7 @@ from tests.scheduler.factories import make_node, make_queue, use_conf
 
 pytestmark = [
     pytest.mark.skipif(not installed(), reason=MISSING),
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),  # the live server reads committed rows
 ]
 
 DASHBOARDS = Path(__file__).with_name("volcano_dashboards_promql.json")
@@ -169,7 +168,6 @@ def scraped(
             name = "cluster_families" if module is metrics_cluster else "kube_state_families"
             patch.setattr(module, name, _in_turn(getattr(module, name)))
         wait_for_targets(url)
-        active = SchedulerConfiguration.objects.get(is_active=True)
         since = _play()
         time.sleep(2.5)  # the last figures scraped
         until = datetime.now(UTC) - timedelta(seconds=1)
@@ -182,10 +180,6 @@ def scraped(
             sessions=history.session_series(since, until, resolution=0),
             shares=history.job_share_series(since, until, resolution=0),
         )
-        # The first test restores the migrations' rows (serialized rollback): the active
-        # configuration must be theirs again; the flush after each test removes the rest.
-        SchedulerConfiguration.objects.update(is_active=False)
-        SchedulerConfiguration.objects.filter(pk=active.pk).update(is_active=True)
         yield scraped
 
 
