@@ -46,6 +46,7 @@ from tests.monitoring.prometheus_server import (
     wait_for_targets,
 )
 from tests.scheduler.factories import make_node, make_queue, use_conf
+from volcano_site.kube.namespaces import ensure_namespaces
 
 pytestmark = [
     pytest.mark.skipif(not installed(), reason=MISSING),
@@ -128,6 +129,7 @@ def _sessions_for(seconds: float, client: Client) -> None:
 def _play() -> datetime:
     """Build the cluster, run both phases; return when the comparison may start."""
     cache.clear()
+    ensure_namespaces(["default"])  # an earlier test's flush may have taken the migration's
     use_conf(CONF)
     make_node("n1", cpu=4)
     make_node("n2", cpu=4, gpu=2)
