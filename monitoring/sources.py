@@ -12,8 +12,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Protocol
 
+from django.conf import settings
+
 from monitoring import history
 from monitoring.history import QueueSeries, SessionSeries
+from monitoring.prometheus import PrometheusSource
 
 __all__ = ["HistorySource", "MetricsSource", "current_source"]
 
@@ -82,5 +85,18 @@ class HistorySource:
 
 
 def current_source() -> MetricsSource:
-    """Return the source the Metrics pages read now (the built-in history by default)."""
-    return HistorySource()
+    """Return the source the Metrics pages read now: the Prometheus at ``PROMETHEUS_URL`` when
+    it is set, else the built-in history.
+
+    A malformed ``PROMETHEUS_URL`` raises ``PrometheusError`` (a sentence naming the setting),
+    as an unreachable Prometheus does on the first read: the page shows it, never a 500.
+    """
+    url = getattr(settings, "PROMETHEUS_URL", "")
+    if not url:
+        return HistorySource()
+    return PrometheusSource(
+        url,
+        token=getattr(settings, "PROMETHEUS_TOKEN", ""),
+        timeout=getattr(settings, "PROMETHEUS_TIMEOUT", 5.0),
+        scrape_interval=getattr(settings, "PROMETHEUS_SCRAPE_INTERVAL", 15),
+    )

@@ -62,11 +62,26 @@ HISTOGRAMS: dict[str, tuple[str, tuple[str, ...], list[float]]] = {
         "Task scheduling latency in milliseconds", ("stage",), exp_range(50, 60000, 30)),
     "volcano_scheduling_stage_duration_milliseconds": (
         "Scheduling stage duration in milliseconds", ("stage",), exp_range(0.1, 500, 20)),
+    # The agent scheduler's (pkg/agentscheduler/metrics): our worker's cycle and snapshot read.
+    "volcano_worker_scheduling_cycle_duration_milliseconds": (
+        "Duration of a single scheduling cycle execution in agent worker.", (),
+        [5.0 * 2**i for i in range(15)]),
+    "volcano_update_snapshot_duration_milliseconds": (
+        "Duration of updating the scheduling snapshot from cache in agent worker.", (),
+        [5.0 * 2**i for i in range(15)]),
+    # client-go's (k8s.io/client-go/tools/metrics), per component: see metrics_session step 6.
+    "rest_client_request_duration_seconds": (
+        "Request latency in seconds. Broken down by verb, and host.",
+        ("verb", "host", "kubernetes_name"),
+        [0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0]),
 }  # fmt: skip
 COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "volcano_total_preemption_attempts": ("Total preemption attempts in the cluster till now", ()),
     "volcano_eviction_transactions_total": ("Number of evictions committed, by action", ("action",)),
     "volcano_schedule_attempts_total": ("Number of attempts to schedule pods, by result", ("result",)),
+    "rest_client_requests_total": (
+        "Number of HTTP requests, partitioned by status code, method, and host.",
+        ("code", "method", "host", "kubernetes_name")),
 }  # fmt: skip
 GAUGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "volcano_pod_preemption_victims": ("Number of selected preemption victims", ()),

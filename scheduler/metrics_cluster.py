@@ -3,9 +3,10 @@
 Volcano's counterparts: ``pkg/scheduler/metrics/queue.go`` (set by the proportion and capacity
 plugins) and the controller-manager's ``volcano_queue_pod_group_*_count`` and job phase counters.
 Reading them from rows makes them right whichever process (web, embedded loop, Celery worker)
-wrote the rows. ``deserved`` is the queue's ``spec.deserved`` when set (the capacity plugin's
-rule), else a weight-proportional water-filling of the Ready nodes' allocatable capped by each
-queue's request (the proportion plugin's rule, per resource).
+wrote the rows. ``deserved`` is what the sharing plugin (proportion or capacity) computed in the
+last session (``Queue.share_status``); before any session, the queue's ``spec.deserved`` when
+set (the capacity plugin's rule), else a weight-proportional water-filling of the Ready nodes'
+allocatable capped by each queue's request (the proportion plugin's rule, per resource).
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ def _milli(values: dict[str, Any] | None) -> dict[str, float]:
 def _queue_figures() -> tuple[list[dict[str, Any]], dict[str, dict[str, dict[str, float]]]]:
     queues: list[dict[str, Any]] = [
         dict(q)
-        for q in Queue.objects.values("name", "weight", "capability", "deserved", "allocated")
+        for q in Queue.objects.values(
+            "name", "weight", "capability", "deserved", "allocated", "share_status"
+        )
     ]
     totals: dict[str, float] = defaultdict(float)
     for alloc in Node.objects.filter(ready=True).values_list("allocatable", flat=True):
@@ -100,10 +103,15 @@ def _queue_figures() -> tuple[list[dict[str, Any]], dict[str, dict[str, dict[str
         name = q["name"]
         capability = _milli(q["capability"])
         explicit = _milli(q["deserved"])
+        # What the sharing plugin computed in the last session, as Volcano's proportion and
+        # capacity plugins export their own figure (capability caps included); before the
+        # first session, spec.deserved or the weighted water-filling.
+        computed = q["share_status"] or {}
+        session = _milli(computed.get("deserved")) if computed.get("taking_part") else {}
         figures[name] = {
             "allocated": _milli(q["allocated"]),
             "request": requests.get(name, {}),
-            "deserved": explicit or {dim: filled[dim][name] for dim in DIMS},
+            "deserved": session or explicit or {dim: filled[dim][name] for dim in DIMS},
             "capacity": capability,
             "real_capacity": {
                 dim: min(capability.get(dim, totals[dim]), totals[dim]) for dim in DIMS

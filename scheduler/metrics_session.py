@@ -34,8 +34,9 @@ def observe_session(
     e2e_ms: float,
     open_ms: float,
     now: datetime,
+    controller_seconds: float | None = None,
 ) -> None:
-    """Add one session's figures to ``state``."""
+    """Add one session's figures to ``state`` (and the controller pass before it, if timed)."""
     cluster = snapshot.cluster
     # 1. Latencies of the session, its actions and its plugins.
     state.observe("volcano_e2e_scheduling_latency_milliseconds", (), [e2e_ms])
@@ -51,6 +52,10 @@ def observe_session(
                           [seconds * 1000])  # fmt: skip
     state.observe("volcano_scheduling_stage_duration_milliseconds", ("Bind",),
                   [applied.seconds * 1000])  # fmt: skip
+    state.observe("volcano_worker_scheduling_cycle_duration_milliseconds", (), [e2e_ms])
+    state.observe("volcano_update_snapshot_duration_milliseconds", (),
+                  [snapshot.read_seconds * 1000])  # fmt: skip
+    _observe_watched(state, snapshot, now)
     # 2. Tasks bound and jobs that became ready in this session.
     skipped = set(applied.skipped_binds)
     bound_per_job: Counter[str] = Counter()
@@ -66,24 +71,29 @@ def observe_session(
         ms = _ms_since(now, task.creation_timestamp if task else None)
         if ms is not None:
             task_ms.append(ms)
-    state.observe("volcano_task_scheduling_latency_milliseconds", ("Bound",), task_ms)
+    # Assumed: the session chose the node; PreBound and Bound: the bind was written.
+    write_ms = applied.seconds * 1000
+    state.observe("volcano_task_scheduling_latency_milliseconds", ("Assumed",), task_ms)
+    for stage in ("PreBound", "Bound"):
+        state.observe("volcano_task_scheduling_latency_milliseconds", (stage,),
+                      [ms + write_ms for ms in task_ms])  # fmt: skip
     state.inc("volcano_schedule_attempts_total", ("scheduled",), float(len(task_ms)))
     for uid, bound in bound_per_job.items():
         job = cluster.jobs.get(uid)
-        if job is None:
+        ms = _ms_since(now, job.creation_timestamp) if job is not None else None
+        if job is None or ms is None:
             continue
         ready = job.ready_task_num()
-        if ready - bound < job.min_available <= ready:
-            ms = _ms_since(now, job.creation_timestamp)
-            if ms is None:
-                continue
+        if ready - bound < job.min_available <= ready:  # the job became ready: once per job
             state.observe("volcano_e2e_job_scheduling_latency_milliseconds", (), [ms])
-            labels = (job.name, job.queue, job.namespace)
-            state.set_gauge("volcano_e2e_job_scheduling_duration", labels, ms)
-            if job.creation_timestamp is not None:
-                state.set_gauge("volcano_e2e_job_scheduling_start_time", labels,
-                                job.creation_timestamp.timestamp())  # fmt: skip
-            state.set_gauge("volcano_e2e_job_scheduling_last_time", labels, now.timestamp())
+        # As Volcano's allocate and backfill do on every task they place: creation to the
+        # job's latest placement, so an elastic job's figure grows as its tasks come up.
+        labels = (job.name, job.queue, job.namespace)
+        state.set_gauge("volcano_e2e_job_scheduling_duration", labels, ms)
+        if job.creation_timestamp is not None:
+            state.set_gauge("volcano_e2e_job_scheduling_start_time", labels,
+                            job.creation_timestamp.timestamp())  # fmt: skip
+        state.set_gauge("volcano_e2e_job_scheduling_last_time", labels, now.timestamp())
     for name in ("duration", "start_time", "last_time"):
         state.trim_gauge(f"volcano_e2e_job_scheduling_{name}")
     # 3. Evictions by the action that chose them.
@@ -113,6 +123,8 @@ def observe_session(
               sum(unschedulable_tasks.values()))  # fmt: skip
     # 5. DRF dominant share of every job holding resources.
     state.replace_gauge("volcano_job_share", _job_shares(snapshot))
+    # 6. The requests the scheduler and the controller make of the cluster's store.
+    _observe_requests(state, snapshot, decisions, applied, controller_seconds)
 
 
 def _job_shares(snapshot: Snapshot) -> dict[tuple[str, ...], float]:
@@ -133,3 +145,61 @@ def _job_shares(snapshot: Snapshot) -> dict[tuple[str, ...], float]:
         ratio = np.divide(used, total, out=np.zeros_like(used), where=total > 0)
         shares[(job.namespace, job.name)] = float(ratio.max(initial=0.0))
     return shares
+
+
+def _observe_watched(state: MetricsState, snapshot: Snapshot, now: datetime) -> None:
+    """Observe stage ``Watched`` once per pod: creation to the first session that saw it.
+
+    Volcano's cache sees a pod when its watch event arrives; ours reads the pod in the next
+    session's snapshot, so a pod created since the previous session is "watched" now.
+    """
+    seen_until = state.data.get("watched_until")
+    watched: list[float] = []
+    for job in snapshot.cluster.jobs.values():
+        for task in job.tasks.values():
+            created = task.creation_timestamp
+            if created is None or task.status != TaskStatus.PENDING:
+                continue
+            if seen_until is None or created.timestamp() > seen_until:
+                ms = _ms_since(now, created)
+                if ms is not None:
+                    watched.append(ms)
+    state.observe("volcano_task_scheduling_latency_milliseconds", ("Watched",), watched)
+    state.data["watched_until"] = now.timestamp()
+
+
+SCHEDULER = "volcano-scheduler-service"
+CONTROLLERS = "volcano-controllers-service"
+STORE_HOST = "store"
+
+
+def _observe_requests(
+    state: MetricsState,
+    snapshot: Snapshot,
+    decisions: Decisions,
+    applied: ApplyResult,
+    controller_seconds: float | None,
+) -> None:
+    """Count the session's reads and writes as client-go counts a component's API requests.
+
+    Volcano's scheduler lists and watches through client-go, then POSTs bindings, DELETEs
+    victims and PUTs PodGroup status; Volcano's benchmark dashboard plots those per component
+    (``kubernetes_name``). Ours read and write the database directly, so the same acts are
+    counted under the verb the Kubernetes API would have used (host ``store``): one LIST per
+    snapshot (its read time), one request per object written, each timed at the write
+    transaction's mean per object; the job controller's pass is one LIST of its duration.
+    """
+    duration = "rest_client_request_duration_seconds"
+    total = "rest_client_requests_total"
+    state.observe(duration, ("LIST", STORE_HOST, SCHEDULER), [snapshot.read_seconds])
+    state.inc(total, ("200", "GET", STORE_HOST, SCHEDULER))
+    writes = {"POST": applied.bound, "DELETE": applied.evicted,
+              "PUT": len(decisions.pod_group_phases)}  # fmt: skip
+    objects = sum(writes.values())
+    for verb, n in writes.items():
+        if n:
+            state.observe(duration, (verb, STORE_HOST, SCHEDULER), [applied.seconds / objects] * n)
+            state.inc(total, ("200", verb, STORE_HOST, SCHEDULER), float(n))
+    if controller_seconds is not None:
+        state.observe(duration, ("LIST", STORE_HOST, CONTROLLERS), [controller_seconds])
+        state.inc(total, ("200", "GET", STORE_HOST, CONTROLLERS))

@@ -159,13 +159,15 @@ def run_once(
     now = now or failpoints.now()
     started = time.perf_counter()
     uid = f"session-{uuid.uuid4().hex[:12]}"
+    controller_seconds = None
     if reconcile:
         try:
             reconcile_jobs(now)  # 1.
         except Exception as exc:  # recorded, and the next period tries again
             return _failed(uid, now, started, None, exc, record)
+        controller_seconds = time.perf_counter() - started
     with no_automatic_gc(), checkpoint_after():  # SQLite's WAL copied after the cycle (wal)
-        return _cycle(uid, now, started, still_leader, record)
+        return _cycle(uid, now, started, still_leader, record, controller_seconds)
 
 
 def _failed(
@@ -197,6 +199,7 @@ def _cycle(
     started: float,
     still_leader: Callable[[], bool] | None,
     record: bool,
+    controller_seconds: float | None = None,
 ) -> SessionSummary:
     """Steps 2-5 of one cycle."""
     configuration: SchedulerConfiguration | None = None
@@ -260,7 +263,8 @@ def _cycle(
             _record_nodes(now, loads)
     state = load_state()
     observe_session(state, snapshot=snapshot, decisions=decisions, applied=applied,
-                    e2e_ms=e2e_ms, open_ms=open_ms, now=now)  # fmt: skip
+                    e2e_ms=e2e_ms, open_ms=open_ms, now=now,
+                    controller_seconds=controller_seconds)  # fmt: skip
     save_state(state)
     logger.info(
         "session %s: %d bound (%d refused as stale), %d evicted, %d unschedulable in %.0f ms "

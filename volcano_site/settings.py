@@ -119,6 +119,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so it times the whole request as kube-apiserver's own metrics do.
+    "volcano_site.kube.metrics.request_metrics",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -153,6 +155,14 @@ TEMPLATES = [
 
 DATABASES = {"default": database_config(os.environ.get("DATABASE_URL"), DATA_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The Metrics pages read this Prometheus (its HTTP API) instead of the built-in history when
+# set, e.g. http://localhost:9090; the token is sent as a bearer token when the Prometheus (or
+# its proxy) asks for one; the scrape interval sizes the rate windows of the queries.
+PROMETHEUS_URL = os.environ.get("PROMETHEUS_URL", "")
+PROMETHEUS_TOKEN = os.environ.get("PROMETHEUS_TOKEN", "")
+PROMETHEUS_TIMEOUT = float(os.environ.get("PROMETHEUS_TIMEOUT", "5"))
+PROMETHEUS_SCRAPE_INTERVAL = int(os.environ.get("PROMETHEUS_SCRAPE_INTERVAL", "15"))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

@@ -6,6 +6,8 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 
 from scheduler.metrics import metrics_view
+from scheduler.metrics_kube_state import kube_state_view
+from volcano_site.kube.metrics import apiserver_metrics_view
 
 admin.site.site_header = "Volcano console"
 admin.site.site_title = "Volcano console"
@@ -16,6 +18,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("accounts/", include("volcano_site.accounts.urls")),
     # Prometheus scrapes Volcano's volcano_* series here (no login, like Volcano's :8080).
     path("metrics", metrics_view, name="metrics"),
+    # kube-state-metrics' series for our nodes and pods (Volcano's dashboards read them).
+    path("metrics/kube-state-metrics", kube_state_view, name="metrics_kube_state"),
+    # The API server's request counts and latencies, as kube-apiserver exports them.
+    path("metrics/apiserver", apiserver_metrics_view, name="metrics_apiserver"),
     # The Kubernetes-style REST API (/api/v1/..., /apis/...), its schema and docs.
     path("", include("volcano_site.api_urls")),
     # The console: each app owns its pages (the nav lights an entry up once its URL exists).

@@ -1,0 +1,232 @@
+"""PrometheusSource against a fake Prometheus: the PromQL it sends, the step it picks, the units
+and shapes it returns, and the error a page shows when Prometheus cannot answer."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from monitoring import promql
+from monitoring.prometheus import PrometheusError, PrometheusSource
+from monitoring.sources import HistorySource, current_source
+
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+Answer = Callable[[str, dict[str, str]], tuple[int, bytes]]
+
+
+@dataclass
+class FakePrometheus:
+    """An HTTP server answering ``/api/v1/*`` with ``answer(path, params)``; it keeps the calls."""
+
+    url: str
+    calls: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    authorization: list[str] = field(default_factory=list)
+    answer: Answer = lambda path, params: (200, b"{}")
+
+
+def _matrix(result: list[dict[str, Any]]) -> bytes:
+    return json.dumps(
+        {"status": "success", "data": {"resultType": "matrix", "result": result}}
+    ).encode()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakePrometheus]:
+    server_box: dict[str, FakePrometheus] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            parsed = urllib.parse.urlsplit(self.path)
+            params = dict(urllib.parse.parse_qsl(parsed.query))
+            box = server_box["fake"]
+            box.calls.append((parsed.path, params))
+            box.authorization.append(self.headers.get("Authorization", ""))
+            code, body = box.answer(parsed.path, params)
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server_box["fake"] = FakePrometheus(f"http://127.0.0.1:{server.server_address[1]}")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server_box["fake"]
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_step_keeps_a_range_under_720_points_and_never_below_the_scrape_interval() -> None:
+    assert promql.choose_step(15 * 60, scrape_interval=1) == 2
+    assert promql.choose_step(3600, scrape_interval=15) == 15
+    assert promql.choose_step(7 * 86400, scrape_interval=15) == 900
+    for span in (60, 900, 3600, 6 * 3600, 86400, 7 * 86400):
+        step = promql.choose_step(span, scrape_interval=1)
+        assert span / step <= 720
+
+
+def test_queue_figures_ask_volcanos_series_by_resource() -> None:
+    assert promql.queue_query("allocated", "cpu", step=15) == "volcano_queue_allocated_milli_cpu"
+    assert promql.queue_query("deserved", "memory", step=15, queue="q1") == (
+        'volcano_queue_deserved_memory_bytes{queue_name="q1"}'
+    )
+    gpu = promql.queue_query("allocated", "nvidia.com/gpu", step=15)
+    assert gpu == 'volcano_queue_allocated_scalar_resources{resource="nvidia.com/gpu"}'
+    assert promql.queue_query("running", "cpu", step=15) == "volcano_queue_pod_group_running_count"
+    assert promql.queue_query("share_max", "cpu", step=60) == (
+        "max_over_time(volcano_queue_share[60s])"
+    )
+    assert promql.queue_query("guarantee", "cpu", step=15) is None  # Volcano exports none
+
+
+def test_latency_queries_are_histogram_means_and_quantiles_over_a_rate_window() -> None:
+    queries = promql.session_queries(step=2, scrape_interval=15)
+
+    assert queries["e2e_ms"] == (
+        "sum(rate(volcano_e2e_scheduling_latency_milliseconds_sum[60s]))"
+        " / sum(rate(volcano_e2e_scheduling_latency_milliseconds_count[60s]))"
+    )
+    assert queries["e2e_max_ms"].startswith("histogram_quantile(0.99, sum by (le)")
+    assert "by (action)" in queries["action_ms"]
+    assert "by (plugin)" in queries["plugin_ms"]
+
+
+def test_queue_series_come_back_in_the_historys_units_and_shape(fake: FakePrometheus) -> None:
+    start = T0.timestamp()
+
+    def answer(path: str, params: dict[str, str]) -> tuple[int, bytes]:
+        assert path == "/api/v1/query_range"
+        if params["query"] == "volcano_queue_allocated_memory_bytes":
+            return 200, _matrix([{"metric": {"queue_name": "q1"},
+                                  "values": [[start, "1024"], [start + 30, "2048"]]}])  # fmt: skip
+        if params["query"] == "volcano_queue_weight":
+            return 200, _matrix([{"metric": {"queue_name": "q1"}, "values": [[start + 15, "3"]]}])
+        return 200, _matrix([])
+
+    fake.answer = answer
+    source = PrometheusSource(fake.url, scrape_interval=15)
+
+    series = source.queue_series(
+        "memory", T0, T0 + timedelta(seconds=30), fields=("allocated", "weight", "guarantee")
+    )
+
+    assert series.resolution == 15
+    assert series.times == [(T0 + timedelta(seconds=s)).isoformat() for s in (0, 15, 30)]
+    q1 = series.queues["q1"]
+    assert q1["allocated"] == [1024_000, None, 2048_000]  # bytes → the engine's milli-bytes
+    assert q1["weight"] == [None, 3, None]
+    assert q1["guarantee"] == [None, None, None]
+    step_asked = {params["step"] for _, params in fake.calls}
+    assert step_asked == {"15"}
+
+
+def test_a_bad_field_names_the_field(fake: FakePrometheus) -> None:
+    with pytest.raises(ValueError, match="fields: unknown queue field"):
+        PrometheusSource(fake.url).queue_series("cpu", T0, T0, fields=("nonsense",))
+
+
+def test_session_series_fill_every_part_the_charts_read(fake: FakePrometheus) -> None:
+    start = T0.timestamp()
+
+    def answer(path: str, params: dict[str, str]) -> tuple[int, bytes]:
+        query = params["query"]
+        if "by (action)" in query and "eviction" not in query:
+            return 200, _matrix([{"metric": {"action": "allocate"}, "values": [[start, "4.5"]]}])
+        if "eviction_transactions" in query:
+            return 200, _matrix([{"metric": {"action": "preempt"}, "values": [[start, "2"]]}])
+        if query.startswith("sum(rate(volcano_e2e_scheduling_latency_milliseconds_count"):
+            return 200, _matrix([{"metric": {}, "values": [[start, "15"]]}])
+        if query.startswith("sum(rate(volcano_e2e_scheduling_latency_milliseconds_sum"):
+            return 200, _matrix([{"metric": {}, "values": [[start, "12.5"]]}])
+        return 200, _matrix([])
+
+    fake.answer = answer
+
+    got = PrometheusSource(fake.url).session_series(T0, T0 + timedelta(seconds=15))
+
+    assert got.sessions == [15, 0]
+    assert got.e2e_ms == [12.5, 0.0]
+    assert got.action_ms == {"allocate": [4.5, None]}
+    assert got.evictions_by_action == {"preempt": [2, 0]}
+    assert got.counts["evictions"] == [2, 0]
+    assert set(got.counts) >= {"binds", "evictions", "unschedulable_jobs", "unschedulable_tasks"}
+
+
+@dataclass(frozen=True)
+class ErrorCase:
+    name: str
+    code: int
+    body: bytes
+    message: str
+
+
+ERROR_CASES = [
+    ErrorCase("http 500", 500, b'{"status":"error","error":"boom"}', "answered HTTP 500: boom"),
+    ErrorCase("not json", 200, b"<html>grafana</html>", "not JSON"),
+    ErrorCase(
+        "refused",
+        200,
+        b'{"status":"error","error":"parse error"}',
+        "refused the query: parse error",
+    ),
+    ErrorCase(
+        "wrong shape", 200, b'{"status":"success","data":{"resultType":"vector"}}', "with a matrix"
+    ),
+]
+
+
+@pytest.mark.parametrize("case", ERROR_CASES, ids=lambda c: c.name)
+def test_a_prometheus_that_cannot_answer_gives_a_sentence_not_a_crash(
+    fake: FakePrometheus, case: ErrorCase
+) -> None:
+    fake.answer = lambda path, params: (case.code, case.body)
+
+    with pytest.raises(PrometheusError, match=case.message) as error:
+        PrometheusSource(fake.url).queue_series("cpu", T0, T0 + timedelta(minutes=5))
+
+    assert fake.url in str(error.value) or "matrix" in str(error.value)
+
+
+def test_nothing_listening_is_reported_with_the_url() -> None:
+    source = PrometheusSource("http://127.0.0.1:9", timeout=1)
+
+    with pytest.raises(PrometheusError, match=r"Prometheus at http://127.0.0.1:9 did not answer"):
+        source.session_series(T0, T0 + timedelta(minutes=5))
+
+
+def test_a_url_that_is_not_http_names_the_setting() -> None:
+    with pytest.raises(PrometheusError, match="PROMETHEUS_URL: 'localhost:9090' is not"):
+        PrometheusSource("localhost:9090")
+
+
+def test_the_token_is_sent_as_a_bearer_token(fake: FakePrometheus) -> None:
+    fake.answer = lambda path, params: (200, _matrix([]))
+
+    PrometheusSource(fake.url, token="s3cret").queue_series(
+        "cpu", T0, T0 + timedelta(minutes=1), fields=("weight",)
+    )
+
+    assert fake.authorization == ["Bearer s3cret"]
+
+
+def test_the_pages_read_prometheus_only_when_its_url_is_set() -> None:
+    with override_settings(PROMETHEUS_URL=""):
+        assert isinstance(current_source(), HistorySource)
+    with override_settings(PROMETHEUS_URL="http://prometheus:9090/", PROMETHEUS_SCRAPE_INTERVAL=5):
+        source = current_source()
+        assert isinstance(source, PrometheusSource)
+        assert source.name == "prometheus"
+        assert source.label == "Prometheus at http://prometheus:9090"
+        assert source.scrape_interval == 5
