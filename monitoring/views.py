@@ -17,6 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
 from monitoring.panels import Reader, panel, panels_of
+from monitoring.prometheus import PrometheusError
 from monitoring.ranges import RANGES, SECTIONS, MetricsQuery, QueryError, parse_query
 from monitoring.recorder import HISTORY_TOPIC
 from monitoring.sources import current_source
@@ -37,9 +38,7 @@ def _queue_names() -> list[str]:
 
 
 def _base_context(request: HttpRequest) -> dict[str, Any]:
-    source = current_source()
     return {
-        "source": source,
         "ranges": [*RANGES, "custom"],
         "sections": SECTIONS,
         "resources": RESOURCES,
@@ -52,20 +51,31 @@ def _base_context(request: HttpRequest) -> dict[str, Any]:
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Render the Metrics page: one section's charts for the range and queues asked for."""
     context = _base_context(request)
+    section = request.GET.get("section", "latency")
     try:
         query = parse_query(request.GET, now=timezone.now())
     except QueryError as exc:
-        context.update(error=exc, query=None, section=request.GET.get("section", "latency"))
+        context.update(error=exc, query=None, section=section, source=_source_or_none())
         return render_page(request, "monitoring/dashboard.html", context, status=400)
-    reader = Reader(context["source"], query)
-
-    def figures() -> list[tuple[str, bool, dict[str, Any]]]:
-        """Build the section's figures only when the page or its fragment is rendered."""
-        return [(p.name, p.wide, figure_data(p.build(reader))) for p in panels_of(query.section)]
-
-    context.update(query=query, section=query.section, figures=figures,
+    try:  # a Prometheus that does not answer is said on the page, never a 500
+        source = current_source()
+        reader = Reader(source, query)
+        figures = [(p.name, p.wide, figure_data(p.build(reader))) for p in panels_of(query.section)]
+    except PrometheusError as exc:
+        context.update(error=exc, query=query, section=query.section, figures=[],
+                       source=_source_or_none(), query_string=request.GET.urlencode())  # fmt: skip
+        return render_page(request, "monitoring/dashboard.html", context, status=502)
+    context.update(query=query, section=query.section, figures=figures, source=source,
                    query_string=request.GET.urlencode())  # fmt: skip
     return render_page(request, "monitoring/dashboard.html", context, fragments=FRAGMENTS)
+
+
+def _source_or_none() -> Any:
+    """Return the configured source for its label, or None when even that is refused."""
+    try:
+        return current_source()
+    except PrometheusError:
+        return None
 
 
 @role_required()
@@ -83,7 +93,12 @@ def chart_data(request: HttpRequest, name: str) -> HttpResponse:
         if wanted == "csv":
             return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
         return JsonResponse({"error": str(exc), "field": exc.field}, status=400)
-    figure = chart.build(Reader(current_source(), query))
+    try:
+        figure = chart.build(Reader(current_source(), query))
+    except PrometheusError as exc:
+        if wanted == "csv":
+            return HttpResponse(f"{exc}\n", status=502, content_type="text/plain; charset=utf-8")
+        return JsonResponse({"error": str(exc), "field": "PROMETHEUS_URL"}, status=502)
     if wanted == "csv":
         response = HttpResponse(figure_csv(figure), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{name}-{query.range}.csv"'

@@ -209,3 +209,47 @@ def test_the_charts_region_refreshes_when_a_session_is_recorded(
     assert body.lstrip().startswith('<section id="metrics-charts"')
     assert "<nav" not in body
     assert len(_figures(body)) == 4
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on once this closes
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_prometheus_that_does_not_answer_is_said_on_the_page_and_in_the_data(
+    console_login: Callable[..., Client], settings: Any
+) -> None:
+    settings.PROMETHEUS_URL = f"http://127.0.0.1:{_closed_port()}"
+    settings.PROMETHEUS_TIMEOUT = 1
+    client = console_login("u-viewer", "viewer")
+
+    page = client.get(URL, {"range": "1h"})
+    data = client.get(reverse("monitoring:chart_data", args=["latency-e2e"]), {"range": "1h"})
+    csv_data = client.get(
+        reverse("monitoring:chart_data", args=["latency-e2e"]), {"range": "1h", "format": "csv"}
+    )
+
+    assert page.status_code == 502
+    html = page.content.decode()
+    assert f"Source: Prometheus at {settings.PROMETHEUS_URL}" in html
+    assert re.search(r'<ul class="errorlist" role="alert"><li>[^<]*Prometheus', html)
+    assert _figures(html) == {}
+    assert data.status_code == 502
+    assert "Prometheus" in data.json()["error"]
+    assert csv_data.status_code == 502
+    assert "Prometheus" in csv_data.content.decode()
+
+
+def test_a_malformed_prometheus_url_names_the_setting_on_the_page(
+    console_login: Callable[..., Client], settings: Any
+) -> None:
+    settings.PROMETHEUS_URL = "localhost:9090"
+    response = console_login("u-viewer", "viewer").get(URL)
+
+    assert response.status_code == 502
+    html = response.content.decode()
+    assert "PROMETHEUS_URL: &#x27;localhost:9090&#x27; is not an http(s) URL" in html
+    assert "Source:" not in html
