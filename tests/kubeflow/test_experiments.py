@@ -86,13 +86,19 @@ def test_a_later_high_priority_job_runs_before_an_earlier_default_one(
     namespace = "exp-priority"
     jobs = watch(namespace, "pytorchjob")
     groups = watch(namespace, "podgroup", "-owide")
+    # The first job runs twice as long as the example (10 simulated minutes, 10 s here), so
+    # that it still holds the queue when the two later jobs arrive on a loaded machine.
     assert (
-        _create(training_server, SIX, namespace)
+        _create(training_server, SIX.replace("sleep 5m", "sleep 10m"), namespace)
         == "pytorchjob.kubeflow.org/pytorch-dist-mnist created"
     )
     assert jobs.wait_for(_running("pytorch-dist-mnist"), timeout=60), jobs.lines
-    _create(training_server, _named(SIX, "pytorch-dist-mnist", "pytorch-default"), namespace)
-    _create(training_server, HIGH, namespace)
+    # One kubectl call creates both, the default job first, then the high-priority one.
+    later = _named(SIX, "pytorch-dist-mnist", "pytorch-default") + "\n---\n" + HIGH
+    assert _create(training_server, later, namespace).splitlines() == [
+        "pytorchjob.kubeflow.org/pytorch-default created",
+        "pytorchjob.kubeflow.org/pytorch-dist-mnist-high created",
+    ]
     assert jobs.wait_for(_running("pytorch-default"), timeout=90), jobs.lines
     assert _first_running(jobs) == [
         "pytorch-dist-mnist",
