@@ -21,6 +21,7 @@ from monitoring.sources import MetricsSource
 
 __all__ = ["BUSIEST", "PANELS", "Panel", "Reader", "panel", "panels_of"]
 
+ROOT = "root"  # Volcano's root queue, parent of every queue
 BUSIEST = 10  # queue charts without a queue filter: the busiest queues, so 100 stay readable
 TOP_JOBS = 10
 _QUEUE_FIELDS = ("allocated", "deserved", "share", "pods_pending", "pods_running")
@@ -60,8 +61,9 @@ class Reader:
             note = f"UTC · queues: {', '.join(self.query.queues)}"
         else:
             chosen = _busiest(series, BUSIEST)
-            note = (f"UTC · the {len(chosen)} busiest of {len(series.queues)} queues (pick "
-                    "queues above)" if len(series.queues) > len(chosen) else "UTC")  # fmt: skip
+            shown = len([n for n in series.queues if n != ROOT])
+            note = (f"UTC · the {len(chosen)} busiest of {shown} queues (pick "
+                    "queues above)" if shown > len(chosen) else "UTC")  # fmt: skip
         picked = QueueSeries(
             resource=series.resource,
             resolution=series.resolution,
@@ -73,7 +75,12 @@ class Reader:
 
 def _busiest(series: QueueSeries, count: int) -> list[str]:
     """Return the ``count`` queues holding the most of the resource over the range (by name
-    for ties), in name order."""
+    for ties), in name order.
+
+    ``root`` is left out: it holds no job of its own (its children's sum under the capacity
+    plugin's hierarchy), so stacked with them it would count everything twice. Picking it in
+    the queue filter still draws it.
+    """
 
     def load(name: str) -> float:
         fields = series.queues[name]
@@ -81,7 +88,7 @@ def _busiest(series: QueueSeries, count: int) -> list[str]:
         pods = [v for v in fields.get("pods_running", []) if v is not None]
         return (sum(held) / len(held) if held else 0.0) + (sum(pods) if pods else 0.0) * 1e-9
 
-    ranked = sorted(series.queues, key=lambda n: (-load(n), n))[:count]
+    ranked = sorted((n for n in series.queues if n != ROOT), key=lambda n: (-load(n), n))[:count]
     return sorted(ranked)
 
 

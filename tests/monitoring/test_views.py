@@ -253,3 +253,25 @@ def test_a_malformed_prometheus_url_names_the_setting_on_the_page(
     html = response.content.decode()
     assert "PROMETHEUS_URL: &#x27;localhost:9090&#x27; is not an http(s) URL" in html
     assert "Source:" not in html
+
+
+def test_queue_charts_leave_root_out_unless_it_is_picked(
+    console_login: Callable[..., Client],
+) -> None:
+    now = timezone.now()
+    for i in range(6):
+        store(now - timedelta(seconds=10 * (6 - i)),
+              sample(queues={"alpha": 0.25, "root": 0.0}, binds=1))  # fmt: skip
+    client = console_login("u-viewer", "viewer")
+
+    default = _figures(client.get(URL, {"section": "queues"}).content.decode())
+    picked = _figures(
+        client.get(URL, {"section": "queues", "queue": ["alpha", "root"]}).content.decode()
+    )
+
+    def names(figures: dict[str, dict[str, Any]]) -> set[str]:
+        return {t.get("name", "") for f in figures.values() for t in f["data"]}
+
+    assert any("alpha" in n for n in names(default))
+    assert not any("root" in n for n in names(default))
+    assert any("root" in n for n in names(picked))
