@@ -172,6 +172,14 @@ def test_a_gated_pod_waits_and_says_why(operator: Client) -> None:
     assert scheduled["message"] == "Scheduling is blocked due to non-empty scheduling gates"
     group = PodGroup.objects.get(pods__name="gated")
     assert any("SchedulingGated" in str(c.get("message", "")) for c in group.conditions)
+    # kubectl get pods shows it in STATUS, as kubectl 1.27+ prints a gated pod
+    table = operator.get(
+        PODS.format(ns="default"),
+        headers={"accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"},
+    ).json()
+    columns = [c["name"] for c in table["columnDefinitions"]]
+    row = next(r["cells"] for r in table["rows"] if r["cells"][0] == "gated")
+    assert row[columns.index("STATUS")] == "SchedulingGated"
 
 
 def test_removing_the_gates_lets_the_pod_be_scheduled(operator: Client) -> None:

@@ -101,10 +101,14 @@ def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
 
 def _pod_status(manifest: dict[str, Any]) -> str:
     """Return kubectl's pod STATUS: the phase or reason, a container's waiting or terminated
-    reason (``ContainerCreating``, ``CrashLoopBackOff``, ``Completed``, ``Error``), and
-    ``Terminating`` for a pod being deleted."""
+    reason (``ContainerCreating``, ``CrashLoopBackOff``, ``Completed``, ``Error``),
+    ``SchedulingGated`` for a pod held by scheduling gates, and ``Terminating`` for a pod
+    being deleted."""
     status = manifest.get("status") or {}
     reason = str(status.get("reason") or status.get("phase") or "")
+    for condition in status.get("conditions") or []:  # kubectl ≥ 1.27: a gated pod says so
+        if condition.get("type") == "PodScheduled" and condition.get("reason") == "SchedulingGated":
+            reason = "SchedulingGated"
     running = False
     for container in reversed(status.get("containerStatuses") or []):
         state = container.get("state") or {}
