@@ -46,6 +46,21 @@ WINDOW_POINTS = 60  # quantiles over time: about this many points, whatever the 
 _HEIGHT = 320
 
 
+class _Figure(go.Figure):
+    """A figure whose export does not deep-copy its values again.
+
+    ``go.Figure.to_dict`` (what ``to_json`` and so ``figure_data`` start with) deep-copies
+    every trace and walks every value looking for arrays to encode: for a week's chart of
+    20 traces of 1,200 points that was a fifth of its data's time. The figures here hold
+    lists of plain numbers and strings that nothing changes after the build, so a shallow
+    copy of each trace and of the layout is enough.
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the data and layout (shallow copies; the values are shared)."""
+        return {"data": [dict(trace) for trace in self._data], "layout": dict(self._layout)}
+
+
 def _figure(traces: list[dict[str, Any]]) -> go.Figure:
     """Return a figure of ``traces`` that skips plotly.py's per-value validation.
 
@@ -53,7 +68,7 @@ def _figure(traces: list[dict[str, Any]]) -> go.Figure:
     building the figure (``bench/metrics_pages.py``), and these figures are built from typed
     series by the functions below, which the tests check.
     """
-    return go.Figure(data=traces, _validate=False)
+    return _Figure(data=traces, _validate=False)
 
 
 def _scatter(traces: list[dict[str, Any]], **trace: Any) -> None:
