@@ -71,12 +71,28 @@ def _figure(traces: list[dict[str, Any]]) -> go.Figure:
     return _Figure(data=traces, _validate=False)
 
 
+class _Shared(list[Any]):
+    """A trace's values that plotly.py does not deep-copy: the figure constructor copies every
+    trace (``deepcopy``), one call per value, a quarter of a week's chart; these lists are
+    built for the one figure and nothing changes them after."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Shared:
+        return self
+
+
+def _shared(trace: dict[str, Any]) -> dict[str, Any]:
+    for key in ("x", "y", "customdata"):
+        if isinstance(trace.get(key), list):
+            trace[key] = _Shared(trace[key])
+    return trace
+
+
 def _scatter(traces: list[dict[str, Any]], **trace: Any) -> None:
-    traces.append({"type": "scatter", **trace})
+    traces.append(_shared({"type": "scatter", **trace}))
 
 
 def _bar(traces: list[dict[str, Any]], **trace: Any) -> None:
-    traces.append({"type": "bar", **trace})
+    traces.append(_shared({"type": "bar", **trace}))
 
 
 def _layout(title: str, uirevision: str, *, note: str = "", **extra: Any) -> dict[str, Any]:

@@ -94,6 +94,13 @@ def _drf_part(drf: dict[str, Any]) -> bytes:
 
 
 @functools.lru_cache(maxsize=32)
+def _layout(text: bytes) -> dict[str, Any]:
+    """Return a queue part's layout; the same sample after sample, so parsed once (read only)."""
+    layout: dict[str, Any] = json.loads(text)
+    return layout
+
+
+@functools.lru_cache(maxsize=32)
 def _names(text: bytes) -> tuple[str, ...]:
     return tuple(json.loads(text))
 
@@ -139,7 +146,7 @@ class QueueBlocks:
 
     def queues(self) -> dict[str, Any]:
         """Return the columns as lists (the layout of ``monitoring.sample``)."""
-        queues: dict[str, Any] = {"name": self.names}
+        queues: dict[str, Any] = {"name": list(self.names)}
         queues.update(zip(self.scalars, self.scalar_block.tolist(), strict=True))
         queues.update(zip(self.amounts, self.amount_block.tolist(), strict=True))
         return queues
@@ -148,7 +155,7 @@ class QueueBlocks:
 def _blocks(body: bytes) -> tuple[QueueBlocks, int]:
     """Return the queue columns at the start of ``body`` and where they end."""
     size = int.from_bytes(body[:_LENGTH], "little")
-    layout = json.loads(body[_LENGTH : _LENGTH + size])
+    layout = _layout(body[_LENGTH : _LENGTH + size])
     names, scalars, amounts = layout["name"], layout["scalars"], layout["amounts"]
     count, width = len(names), len(layout["resources"])
     start = _LENGTH + size
@@ -270,7 +277,7 @@ def decode_rest(blob: bytes | memoryview) -> dict[str, Any]:
 def decode(blob: bytes | memoryview, *, queues_only: bool = False) -> dict[str, Any]:
     """Return the figures ``encode`` packed (only ``resources`` and ``queues`` if asked)."""
     blocks = decode_blocks(blob)
-    data: dict[str, Any] = {"resources": blocks.resources, "queues": blocks.queues()}
+    data: dict[str, Any] = {"resources": list(blocks.resources), "queues": blocks.queues()}
     if not queues_only:
         data.update(decode_rest(blob))
     return data
