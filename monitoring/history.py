@@ -232,6 +232,10 @@ class SessionSeries:
     counts: dict[str, list[int]] = field(default_factory=dict)
     evictions_by_action: dict[str, list[int]] = field(default_factory=dict)
     evictions_by_queue: dict[str, list[int]] = field(default_factory=dict)
+    # Per time: the sessions per latency bucket (``monitoring.latency``: ``{"e2e": counts,
+    # "actions": {name: counts}, "plugins": {name: counts}}``), None where the point was
+    # recorded without them (before they existed, or a source that has none).
+    histograms: list[dict[str, Any] | None] = field(default_factory=list)
 
 
 def session_series(
@@ -250,6 +254,7 @@ def session_series(
         latency, counts = data["latency"], data["counts"]
         out.e2e_ms.append(latency["e2e"])
         out.e2e_max_ms.append(latency["e2e_max"])
+        out.histograms.append(latency.get("hist"))
         _append(out.action_ms, latency["actions"], step, None)
         _append(out.plugin_ms, latency["plugins"], step, None)
         _append(out.evictions_by_action, counts["evictions_by_action"], step, 0)
