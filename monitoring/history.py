@@ -341,8 +341,7 @@ def _job_series(blocks: list[DrfBlock]) -> dict[str, dict[str, Any]]:
     in_last = set(last)
     others = sorted((i for i, u in enumerate(names) if u not in in_last),
                     key=lambda i: (-peaks[i], names[i]))  # fmt: skip
-    kept = [numbers[u] for u in last if u in numbers] + others
-    kept = list(dict.fromkeys(kept))[:keep]
+    kept = list(dict.fromkeys(([numbers[u] for u in last] + others)[:keep]))
     row_of = np.full(len(numbers), -1, dtype=np.intp)
     row_of[kept] = np.arange(len(kept))
     grid = np.full((len(kept), len(blocks)), np.nan)
