@@ -152,16 +152,16 @@ def _quantiles(
     return out
 
 
-def _counts_of(series: SessionSeries, component: str) -> dict[str, list[dict[str, int] | None]]:
-    """Return per name (``session`` for e2e) its bucket counts per point, when the points
-    cover many sessions and every one has histograms; else nothing (the values are used)."""
+def _counts_of(series: SessionSeries, component: str) -> dict[str, list[Mapping[str, int] | None]]:
+    """Return per name (``session`` for e2e) its bucket counts per point (None where a point
+    has none) when the points cover many sessions; else nothing (the values are used)."""
     hists = series.histograms
-    if series.resolution == 0 or len(hists) != len(series.times) or None in hists:
+    if series.resolution == 0 or len(hists) != len(series.times) or not any(hists):
         return {}
     if component == "e2e":
-        return {"session": [h["e2e"] for h in hists if h is not None]}
+        return {"session": [None if h is None else h["e2e"] for h in hists]}
     names = series.action_ms if component == "actions" else series.plugin_ms
-    return {n: [h[component].get(n, {}) for h in hists if h is not None] for n in names}
+    return {n: [None if h is None else h[component].get(n, {}) for h in hists] for n in names}
 
 
 def _most(quantiles: Mapping[str, Mapping[str, list[float | None]]], count: int) -> set[str]:

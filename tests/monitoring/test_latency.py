@@ -109,3 +109,19 @@ def test_the_histogram_of_a_day_counts_every_session_in_volcanos_buckets(setting
     assert sum(session.y) == 180
     assert session.y[bucket_of("e2e", 3.0)] == 120
     assert session.y[bucket_of("e2e", 400.0)] == 60
+
+
+def test_a_window_of_points_recorded_before_histograms_keeps_the_quantile_of_means() -> None:
+    from monitoring.history import SessionSeries
+
+    times = [f"2026-01-01T00:{m:02d}:00+00:00" for m in range(120)]
+    means = [float(m % 10) + 1 for m in range(120)]
+    series = SessionSeries(resolution=60, times=times, e2e_ms=means, e2e_max_ms=means)
+    series.histograms = [None] * 60 + [{"e2e": {"10": 60}, "actions": {}, "plugins": {}}] * 60
+
+    p50 = next(t for t in charts.latency_quantile_figure(series, component="e2e").data
+               if t.name == "session p50")  # fmt: skip
+
+    assert p50.y[0] == pytest.approx(1.5)  # windows of two minutes' means: 1 and 2
+    low, high = E2E[9], E2E[10]
+    assert p50.y[-1] == pytest.approx(low + (high - low) * 0.5, abs=0.001)  # from the counts
