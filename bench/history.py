@@ -157,6 +157,16 @@ def _big_sample() -> dict[str, Any]:
         cores = rng.randrange(0, 3200)
         return [cores * 1000, cores * 4 * gib, rng.randrange(0, 100) * 1000, cores * 1000]
 
+    from monitoring.latency import histogram, merge_histograms
+
+    actions = dict.fromkeys(("enqueue", "allocate", "backfill", "preempt", "reclaim"), 50.0)
+    plugins = dict.fromkeys(("priority", "gang", "drf", "proportion", "binpack"), 1.0)
+    # a roll-up's spread: its sessions over several buckets per component
+    hist = merge_histograms(
+        histogram(250.0 * f, {k: v * f for k, v in actions.items()},
+                  {k: v * f for k, v in plugins.items()})
+        for f in (0.3, 0.6, 1.0, 1.5, 3.0)
+    )  # fmt: skip
     return {
         "v": 1,
         "resources": ["cpu", "memory", "nvidia.com/gpu", "pods"],
@@ -180,8 +190,7 @@ def _big_sample() -> dict[str, Any]:
         },
         "latency": {
             "e2e": 250.0, "e2e_max": 250.0,
-            "actions": dict.fromkeys(("enqueue", "allocate", "backfill", "preempt", "reclaim"), 50.0),
-            "plugins": dict.fromkeys(("priority", "gang", "drf", "proportion", "binpack"), 1.0),
+            "actions": actions, "plugins": plugins, "hist": hist,
         },
         "counts": {"binds": 10, "evictions": 1, "evictions_by_action": {"preempt": 1},
                    "evictions_by_queue": {names[rng.randrange(100)]: 1},

@@ -113,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     """Build the week, time every chart for every range, print p50/p95 and the verdict."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--no-freeze", action="store_true",
+                        help="leave the start-up heap to the garbage collector (servers before i18perf)")  # fmt: skip
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as data_dir:
         setup_django(data_dir)
@@ -121,6 +123,10 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         count = _build_week(timezone.now())
         print(f"a week of history: {count:,} rows built in {time.perf_counter() - started:.1f} s")
+        if not args.no_freeze:  # as the server does once set up (volcano_site/asgi.py)
+            from volcano_site.startup import freeze_startup_heap
+
+            freeze_startup_heap()
         walls, cpus = _time_panels(args.runs)
     load = os.getloadavg()[0]
     print(f"load average {load:.1f} on {os.cpu_count()} CPUs: on a shared machine the wall "

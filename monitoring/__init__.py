@@ -6,7 +6,7 @@ as the engine holds them), its share (the sharing plugin's: proportion or capaci
 PodGroups Pending/Inqueue/Running and pods pending and running; the running jobs' DRF shares (the top N jobs with their
 dominant resource, and per queue the count, mean and max share), read from the drf plugin by a
 session observer that changes nothing; the session's end-to-end, per-action and per-plugin
-latency; binds, evictions (in total, by action: preempt, reclaim, and by queue), pipelined pods and
+latency, also as counts in Volcano's latency buckets (``monitoring.latency``); binds, evictions (in total, by action: preempt, reclaim, and by queue), pipelined pods and
 unschedulable jobs and tasks.
 
 Why compact: one row per session (``HistorySample``), not one per queue, job or pod. Its queue
@@ -23,5 +23,6 @@ deletes samples older than their tier keeps. The merge rule per field: mean (wei
 sessions) for load (allocated, deserved, share, PodGroup counts, DRF mean share, latencies),
 max for peaks (``share_max``, ``e2e_max``, DRF max share), last for settings (weight,
 guarantee, capability) and the top jobs, sum for counts (binds, evictions, pipelined,
-unschedulable). Readers (``monitoring.history``) choose the tier from the range asked for.
+unschedulable, and the latency buckets' counts, so a rolled-up point's p50/p95/p99 are
+those of its sessions within one bucket, not quantiles of means). Readers (``monitoring.history``) choose the tier from the range asked for.
 """

@@ -232,6 +232,10 @@ class SessionSeries:
     counts: dict[str, list[int]] = field(default_factory=dict)
     evictions_by_action: dict[str, list[int]] = field(default_factory=dict)
     evictions_by_queue: dict[str, list[int]] = field(default_factory=dict)
+    # Per time: the sessions per latency bucket (``monitoring.latency``: ``{"e2e": counts,
+    # "actions": {name: counts}, "plugins": {name: counts}}``), None where the point was
+    # recorded without them (before they existed, or a source that has none).
+    histograms: list[dict[str, Any] | None] = field(default_factory=list)
 
 
 def session_series(
@@ -250,6 +254,7 @@ def session_series(
         latency, counts = data["latency"], data["counts"]
         out.e2e_ms.append(latency["e2e"])
         out.e2e_max_ms.append(latency["e2e_max"])
+        out.histograms.append(latency.get("hist"))
         _append(out.action_ms, latency["actions"], step, None)
         _append(out.plugin_ms, latency["plugins"], step, None)
         _append(out.evictions_by_action, counts["evictions_by_action"], step, 0)
@@ -302,29 +307,51 @@ def _job_series(blocks: list[DrfBlock]) -> dict[str, dict[str, Any]]:
     peak share over the range, as many as the last top holds (at least 50).
 
     Jobs come and go from the top N, so a week can see thousands; a series for each would be
-    thousands of mostly empty lists. Points are collected sparsely, and only the kept jobs get
-    their full series (``None`` where a job was not among the top N).
+    thousands of mostly empty lists. Every sample's top jobs are laid end to end as columns
+    (a number per uid, the shares in one array), the peaks and last positions are taken with
+    NumPy, and only the kept jobs get their full series (``None`` where a job was not among
+    the top N). A job's queue and dominant resource are those of its latest appearance.
     """
-    seen: dict[str, list[Any]] = {}  # uid -> [queue, dominant, steps, shares, peak]
-    for step, block in enumerate(blocks):
-        for uid, queue, share, dominant in block.top:
-            entry = seen.get(uid)
-            if entry is None:
-                entry = seen[uid] = [queue, dominant, [], [], share]
-            entry[0], entry[1] = queue, dominant
-            entry[2].append(step)
-            entry[3].append(share)
-            entry[4] = max(entry[4], share)
-    last = [row[0] for row in blocks[-1].top] if blocks else []
+    uids: list[str] = []
+    queues: list[str] = []
+    dominants: list[str] = []
+    shares: list[np.ndarray] = []
+    counts: list[int] = []
+    for block in blocks:
+        u, q, s, d = block.columns()
+        uids += u
+        queues += q
+        dominants += d
+        shares.append(s)
+        counts.append(len(u))
+    if not uids:
+        return {}
+    numbers: dict[str, int] = {}
+    codes = np.fromiter((numbers.setdefault(u, len(numbers)) for u in uids), dtype=np.intp,
+                        count=len(uids))  # fmt: skip
+    values = np.concatenate(shares)
+    steps = np.repeat(np.arange(len(blocks)), counts)
+    peaks = np.full(len(numbers), -np.inf)
+    np.maximum.at(peaks, codes, values)
+    latest = np.zeros(len(numbers), dtype=np.intp)
+    np.maximum.at(latest, codes, np.arange(len(uids)))
+    names = list(numbers)
+    last = blocks[-1].uids
     keep = max(50, len(last))
-    others = sorted((u for u in seen if u not in set(last)), key=lambda u: (-seen[u][4], u))
+    in_last = set(last)
+    others = sorted((i for i, u in enumerate(names) if u not in in_last),
+                    key=lambda i: (-peaks[i], names[i]))  # fmt: skip
+    kept = list(dict.fromkeys(([numbers[u] for u in last] + others)[:keep]))
+    row_of = np.full(len(numbers), -1, dtype=np.intp)
+    row_of[kept] = np.arange(len(kept))
+    grid = np.full((len(kept), len(blocks)), np.nan)
+    chosen = row_of[codes] >= 0
+    grid[row_of[codes[chosen]], steps[chosen]] = values[chosen]
     out: dict[str, dict[str, Any]] = {}
-    for uid in [*last, *others][:keep]:
-        queue, dominant, steps, shares, _peak = seen[uid]
-        series: list[float | None] = [None] * len(blocks)
-        for step, share in zip(steps, shares, strict=True):
-            series[step] = share
-        out[uid] = {"queue": queue, "dominant": dominant, "share": series}
+    for code, row in zip(kept, grid.tolist(), strict=True):
+        at = int(latest[code])
+        series = [None if v != v else v for v in row]  # NaN: not among the top N then
+        out[names[code]] = {"queue": queues[at], "dominant": dominants[at], "share": series}
     return out
 
 

@@ -6,7 +6,8 @@ Per field, one rule (the module docstring of ``monitoring`` gives the why):
   PodGroup and pod counts, DRF per-queue job count and mean share, latencies;
 - max: ``share_max`` (a queue's highest share), ``e2e_max``, the DRF per-queue max share;
 - last: weight, guarantee, capability (settings, not load) and the DRF top jobs;
-- sum: binds, evictions (also by action and by queue), pipelined, unschedulable jobs and tasks.
+- sum: binds, evictions (also by action and by queue), pipelined, unschedulable jobs and tasks,
+  and the latency histograms' counts per bucket (``monitoring.latency``).
 
 A queue or resource missing from some samples is averaged over the samples that have it.
 """
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from monitoring.latency import merge_histograms
 
 __all__ = ["merge_samples", "merge_sessions"]
 
@@ -116,12 +119,17 @@ def _latency(samples: Sequence[tuple[int, dict[str, Any]]], total: int) -> dict[
                 acc[1] += ms * n
         return {name: round(acc[1] / acc[0], 3) for name, acc in sums.items()}
 
-    return {
+    out = {
         "e2e": round(sum(d["latency"]["e2e"] * n for n, d in samples) / total, 3),
         "e2e_max": max(d["latency"]["e2e_max"] for _, d in samples),
         "actions": mean_of("actions"),
         "plugins": mean_of("plugins"),
     }
+    # Histograms add up; a bucket with samples recorded before them gets none (a partial
+    # count would pass for the whole bucket's distribution).
+    if all("hist" in d["latency"] for _, d in samples):
+        out["hist"] = merge_histograms(d["latency"]["hist"] for _, d in samples)
+    return out
 
 
 def _counts(samples: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:

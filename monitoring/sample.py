@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from monitoring.latency import histogram
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
@@ -152,6 +153,8 @@ def build_sample(
     for eviction in decisions.evictions:
         by_action[eviction.action] = by_action.get(eviction.action, 0) + 1
     shares = job_shares or JobShares()
+    actions = {k[7:]: round(v * 1000, 3) for k, v in timings.items() if k.startswith("action.")}
+    plugins = _plugin_ms(timings)
     return {
         "v": VERSION,
         "resources": list(resources),
@@ -160,10 +163,10 @@ def build_sample(
         "latency": {
             "e2e": round(e2e_ms, 3),
             "e2e_max": round(e2e_ms, 3),
-            "actions": {
-                k[7:]: round(v * 1000, 3) for k, v in timings.items() if k.startswith("action.")
-            },
-            "plugins": _plugin_ms(timings),
+            "actions": actions,
+            "plugins": plugins,
+            # the sessions per Volcano latency bucket, so roll-ups keep the distribution
+            "hist": histogram(e2e_ms, actions, plugins),
         },
         "counts": {
             "binds": binds,

@@ -17,6 +17,7 @@ from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 from volcano_site.routing import websocket_urlpatterns  # noqa: E402
+from volcano_site.startup import freeze_startup_heap  # noqa: E402
 
 # `make run` has no separate web server in front, so daphne serves /static/ itself
 # (from the apps and static/, no collectstatic step); production turns this off.
@@ -30,3 +31,4 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+freeze_startup_heap()  # the start-up heap out of the garbage collector's walks

@@ -73,3 +73,39 @@ def test_each_part_reads_alone() -> None:
     drf = decode_drf_block(blob)
     assert drf.names == ["a"]
     assert drf.stats.tolist() == [[1.0, 0.5, 0.5]]
+
+
+def test_a_sample_stored_with_its_top_jobs_as_json_still_reads() -> None:
+    """Blobs written before the top jobs became columns (``VH2``) read the same."""
+    import zlib
+
+    import numpy as np
+
+    from monitoring import codec
+
+    data = sample(queues={"a": 0.25, "b": 0.5}, top=[["ns/j1", "a", 0.75, "cpu"],
+                                                    ["ns/j2", "b", 0.5, "memory"]])  # fmt: skip
+    parts = codec._split(encode(data))
+    assert parts is not None
+    drf = data["drf"]
+    names = list(drf["queues"])
+    stats = np.array([drf["queues"][n] for n in names], dtype=np.float64)
+    old_drf = codec._part(names) + codec._part(drf["top"]) + stats.tobytes()
+    chunks = (zlib.decompress(parts[0]), zlib.decompress(parts[1]), old_drf)
+    blob = b"VH2\x00" + b"".join(codec._sized(zlib.compress(c)) for c in chunks)
+
+    assert decode(blob) == data
+    assert codec.decode_drf_block(blob).columns()[0] == ["ns/j1", "ns/j2"]
+
+
+def test_top_jobs_read_back_as_columns() -> None:
+    from monitoring.codec import decode_drf_block
+
+    top = [["ns/j1", "a", 0.75, "cpu"], ["ns/j2", "b", 0.5, "memory"]]
+    block = decode_drf_block(encode(sample(queues={"a": 0.25, "b": 0.5}, top=top)))
+
+    uids, queues, shares, dominants = block.columns()
+    assert (uids, queues, shares.tolist(), dominants) == (
+        ["ns/j1", "ns/j2"], ["a", "b"], [0.75, 0.5], ["cpu", "memory"])  # fmt: skip
+    assert block.top == top
+    assert decode_drf_block(encode(sample(queues={"a": 0.1}, top=[]))).top == []
