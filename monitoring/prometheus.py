@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from monitoring import history, promql
+from monitoring import history, latency, promql
 from monitoring.history import QueueSeries, SessionSeries
 
 __all__ = ["PrometheusClient", "PrometheusError", "PrometheusSource", "Series"]
@@ -193,6 +193,7 @@ class PrometheusSource:
         binds = self._single(queries["binds"], grid, step)
         jobs = self._single(queries["unschedulable_jobs"], grid, step)
         tasks = self._single(queries["unschedulable_tasks"], grid, step)
+        out.histograms = self._histograms(queries, grid, step)
         out.counts = {
             "binds": _counts(binds),
             "evictions": evictions or [0] * len(grid),
@@ -249,6 +250,65 @@ class PrometheusSource:
             labels.get(label, ""): _aligned(points, grid)
             for labels, points in self._range(expr, grid, step)
         }
+
+    def _histograms(
+        self, queries: dict[str, str], grid: list[float], step: int
+    ) -> list[dict[str, Any] | None]:
+        """Return per step the sessions' bucket counts, in the history's layout
+        (``monitoring.latency``), None for a step without sessions."""
+        e2e = self._buckets(queries["e2e_buckets"], "", "e2e", grid, step).get("", [])
+        parts = {
+            "actions": self._buckets(queries["action_buckets"], "action", "actions", grid, step),
+            "plugins": self._buckets(queries["plugin_buckets"], "plugin", "plugins", grid, step),
+        }
+        out: list[dict[str, Any] | None] = []
+        for i in range(len(grid)):
+            counts = e2e[i] if i < len(e2e) else {}
+            if not counts:
+                out.append(None)
+                continue
+            hist: dict[str, Any] = {"e2e": counts}
+            for part, by_name in parts.items():
+                hist[part] = {name: steps[i] for name, steps in by_name.items() if steps[i]}
+            out.append(hist)
+        return out
+
+    def _buckets(
+        self, expr: str, label: str, component: str, grid: list[float], step: int
+    ) -> dict[str, list[dict[str, int]]]:
+        """Return per ``label`` value, per step, the count in each bucket (by bucket number).
+
+        Prometheus' buckets are cumulative (``le``); a bucket's own count is its ``le`` less
+        the one below. ``le`` values are the bounds ``/metrics`` exports, so each maps to the
+        history's bucket number; rate extrapolation can dip below zero, which counts as none.
+        """
+        cumulative: dict[str, dict[int, list[float | None]]] = {}
+        for labels, points in self._range(expr, grid, step):
+            try:
+                bound = float(labels.get("le", ""))
+            except ValueError:
+                continue
+            bucket = latency.bucket_of(component, bound)
+            cumulative.setdefault(labels.get(label, "") if label else "", {})[bucket] = _aligned(
+                points, grid
+            )
+        out: dict[str, list[dict[str, int]]] = {}
+        for name, by_bucket in cumulative.items():
+            steps: list[dict[str, int]] = []
+            for i in range(len(grid)):
+                counts: dict[str, int] = {}
+                below = 0.0
+                for bucket in sorted(by_bucket):
+                    value = by_bucket[bucket][i]
+                    if value is None:
+                        continue
+                    own = round(value - below)
+                    below = max(below, value)
+                    if own > 0:
+                        counts[str(bucket)] = own
+                steps.append(counts)
+            out[name] = steps
+        return out
 
     def _top(self, shares: str, at: float) -> list[list[Any]]:
         rows = self.client.query(f"topk({self.top}, {shares})", at)

@@ -141,6 +141,11 @@ def session_queries(*, step: int, scrape_interval: int) -> dict[str, str]:
         ),
         # open + close per session, as the history adds them
         "plugin_ms": f"sum by (plugin) (rate({plugin}_sum[{w}]) / rate({plugin}_count[{w}]))",
+        # sessions per latency bucket in the step: what the history's roll-ups count, so the
+        # charts read p50/p95/p99 from a distribution here too (plugins: open and close apart)
+        "e2e_buckets": f"sum by (le) (rate({e2e}_bucket[{w}])) * {step}",
+        "action_buckets": f"sum by (action, le) (rate({action}_bucket[{w}])) * {step}",
+        "plugin_buckets": f"sum by (plugin, le) (rate({plugin}_bucket[{w}])) * {step}",
         "binds": f'sum(rate(volcano_schedule_attempts_total{{result="scheduled"}}[{w}])) * {step}',
         "evictions_by_action": (
             f"sum by (action) (rate(volcano_eviction_transactions_total[{w}])) * {step}"

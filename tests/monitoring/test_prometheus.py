@@ -4,6 +4,7 @@ and shapes it returns, and the error a page shows when Prometheus cannot answer.
 from __future__ import annotations
 
 import json
+import math
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from monitoring import promql
+from monitoring import latency, promql
 from monitoring.prometheus import PrometheusError, PrometheusSource
 from monitoring.sources import HistorySource, current_source
 
@@ -230,3 +231,47 @@ def test_the_pages_read_prometheus_only_when_its_url_is_set() -> None:
         assert source.name == "prometheus"
         assert source.label == "Prometheus at http://prometheus:9090"
         assert source.scrape_interval == 5
+
+
+def test_latency_percentiles_come_from_prometheus_buckets_as_from_the_history(
+    fake: FakePrometheus,
+) -> None:
+    """Per step, the sessions per bucket (``le`` cumulative in Prometheus) become the
+    history's counts, so the charts read the same p50/p95/p99 from either source."""
+    start = T0.timestamp()
+    bounds = latency.BOUNDS["e2e"]
+    low, mid = bounds[2], bounds[5]
+    cumulative = {low: 3.0, mid: 5.2, math.inf: 6.0}  # 3 sessions ≤ low, 2 more ≤ mid, 1 above
+
+    def answer(path: str, params: dict[str, str]) -> tuple[int, bytes]:
+        query = params["query"]
+        if query.startswith("sum by (le) (rate(volcano_e2e_scheduling_latency_milliseconds_bucket"):
+            return 200, _matrix([
+                {"metric": {"le": "+Inf" if le == math.inf else repr(le)},
+                 "values": [[start, str(n)]]}
+                for le, n in cumulative.items()
+            ])  # fmt: skip
+        if query.startswith("sum by (action, le)"):
+            return 200, _matrix([
+                {"metric": {"action": "allocate", "le": "+Inf"}, "values": [[start, "6"]]},
+            ])  # fmt: skip
+        return 200, _matrix([])
+
+    fake.answer = answer
+
+    got = PrometheusSource(fake.url).session_series(T0, T0 + timedelta(seconds=15))
+
+    first, empty = got.histograms
+    assert empty is None  # no session in the second step
+    assert first is not None
+    assert first["e2e"] == {
+        str(latency.bucket_of("e2e", low)): 3,
+        str(latency.bucket_of("e2e", mid)): 2,
+        str(len(bounds)): 1,
+    }
+    assert first["actions"] == {"allocate": {str(len(latency.BOUNDS["actions"])): 6}}
+    assert first["plugins"] == {}
+    # the median falls in the first bucket holding sessions, as histogram_quantile reads it
+    median = latency.quantile(0.5, "e2e", first["e2e"])
+    assert median is not None
+    assert bounds[1] < median <= low
