@@ -151,7 +151,9 @@ def _observe_watched(state: MetricsState, snapshot: Snapshot, now: datetime) -> 
     """Observe stage ``Watched`` once per pod: creation to the first session that saw it.
 
     Volcano's cache sees a pod when its watch event arrives; ours reads the pod in the next
-    session's snapshot, so a pod created since the previous session is "watched" now.
+    session's snapshot, so a pod created since the previous session is "watched" now. A pod
+    created after the session's own time (while it ran) is left to the next session, which
+    counts it (counting it now too would count it twice).
     """
     seen_until = state.data.get("watched_until")
     watched: list[float] = []
@@ -159,6 +161,8 @@ def _observe_watched(state: MetricsState, snapshot: Snapshot, now: datetime) -> 
         for task in job.tasks.values():
             created = task.creation_timestamp
             if created is None or task.status != TaskStatus.PENDING:
+                continue
+            if created > now:  # created after this session began: the next one sees it
                 continue
             if seen_until is None or created.timestamp() > seen_until:
                 ms = _ms_since(now, created)

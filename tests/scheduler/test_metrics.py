@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.core.cache import cache
 from django.test import Client
+from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
 from jobs.models import Pod, PodGroup
@@ -127,3 +129,17 @@ def test_counters_keep_volcanos_exact_names_for_its_dashboards() -> None:
     assert "\nvolcano_total_preemption_attempts 0.0\n" in text
     assert "volcano_total_preemption_attempts_total" not in text
     assert "# TYPE volcano_job_completed_phase_count counter" in text
+
+
+def test_stage_watched_counts_each_pod_once_even_if_created_while_a_session_ran() -> None:
+    make_node("n1", cpu=1)
+    make_gang("big", replicas=3)  # never fits: the pods stay pending, seen by every session
+    created = timezone.now()
+    run_once(reconcile=False, now=created - timedelta(seconds=1))  # began before they existed
+    run_once(reconcile=False, now=created + timedelta(seconds=5))
+    run_once(reconcile=False, now=created + timedelta(seconds=6))
+
+    tasks = scrape()["volcano_task_scheduling_latency_milliseconds"]
+    name = "volcano_task_scheduling_latency_milliseconds"
+    assert value(tasks, f"{name}_count", stage="Watched") == 3
+    assert value(tasks, f"{name}_sum", stage="Watched") >= 3 * 5000  # seen 5 s after creation
