@@ -73,10 +73,32 @@
     }
     var text = form.dataset.confirm.replace("{action}", action).replace("{n}", n);
     confirmDialog(text, function () {
-      form.dataset.confirmed = "1";
-      if (form.requestSubmit) { form.requestSubmit(submitter); } else { form.submit(); }
+      var now = attached(form, submitter);
+      if (!now.form) { return; }
+      now.form.dataset.confirmed = "1";
+      if (now.form.requestSubmit) { now.form.requestSubmit(now.submitter); } else { now.form.submit(); }
     });
   }, true);
+
+  // The form and button a confirmation submits, as they are in the page now: a live refresh
+  // that was already on its way when the dialog opened may have swapped them for fresh
+  // copies, and submitting the detached originals would do nothing.
+  function attached(form, submitter) {
+    if (form.isConnected || !form.id) { return { form: form, submitter: submitter }; }
+    var fresh = document.getElementById(form.id);
+    if (!fresh) { return { form: null, submitter: null }; }
+    var button = null;
+    if (submitter) {
+      document.querySelectorAll("button, input[type=submit]").forEach(function (candidate) {
+        if (!button && candidate.form === fresh && candidate.name === submitter.name &&
+            candidate.value === submitter.value &&
+            candidate.textContent.trim() === submitter.textContent.trim()) {
+          button = candidate;
+        }
+      });
+    }
+    return { form: fresh, submitter: button };
+  }
 
   /* ---------- selecting rows ---------- */
   function countSelected(scope) {

@@ -76,7 +76,18 @@ def test_build_a_tier_run_the_what_if_activate_and_roll_back(
     # 5. Roll back to the version that was active, confirming in the dialog.
     old = active_before.group(1)
     page.locator(f'button[form="activate-{old}"]').click()
+    # A live refresh already on its way when the dialog opened swaps the form and its button
+    # for fresh copies: "OK" still submits (the copies now in the page).
+    page.evaluate(
+        """(v) => {
+            const form = document.getElementById("activate-" + v);
+            form.replaceWith(form.cloneNode(true));
+            const button = document.querySelector(`button[form="activate-${v}"]`);
+            button.replaceWith(button.cloneNode(true));
+        }""",
+        old,
+    )
     page.locator('dialog.confirm button[value="yes"]').click()
-    expect(page.locator("tr.active-row")).to_contain_text(f"v{old}")
+    expect(page.locator("tr.active-row")).to_contain_text(f"v{old}", timeout=15_000)
     page.goto(f"{cluster.url}/scheduler/policy/")
     expect(page.locator("#policy-text")).to_have_value(original)
