@@ -81,21 +81,28 @@ def test_the_metrics_page_draws_charts_and_sessions_extend_them_live(
     # The user zooms in; sessions keep coming (every 0.3 s here) without a reload.
     page.evaluate("window.__same_page = true")
     before = _points(page, "unschedulable")
-    page.evaluate("""() => {
+    # (a live refresh may be swapping the chart at any moment: act on it once it is drawn)
+    zoomed = page.wait_for_function("""() => {
       const el = document.querySelector('[data-figure="fig-unschedulable"]');
+      if (!el || !el.data || !el.data[0] || !el.data[0].x || !el.data[0].x.length) { return null; }
       const x = el.data[0].x;
-      return window.Plotly.relayout(el, {"xaxis.range": [x[0], x[x.length - 1]]});
-    }""")
-    zoomed = page.evaluate(
-        "() => document.querySelector('[data-figure=\"fig-unschedulable\"]').layout.xaxis.range"
-    )
+      window.Plotly.relayout(el, {"xaxis.range": [x[0], x[x.length - 1]]});
+      const range = el.layout && el.layout.xaxis && el.layout.xaxis.range;
+      return range ? JSON.stringify(range) : null;
+    }""").json_value()
     page.wait_for_function(f"({POINTS})('unschedulable') > {before + 2}", timeout=20_000)
 
     assert page.evaluate("window.__same_page") is True  # extended in place, not reloaded
-    kept = page.evaluate(
-        "() => document.querySelector('[data-figure=\"fig-unschedulable\"]').layout.xaxis.range"
+    # the chart drawn with more points keeps the user's range (an autorange would not equal it)
+    page.wait_for_function(
+        """(zoomed) => {
+          const el = document.querySelector('[data-figure="fig-unschedulable"]');
+          const range = el && el.layout && el.layout.xaxis && el.layout.xaxis.range;
+          return range && JSON.stringify(range) === zoomed;
+        }""",
+        arg=zoomed,
+        timeout=10_000,
     )
-    assert kept == zoomed
 
     page.goto(f"{console_server.url}/monitoring/?section=latency&range=15m")
     latency = page.locator('[data-figure="fig-latency-e2e"]')
