@@ -165,10 +165,16 @@ def _stop_deleted(now: datetime, config: RuntimeSettings, bump: dict[str, Any]) 
     when the grace period ends (exit code 137, SIGKILL's). A pod that never ran stops at once.
     """
     by_code: dict[int, list[int]] = {}
-    deleted = Pod.objects.filter(deletion_time__isnull=False, phase__in=ACTIVE)
-    for pk, deleted_at, notes, spec, asked, running in deleted.values_list(
-        "pk", "deletion_time", "annotations", "spec", "deletion_grace_seconds", "running_since"
-    ):
+    finished: list[int] = []  # deleted through the API, then ended by themselves: rows to go
+    deleted = Pod.objects.filter(deletion_time__isnull=False)
+    for pk, phase, job, deleted_at, notes, spec, asked, running in deleted.values_list(
+        "pk", "phase", "job_id", "deletion_time", "annotations", "spec",
+        "deletion_grace_seconds", "running_since",
+    ):  # fmt: skip
+        if phase not in ACTIVE:
+            if not job and asked is not None:
+                finished.append(pk)
+            continue
         grace = grace_seconds(spec, asked)
         if running is None or deleted_at is None:
             by_code.setdefault(-1, []).append(pk)  # never ran or between restarts: no process
@@ -184,14 +190,19 @@ def _stop_deleted(now: datetime, config: RuntimeSettings, bump: dict[str, Any]) 
             phase="Failed", finish_time=now, task_status="", back_off_until=None,
             exit_code=None if code < 0 else code, **bump,
         )  # fmt: skip
-    if stopped:
+    if stopped or finished:
         # The kubelet's final delete of a pod deleted through the API: the row goes (watchers
-        # hear DELETED). A job's pod is left to its controller, which removes it once it saw
-        # the eviction; a pod the scheduler evicted keeps its Failed row, as before.
+        # hear DELETED), also when its containers ended by themselves during the grace period
+        # (it would otherwise stay, terminating, for ever). A job's pod is left to its
+        # controller, which removes it once it saw the eviction; a pod the scheduler evicted
+        # keeps its Failed row, as before.
         done = [pk for pks in by_code.values() for pk in pks]
         Pod.objects.filter(
             pk__in=done, job__isnull=True, deletion_grace_seconds__isnull=False, phase="Failed"
         ).delete()
+        Pod.objects.filter(
+            pk__in=finished, job__isnull=True, deletion_grace_seconds__isnull=False
+        ).exclude(phase__in=ACTIVE).delete()
     return stopped
 
 

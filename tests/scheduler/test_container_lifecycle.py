@@ -161,6 +161,20 @@ def test_a_deleted_pod_runs_until_its_container_exits_on_sigterm() -> None:
 
 
 @pytest.mark.django_db
+def test_a_deleted_pod_whose_container_ends_by_itself_in_its_grace_period_goes() -> None:
+    pod, _t0 = _running("stubborn", annotations={"volcano.sh/sim-ignore-sigterm": "true"})
+    assert pod_delete_gracefully(pod, None)
+    deleted = pod.deletion_time
+    assert deleted is not None
+    # its work ends on its own before the grace period runs out (as a finishing sleep does)
+    Pod.objects.filter(pk=pod.pk).update(phase="Succeeded", finish_time=deleted)
+
+    tick(now=deleted + timedelta(seconds=1), config=FAST)
+
+    assert not Pod.objects.filter(pk=pod.pk).exists()  # not left terminating for ever
+
+
+@pytest.mark.django_db
 def test_a_jobs_deleted_pod_stops_with_sigterms_exit_code_and_waits_for_its_controller() -> None:
     pod, _t0 = _running("owned")
     Pod.objects.filter(pk=pod.pk).update(job=submit(name="owner"))
