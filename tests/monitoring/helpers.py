@@ -51,3 +51,19 @@ def sample(
 def store(at: datetime, data: dict[str, Any], *, resolution: int = 0) -> HistorySample:
     """Store one sample."""
     return HistorySample.objects.create(at=at, resolution=resolution, data=encode(data))
+
+
+# Volcano's default conf without binpack: the sharing and DRF plugins the history reads.
+CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+"""

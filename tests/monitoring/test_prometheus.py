@@ -58,7 +58,7 @@ def fake() -> Iterator[FakePrometheus]:
             self.wfile.write(body)
 
         def log_message(self, *args: Any) -> None:
-            pass
+            """Keep the test output free of the fake server's access log."""
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server_box["fake"] = FakePrometheus(f"http://127.0.0.1:{server.server_address[1]}")

@@ -38,6 +38,7 @@ from scheduler import metrics_cluster, metrics_kube_state
 from scheduler.metrics_text import Family
 from scheduler.runtime import RuntimeSettings, tick
 from scheduler.worker import run_once
+from tests.monitoring.helpers import CONF
 from tests.monitoring.prometheus_server import (
     MISSING,
     api,
@@ -54,19 +55,6 @@ pytestmark = [
 ]
 
 DASHBOARDS = Path(__file__).with_name("volcano_dashboards_promql.json")
-CONF = """\
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-"""
 KUBELET = RuntimeSettings(start_delay=0.0, default_duration=600.0, speed=1.0)
 PHASE_SECONDS = 5.0
 

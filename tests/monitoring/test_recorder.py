@@ -11,24 +11,11 @@ from monitoring import recorder
 from monitoring.models import HistorySample
 from monitoring.recorder import compact_history, maybe_compact_history, tiers
 from scheduler.worker import run_once
-from tests.monitoring.helpers import sample, store
+from tests.monitoring.helpers import CONF, sample, store
 from tests.scheduler.factories import make_gang, make_node, make_queue, use_conf
 
 pytestmark = pytest.mark.django_db
 
-CONF = """\
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-"""
 T0 = datetime(2026, 1, 1, tzinfo=UTC)  # on a ten-minute boundary
 
 
