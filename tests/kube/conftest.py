@@ -145,7 +145,7 @@ TEST_NAMESPACES = (
     "kubectl-bad", "kubectl-delete-all", "kubectl-describe", "kubectl-evict", "kubectl-get",
     "kubectl-invalid",
     "kubectl-orphan", "kubectl-pods-wide", "kubectl-ssa", "kubectl-watch", "kubectl-watch-secrets",
-    "kubectl-wide-pod", "kubelet-status", "py-client", "py-delete-collection",
+    "kubectl-wide-pod", "kubelet-status", "py-client", "py-delete-collection", "quiet-watch",
 )  # fmt: skip
 
 

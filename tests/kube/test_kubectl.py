@@ -159,11 +159,7 @@ def test_apply_twice_of_a_pod_says_unchanged(kube_server: KubeServer) -> None:
         again = kubectl(kube_server, "apply", "-f", "-", namespace=namespace, stdin=POD)
         assert again.stdout.strip() == "pod/kubectl-apply-pod unchanged", again.stderr
     finally:
-        # cleanup only: kubectl's wait can miss a graceful deletion that ends between its
-        # GET and its LIST (a race open in issue 21), so it does not wait here
-        kubectl(
-            kube_server, "delete", "pod", "kubectl-apply-pod", "--wait=false", namespace=namespace
-        )
+        kubectl(kube_server, "delete", "pod", "kubectl-apply-pod", namespace=namespace)
 
 
 def test_apply_twice_of_an_object_kept_as_given_says_unchanged(kube_server: KubeServer) -> None:
@@ -283,9 +279,7 @@ def test_delete_cascade_orphan_leaves_the_jobs_pods(kube_server: KubeServer) -> 
         pods = kubectl(kube_server, "get", "pods", "-o", "name", namespace=namespace)
         assert "pod/job-1-" in pods.stdout
     finally:
-        # cleanup only: kubectl's wait can miss a graceful deletion that ends between its
-        # GET and its LIST (a race open in issue 21), so it does not wait here
-        kubectl(kube_server, "delete", "pods", "--all", "--wait=false", namespace=namespace)
+        kubectl(kube_server, "delete", "pods", "--all", namespace=namespace)
 
 
 def test_watches_see_pending_running_completed(

@@ -131,3 +131,17 @@ def test_kubectl_delete_pod_leaves_it_terminating_through_its_grace_period(
                         "jsonpath={.metadata.uid}", namespace=NAMESPACE).stdout not in ("", uid),
         timeout=60,
     )  # fmt: skip
+
+
+def test_kubectl_wait_returns_as_soon_as_the_condition_holds(
+    kube_server: KubeServer, job: None
+) -> None:
+    wait_for(lambda: _rows(kube_server).get("kl-ready-0", {}).get("READY") == "1/1", timeout=90)
+
+    # kubectl lists, finds the condition met, then stops its watch, which has nothing to send:
+    # when the server held back a quiet watch's headers, kubectl sat there until its timeout.
+    waited = kubectl(kube_server, "wait", "--for=condition=Ready", "pod/kl-ready-0",
+                     "--timeout=120s", namespace=NAMESPACE)  # fmt: skip
+
+    assert waited.returncode == 0, waited.stderr
+    assert waited.stdout.strip() == "pod/kl-ready-0 condition met"

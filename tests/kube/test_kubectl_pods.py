@@ -48,8 +48,4 @@ def test_get_pods_wide_prints_kube_apiservers_columns(kube_server: KubeServer) -
         assert narrow.stdout.split()[:5] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
         assert "NOMINATED" not in narrow.stdout
     finally:
-        # cleanup only: kubectl's wait can miss a graceful deletion that ends between its
-        # GET and its LIST (a race open in issue 21), so it does not wait here
-        kubectl(
-            kube_server, "delete", "pod", "kubectl-wide-pod", "--wait=false", namespace=namespace
-        )
+        kubectl(kube_server, "delete", "pod", "kubectl-wide-pod", namespace=namespace)

@@ -4,8 +4,8 @@ Each line is ``{"type": "ADDED"|"MODIFIED"|"DELETED"|"ERROR", "object": ...}``.
 Without a resourceVersion (or with ``0``) the watch first sends every matching
 object as ADDED, then the changes after that list; with one it replays every
 change after it. Objects are shown in their current state (several changes to
-one object read in one poll are sent once, as its latest); a deleted object is
-sent in its last state. A version older than what the stream still keeps is
+one object read in one poll are sent once, as its latest, and as ADDED when the
+first of them created it); a deleted object is sent in its last state. A version older than what the stream still keeps is
 410 Expired in an ERROR event, as Kubernetes does, so clients relist.
 
 Under ASGI (daphne) the stream is an async generator, so it flows line by line;
@@ -89,19 +89,25 @@ class Watcher:
         self.cursor = events[-1].id
         events = [event for event in events if self._namespace_allowed(event.namespace)]
         last_of = {_key(event): event.id for event in events}
+        first_of: dict[tuple[str, str, int], str] = {}
+        for event in events:
+            first_of.setdefault(_key(event), event.type)
         current = self._current(events)
         lines = []
         for event in events:
             if last_of[_key(event)] != event.id:
                 continue  # a later change of the same object follows in this batch
-            if event.type == ChangeType.DELETED:
+            change = event.type
+            if change == ChangeType.DELETED:
                 manifest = event.last_state
             elif (instance := current.get(_key(event))) is not None:
                 manifest = render(self.resource, instance)
+                if first_of[_key(event)] == ChangeType.ADDED:
+                    change = ChangeType.ADDED  # created in this batch: new to the client
             else:
                 continue  # deleted since; its DELETED event comes next
             if manifest is not None and self._selected(manifest):
-                lines.append(_frame(event.type, self._shown(manifest)))
+                lines.append(_frame(change, self._shown(manifest)))
         return lines
 
     def _current(self, events: list[ChangeEvent]) -> dict[tuple[str, str, int], Any]:
@@ -153,6 +159,7 @@ def _frame(change: str, manifest: Any) -> str:
 
 
 def _sync_stream(watcher: Watcher, opening: list[str], timeout: float) -> Iterator[str]:
+    yield ""  # the headers now (see _async_stream)
     yield from opening
     deadline = time.monotonic() + timeout
     while not watcher.finished and time.monotonic() < deadline:
@@ -164,6 +171,12 @@ def _sync_stream(watcher: Watcher, opening: list[str], timeout: float) -> Iterat
 
 
 async def _async_stream(watcher: Watcher, opening: list[str], timeout: float) -> AsyncIterator[str]:
+    # Daphne sends the status line and headers with the first body chunk. A watch with
+    # nothing to say yet (an empty selection, no change) would leave the client waiting
+    # for its headers, and client-go's reflector cannot stop while it waits: kubectl's
+    # `delete --wait` hung when the pod was gone before it listed. kube-apiserver flushes
+    # the headers as the watch opens; an empty chunk does the same here.
+    yield ""
     for line in opening:
         yield line
     deadline = time.monotonic() + timeout
