@@ -48,6 +48,26 @@ def test_watch_from_a_list_sees_a_create_then_a_status_change(operator: Client) 
     )
 
 
+def test_an_object_created_and_changed_before_the_watch_reads_is_added(operator: Client) -> None:
+    _create_job(operator, "job-before")
+    version = operator.get(URL).json()["metadata"]["resourceVersion"]
+    _create_job(operator)
+    operator.patch(
+        f"{URL}/job-1/status",
+        json.dumps({"status": {"state": {"phase": "Running"}}}),
+        content_type="application/merge-patch+json",
+    )
+
+    response = operator.get(f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=1")
+    events = list(watch_events(response))
+
+    # Both changes are read at once and sent as one event in the latest state; the client
+    # never saw the job, so it is ADDED, as kube-apiserver's first event for it would be.
+    assert [(e["type"], e["object"]["status"]["state"]["phase"]) for e in events] == [
+        ("ADDED", "Running")
+    ]
+
+
 def test_watch_without_a_version_starts_with_every_object(operator: Client) -> None:
     _create_job(operator, "job-a")
     _create_job(operator, "job-b")
