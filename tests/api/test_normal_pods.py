@@ -179,7 +179,7 @@ def test_a_gated_pod_waits_and_says_why(operator: Client) -> None:
     ).json()
     columns = [c["name"] for c in table["columnDefinitions"]]
     row = next(r["cells"] for r in table["rows"] if r["cells"][0] == "gated")
-    assert row[columns.index("STATUS")] == "SchedulingGated"
+    assert row[columns.index("Status")] == "SchedulingGated"
 
 
 def test_removing_the_gates_lets_the_pod_be_scheduled(operator: Client) -> None:

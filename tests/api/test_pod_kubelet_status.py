@@ -57,8 +57,8 @@ def test_a_running_pod_is_ready_one_of_one_with_kubelet_conditions(operator: Cli
     _bound("web", {"containers": CONTAINERS[:1]})
     t0 = timezone.now()
     tick(now=t0, config=FAST)
-    assert _rows(operator)["web-task-0"]["READY"] == "0/1"
-    assert _rows(operator)["web-task-0"]["STATUS"] == "ContainerCreating"
+    assert _rows(operator)["web-task-0"]["Ready"] == "0/1"
+    assert _rows(operator)["web-task-0"]["Status"] == "ContainerCreating"
     creating = _pod(operator, "web-task-0")
     assert _conditions(creating)["Ready"]["reason"] == "ContainersNotReady"
     assert creating["status"]["containerStatuses"][0]["state"] == {
@@ -68,7 +68,7 @@ def test_a_running_pod_is_ready_one_of_one_with_kubelet_conditions(operator: Cli
     tick(now=t0 + timedelta(seconds=1), config=FAST)
 
     row = _rows(operator)["web-task-0"]
-    assert (row["READY"], row["STATUS"], row["RESTARTS"]) == ("1/1", "Running", 0)
+    assert (row["Ready"], row["Status"], row["Restarts"]) == ("1/1", "Running", 0)
     pod = _pod(operator, "web-task-0")
     conditions = _conditions(pod)
     assert {kind: c["status"] for kind, c in conditions.items()} == {
@@ -93,7 +93,7 @@ def test_every_container_of_a_pod_reports_and_counts_in_ready(operator: Client) 
     tick(now=t0, config=FAST)
     tick(now=t0 + timedelta(seconds=1), config=FAST)
 
-    assert _rows(operator)["pair-task-0"]["READY"] == "2/2"
+    assert _rows(operator)["pair-task-0"]["Ready"] == "2/2"
     statuses = _pod(operator, "pair-task-0")["status"]["containerStatuses"]
     assert [(s["name"], s["image"], s["ready"]) for s in statuses] == [
         ("main", "busybox:1.36", True),
@@ -110,7 +110,7 @@ def test_a_finished_pod_is_not_ready_with_reason_pod_completed(operator: Client)
         tick(now=t0 + timedelta(seconds=step), config=FAST)
 
     row = _rows(operator)["done-task-0"]
-    assert (row["READY"], row["STATUS"]) == ("0/1", "Completed")
+    assert (row["Ready"], row["Status"]) == ("0/1", "Completed")
     pod = _pod(operator, "done-task-0")
     ready = _conditions(pod)["Ready"]
     assert (ready["status"], ready["reason"]) == ("False", "PodCompleted")
@@ -138,7 +138,7 @@ def test_a_crash_looping_pod_shows_crash_loop_back_off_and_its_restarts(
         tick(now=t0 + timedelta(seconds=step), config=FAST)
 
     row = _rows(operator)["crash-task-0"]
-    assert (row["READY"], row["STATUS"], row["RESTARTS"]) == ("0/1", "CrashLoopBackOff", 1)
+    assert (row["Ready"], row["Status"], row["Restarts"]) == ("0/1", "CrashLoopBackOff", 1)
     status = _pod(operator, "crash-task-0")["status"]
     assert status["phase"] == "Running"
     (container,) = status["containerStatuses"]
@@ -159,7 +159,7 @@ def test_an_unscheduled_pod_keeps_only_pod_scheduled_false(operator: Client) -> 
     assert list(_conditions(pod)) == ["PodScheduled"]
     assert _conditions(pod)["PodScheduled"]["reason"] == "Unschedulable"
     assert "containerStatuses" not in pod["status"]
-    assert _rows(operator)["waiting"]["STATUS"] == "Pending"
+    assert _rows(operator)["waiting"]["Status"] == "Pending"
 
 
 @pytest.mark.django_db
@@ -176,7 +176,7 @@ def test_deleting_a_running_pod_leaves_it_terminating_until_it_exits(operator: C
     shown = answer.json()
     assert shown["metadata"]["deletionGracePeriodSeconds"] == 45
     assert shown["status"]["phase"] == "Running"
-    assert _rows(operator)["victim-task-0"]["STATUS"] == "Terminating"
+    assert _rows(operator)["victim-task-0"]["Status"] == "Terminating"
     pod = Pod.objects.get(name="victim-task-0")
     assert pod.deletion_time is not None
     tick(now=pod.deletion_time + timedelta(seconds=44), config=FAST)

@@ -12,7 +12,7 @@ from scheduler.models import Node
 from tests.api.conftest import PODS
 
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
-WIDE = ["IP", "NODE", "NOMINATED NODE", "READINESS GATES"]
+WIDE = ["IP", "Node", "Nominated Node", "Readiness Gates"]
 
 
 def _table(client: Client) -> dict[str, Any]:
@@ -35,10 +35,10 @@ def test_wide_pod_columns_are_kube_apiservers(operator: Client) -> None:
     shown = [(column["name"], column["priority"]) for column in definitions]
     assert shown == [
         ("Name", 0),
-        ("READY", 0),
-        ("STATUS", 0),
-        ("RESTARTS", 0),
-        ("AGE", 0),
+        ("Ready", 0),
+        ("Status", 0),
+        ("Restarts", 0),
+        ("Age", 0),
         *[(name, 1) for name in WIDE],
     ]
 

@@ -35,7 +35,10 @@ class Column:
     empty: str | None = None
 
 
+# Volcano's CRDs name their age column AGE; kube-apiserver's own printers and a CRD without
+# printer columns say Age (kubectl upper-cases both; raw Table readers see the difference).
 AGE = Column("AGE", "date", ".metadata.creationTimestamp", description="Time since creation")
+KUBE_AGE = Column("Age", "date", ".metadata.creationTimestamp", description="Time since creation")
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ class Entry:
     singular: str
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
-    columns: tuple[Column, ...] = (AGE,)
+    columns: tuple[Column, ...] = (KUBE_AGE,)
     subresources: tuple[str, ...] = ()
 
     @property
@@ -76,7 +79,7 @@ def catalogue() -> tuple[Entry, ...]:
             NAMESPACES,
             "namespace",
             ("ns",),
-            columns=(Column("STATUS", "string", ".status.phase"), AGE),
+            columns=(Column("Status", "string", ".status.phase"), KUBE_AGE),
         ),
         Entry(
             JOBS,
@@ -117,22 +120,22 @@ def catalogue() -> tuple[Entry, ...]:
             ("po",),
             ("all",),
             columns=(
-                Column("READY", "string", "@ready"),
-                Column("STATUS", "string", "@pod-status"),
-                Column("RESTARTS", "integer", "@restarts"),
-                AGE,
+                Column("Ready", "string", "@ready"),
+                Column("Status", "string", "@pod-status"),
+                Column("Restarts", "integer", "@restarts"),
+                KUBE_AGE,
                 # The wide columns, in kube-apiserver's order and wording.
                 Column("IP", "string", ".status.podIP", priority=1, empty="<none>"),
-                Column("NODE", "string", ".spec.nodeName", priority=1, empty="<none>"),
+                Column("Node", "string", ".spec.nodeName", priority=1, empty="<none>"),
                 Column(
-                    "NOMINATED NODE",
+                    "Nominated Node",
                     "string",
                     ".status.nominatedNodeName",
                     priority=1,
                     empty="<none>",
                     description="The node the scheduler pipelined the pod onto, to bind later",
                 ),
-                Column("READINESS GATES", "string", "@readiness-gates", priority=1),
+                Column("Readiness Gates", "string", "@readiness-gates", priority=1),
             ),
             subresources=("log",),
         ),
@@ -141,10 +144,10 @@ def catalogue() -> tuple[Entry, ...]:
             "node",
             ("no",),
             columns=(
-                Column("STATUS", "string", "@node-status"),
-                Column("ROLES", "string", "@none"),
-                AGE,
-                Column("VERSION", "string", ".status.nodeInfo.kubeletVersion"),
+                Column("Status", "string", "@node-status"),
+                Column("Roles", "string", "@none"),
+                KUBE_AGE,
+                Column("Version", "string", ".status.nodeInfo.kubeletVersion"),
             ),
         ),
         Entry(
@@ -152,27 +155,27 @@ def catalogue() -> tuple[Entry, ...]:
             "event",
             ("ev",),
             columns=(
-                Column("LAST SEEN", "string", "@last-seen"),
-                Column("TYPE", "string", ".type"),
-                Column("REASON", "string", ".reason"),
-                Column("OBJECT", "string", "@involved"),
-                Column("MESSAGE", "string", ".message"),
+                Column("Last Seen", "string", "@last-seen"),
+                Column("Type", "string", ".type"),
+                Column("Reason", "string", ".reason"),
+                Column("Object", "string", "@involved"),
+                Column("Message", "string", ".message"),
             ),
         ),
-        Entry(SECRETS, "secret", columns=(Column("TYPE", "string", ".type"), AGE)),
-        # The training operator's CRDs: STATE is the last condition's type.
+        Entry(SECRETS, "secret", columns=(Column("Type", "string", ".type"), KUBE_AGE)),
+        # The training operator's CRDs: State is the last condition's type.
         *(
             Entry(
                 resource,
                 resource.kind.lower(),
                 columns=(
                     Column(
-                        "STATE",
+                        "State",
                         "string",
                         "@last-condition",
                         description="The type of the job's last condition",
                     ),
-                    AGE,
+                    KUBE_AGE,
                 ),
                 subresources=("status",),
             )
@@ -183,9 +186,9 @@ def catalogue() -> tuple[Entry, ...]:
             "priorityclass",
             ("pc",),
             columns=(
-                Column("VALUE", "integer", ".value"),
-                Column("GLOBAL-DEFAULT", "boolean", ".globalDefault"),
-                AGE,
+                Column("Value", "integer", ".value"),
+                Column("Global-Default", "boolean", ".globalDefault"),
+                KUBE_AGE,
             ),
         ),
     )

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from volcano_site.kube.catalogue import AGE, Column, Entry, entry_for
+from volcano_site.kube.catalogue import KUBE_AGE, Column, Entry, entry_for
 from volcano_site.kube.resources import Resource
 
 __all__ = ["human_age", "table", "table_row", "wants_table"]
@@ -160,7 +160,7 @@ def _cell(manifest: dict[str, Any], column: Column, now: dt.datetime) -> Any:
 
 
 def _columns(entry: Entry | None) -> tuple[Column, ...]:
-    return entry.columns if entry is not None else (AGE,)
+    return entry.columns if entry is not None else (KUBE_AGE,)
 
 
 def _definitions(columns: tuple[Column, ...]) -> list[dict[str, Any]]:
