@@ -35,10 +35,13 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Q, QuerySet, TextField, Value
+from django.db.models.fields.json import KT
+from django.db.models.functions import Concat
 
-from jobs.models import Pod
+from jobs.models import Event, EventType, Pod
 from scheduler import container_lifecycle, failpoints
+from scheduler.cache.events import KUBELET, RowEvents, record_query_events
 from scheduler.container_lifecycle import (
     back_off_seconds,
     grace_seconds,
@@ -217,11 +220,27 @@ def _crash(pks: list[int], code: int, began: datetime, now: datetime,
     delay = back_off_seconds(previous, ran)
     last = {"terminated": {"exitCode": code, "reason": "Error", "startedAt": format_time(began),
                            "finishedAt": format_time(now)}}  # fmt: skip
-    return _update(
+    until = now + config.real(delay)
+    restarted = _update(
         Pod.objects.filter(pk__in=pks, phase="Running", deletion_time__isnull=True),
         restart_count=F("restart_count") + 1, running_since=None, run_until=None,
-        back_off_until=now + config.real(delay), back_off_seconds=delay, last_state=last, **bump,
+        back_off_until=until, back_off_seconds=delay, last_state=last, **bump,
     )  # fmt: skip
+    # The kubelet's Warning, as `kubectl describe pod` shows it under a crash loop: one event
+    # per pod, counted up at each crash ("x5 over 3m"), as client-go's recorder aggregates.
+    crashed = Pod.objects.filter(pk__in=pks, back_off_until=until)
+    seen = Event.objects.filter(
+        involved_kind="Pod", reason="BackOff", source=KUBELET,
+        involved_uid__in=crashed.values("uid"),
+    )  # fmt: skip
+    seen.update(count=F("count") + 1, last_timestamp=now)
+    record_query_events(
+        crashed.exclude(uid__in=seen.values("involved_uid")),
+        RowEvents("Pod", "BackOff", now, EventType.WARNING, source=KUBELET),
+        Concat(Value("Back-off restarting failed container "), KT("spec__containers__0__name"),
+               Value(" in pod "), F("name"), Value("_"), F("namespace"), output_field=TextField()),
+    )  # fmt: skip
+    return restarted
 
 
 def _start(queryset: QuerySet[Pod], now: datetime, config: RuntimeSettings, **values: Any) -> int:

@@ -112,6 +112,12 @@ def test_kubectl_get_pods_shows_what_a_kubelet_reports(kube_server: KubeServer, 
     assert crash.last_state.terminated.exit_code == 1
     failed = by_name["kl-failed-0"].status.container_statuses[0]
     assert failed.state.terminated.exit_code == 3
+    described = kubectl(kube_server, "describe", "pod", "kl-crash-0", namespace=NAMESPACE)
+    assert re.search(
+        r"Warning\s+BackOff\s+.*kubelet\s+Back-off restarting failed container main in pod "
+        rf"kl-crash-0_{NAMESPACE}",
+        described.stdout,
+    ), described.stdout[-1500:]
 
 
 def test_kubectl_delete_pod_leaves_it_terminating_through_its_grace_period(

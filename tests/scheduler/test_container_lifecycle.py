@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from jobs.manifests.pod_status import container_statuses, pod_conditions
-from jobs.models import Pod
+from jobs.models import Event, Pod
 from jobs.pod_deletion import pod_delete_gracefully
 from scheduler.container_lifecycle import (
     back_off_seconds,
@@ -114,6 +114,29 @@ def test_a_failing_container_restarts_in_place_with_crash_loop_back_off() -> Non
     status = _state(pod)
     assert status["state"]["running"]["startedAt"]
     assert (status["ready"], pod.restart_count) == (True, 1)
+
+
+@pytest.mark.django_db
+def test_each_crash_records_the_kubelets_back_off_warning_on_the_pod() -> None:
+    spec = {"restartPolicy": "OnFailure", "containers": [{"name": "main", "image": "busybox"}]}
+    pod, t0 = _running("crashy", annotations=CRASHING, spec=spec)
+    _running("calm", spec=spec)  # a pod that does not crash gets no event
+
+    tick(now=t0 + timedelta(seconds=6), config=FAST)  # crashy exits 1; calm runs on
+
+    (event,) = Event.objects.filter(reason="BackOff")
+    assert (event.type, event.source, event.involved_kind) == ("Warning", "kubelet", "Pod")
+    assert (event.involved_name, event.involved_uid) == (pod.name, pod.uid)
+    assert event.message == (
+        f"Back-off restarting failed container main in pod {pod.name}_{pod.namespace}"
+    )
+
+    tick(now=t0 + timedelta(seconds=16), config=FAST)  # back-off over: runs again
+    tick(now=t0 + timedelta(seconds=22), config=FAST)  # and crashes a second time
+
+    (event,) = Event.objects.filter(reason="BackOff")  # counted, as kubectl shows "(x2 over 16s)"
+    assert (event.involved_name, event.count) == (pod.name, 2)
+    assert event.last_timestamp > event.first_timestamp
 
 
 @pytest.mark.django_db
