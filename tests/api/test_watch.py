@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from django.test import Client
 
-from jobs.models import Job
-from tests.api.conftest import JOBS, example, watch_events
+from jobs.models import Job, Pod, PodPhase
+from tests.api.conftest import JOBS, PODS, example, watch_events
 from volcano_site.kube.models import ChangeEvent
 
 URL = JOBS.format(ns="default")
@@ -105,6 +106,57 @@ def test_watch_applies_the_selectors(operator: Client) -> None:
     )
 
     assert [e["object"]["metadata"]["name"] for e in events] == ["job-b"]
+
+
+def _label(client: Client, name: str, team: str) -> None:
+    response = client.patch(
+        f"{URL}/{name}",
+        json.dumps({"metadata": {"labels": {"team": team}}}),
+        content_type="application/merge-patch+json",
+    )
+    assert response.status_code == 200, response.content
+
+
+def test_a_selector_watch_sees_objects_enter_and_leave_its_selection(operator: Client) -> None:
+    _create_job(operator, "job-a", {"team": "a"})
+    _create_job(operator, "job-b", {"team": "b"})
+    listed = operator.get(f"{URL}?labelSelector=team=b").json()
+    assert [job["metadata"]["name"] for job in listed["items"]] == ["job-b"]
+    version = listed["metadata"]["resourceVersion"]
+    response = operator.get(
+        f"{URL}?watch=1&resourceVersion={version}&timeoutSeconds=1&labelSelector=team=b"
+    )
+
+    _label(operator, "job-b", "c")  # leaves the selection
+    _label(operator, "job-a", "b")  # enters it
+    events = [(e["type"], e["object"]["metadata"]["name"]) for e in watch_events(response)]
+
+    # As kube-apiserver sends them: what leaves a selection is DELETED for the watcher,
+    # what enters it is ADDED; the DELETED object carries its labels after the change.
+    assert events == [("DELETED", "job-b"), ("ADDED", "job-a")]
+
+
+@pytest.mark.parametrize("opened", ["from its list", "without a version"])
+def test_a_phase_field_selector_watch_follows_a_pod_through_running(
+    operator: Client, opened: str
+) -> None:
+    pod = Pod.objects.create(name="runner", phase=PodPhase.PENDING)
+    pods = PODS.format(ns="default")
+    selection = "fieldSelector=status.phase=Running&timeoutSeconds=5"
+    version = operator.get(f"{pods}?{selection}").json()["metadata"]["resourceVersion"]
+    since = f"&resourceVersion={version}" if opened == "from its list" else ""
+    stream = watch_events(operator.get(f"{pods}?watch=1{since}&{selection}"))
+
+    events = []
+    for phase in (PodPhase.RUNNING, PodPhase.RUNNING, PodPhase.SUCCEEDED):
+        pod.phase = phase
+        pod.save()
+        event = next(stream)  # read before the next change, so no two are coalesced
+        events.append((event["type"], event["object"]["status"]["phase"]))
+
+    # `kubectl get pods --field-selector status.phase=Running -w` shows the pod arrive, change
+    # and, once finished, leave; without this the finished pod stayed Running in its view.
+    assert events == [("ADDED", "Running"), ("MODIFIED", "Running"), ("DELETED", "Succeeded")]
 
 
 def test_watch_of_another_namespace_hears_nothing(operator: Client) -> None:

@@ -5,8 +5,11 @@ Without a resourceVersion (or with ``0``) the watch first sends every matching
 object as ADDED, then the changes after that list; with one it replays every
 change after it. Objects are shown in their current state (several changes to
 one object read in one poll are sent once, as its latest, and as ADDED when the
-first of them created it); a deleted object is sent in its last state. A version older than what the stream still keeps is
-410 Expired in an ERROR event, as Kubernetes does, so clients relist.
+first of them created it); a deleted object is sent in its last state. Under a
+label or field selector, an object that starts matching is ADDED and one that
+stops matching is DELETED, as kube-apiserver sends them. A version older than
+what the stream still keeps is 410 Expired in an ERROR event, as Kubernetes
+does, so clients relist.
 
 Under ASGI (daphne) the stream is an async generator, so it flows line by line;
 under WSGI and the test client it is a plain generator.
@@ -52,6 +55,13 @@ class Watcher:
         self.since = since
         self.cursor = 0
         self.label = model_label(resource.model)
+        # With a selector, the objects this client holds as matching: an object that starts
+        # matching is ADDED for it and one that stops matching is DELETED, as kube-apiserver
+        # sends them (``kubectl get pods --field-selector status.phase=Running -w`` loses a
+        # pod that finished). None without a selector: every change is sent as it is.
+        self.matching: set[tuple[str, str, int]] | None = (
+            set() if query.labels or query.fields else None
+        )
 
     def start(self) -> list[str]:
         """Return the opening lines: the current objects (no version) or an expiry error."""
@@ -64,6 +74,16 @@ class Watcher:
                 self.cursor = -1
                 return [_frame("ERROR", error.body())]
             self.cursor = self.since
+            if self.matching is not None:
+                # What the client's list at that version held, as near as the rows tell:
+                # the objects matching now (the list and this watch are moments apart).
+                namespaced = self.resource.namespaced
+                fields = ("pk", "name", "namespace") if namespaced else ("pk", "name")
+                for pk, name, *namespace in filtered(self.resource, self.query).values_list(
+                    *fields
+                ):
+                    self.matching.add((namespace[0] or "" if namespace else "", name, 0))
+                    self.matching.add(("", "", pk))
             return []
         self.cursor = latest_resource_version()
         instances = list(filtered(self.resource, self.query))
@@ -72,6 +92,8 @@ class Watcher:
             manifest = render(self.resource, instance)
             if self._selected(manifest):
                 lines.append(_frame(ChangeType.ADDED, self._shown(manifest)))
+                if self.matching is not None:
+                    self.matching.update(_instance_keys(self.resource, instance))
         return lines
 
     @property
@@ -106,9 +128,33 @@ class Watcher:
                     change = ChangeType.ADDED  # created in this batch: new to the client
             else:
                 continue  # deleted since; its DELETED event comes next
-            if manifest is not None and self._selected(manifest):
-                lines.append(_frame(change, self._shown(manifest)))
+            if manifest is None:
+                continue
+            sent = self._as_seen(_key(event), change, manifest)
+            if sent is not None:
+                lines.append(_frame(sent, self._shown(manifest)))
         return lines
+
+    def _as_seen(self, key: tuple[str, str, int], change: str, manifest: Any) -> str | None:
+        """Return the event type this client is sent for ``change``, or None for none."""
+        selected = self._selected(manifest)
+        if self.matching is None:
+            return change if selected else None
+        held = key in self.matching
+        if change == ChangeType.DELETED:
+            self.matching.discard(key)
+            return change if held or selected else None
+        if selected:
+            self.matching.add(key)
+            return (
+                ChangeType.MODIFIED
+                if held and change == ChangeType.MODIFIED
+                else (ChangeType.ADDED)
+            )
+        self.matching.discard(key)
+        if held:
+            return ChangeType.DELETED  # gone, or no longer selected: gone from its view
+        return None
 
     def _current(self, events: list[ChangeEvent]) -> dict[tuple[str, str, int], Any]:
         live = [e for e in events if e.type != ChangeType.DELETED]
@@ -146,6 +192,12 @@ class Watcher:
             requirement.test(manifest_value(manifest, requirement.key))
             for requirement in self.query.fields
         )
+
+
+def _instance_keys(resource: Resource, instance: Any) -> tuple[tuple[str, str, int], ...]:
+    """Return the keys an event about ``instance`` may carry: by name, or by pk (``_key``)."""
+    namespace = (getattr(instance, "namespace", "") or "") if resource.namespaced else ""
+    return ((namespace, instance.name, 0), ("", "", instance.pk))
 
 
 def _key(event: ChangeEvent) -> tuple[str, str, int]:
