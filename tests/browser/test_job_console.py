@@ -113,3 +113,28 @@ def test_bulk_abort_two_jobs(page: Page, cluster: ConsoleServer) -> None:
     rows = page.locator("#jobs-table tbody tr")
     expect(rows.filter(has_text="Abort")).to_have_count(2, timeout=20_000)
     _shot(page, "jobs-list.png")
+
+
+def test_checked_rows_stay_checked_through_a_live_refresh(
+    page: Page, cluster: ConsoleServer
+) -> None:
+    cluster.apply(_job("keep-a", cpu="100m") + "---\n" + _job("keep-b", cpu="100m"))
+    sign_in(page, cluster, "sue", next_url="/jobs/?q=keep-")
+    page.get_by_label("Select keep-a").check()
+    # What a click would find the moment the fresh table is in: the row still checked, not
+    # only once htmx has settled (an Abort pressed in between found nothing selected).
+    page.evaluate("""() => {
+        window.checkedAtSwap = [];
+        document.addEventListener("htmx:afterSwap", () => {
+            window.checkedAtSwap.push(Array.from(
+                document.querySelectorAll("#jobs-table input[name=selected]:checked"),
+                (box) => box.closest("tr").textContent.includes("keep-a")));
+        });
+        window.consoleLive.refresh("jobs-table");
+    }""")
+
+    page.wait_for_function("window.checkedAtSwap.length > 0")
+    assert page.evaluate("window.checkedAtSwap[0]") == [True]
+    expect(page.get_by_label("Select keep-a")).to_be_checked()
+    expect(page.get_by_label("Select keep-b")).not_to_be_checked()
+    expect(page.locator("[data-selected-count]")).to_have_text("1 selected")
