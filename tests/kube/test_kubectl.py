@@ -171,6 +171,14 @@ def test_apply_twice_of_an_object_kept_as_given_says_unchanged(kube_server: Kube
     assert again.stdout.strip() == "priorityclass.scheduling.k8s.io/high-priority unchanged"
 
 
+def test_get_priorityclass_prints_kube_apiservers_columns(kube_server: KubeServer) -> None:
+    shown = kubectl(kube_server, "get", "priorityclass", "high-priority", namespace="default")
+
+    header, row = (line.split() for line in shown.stdout.splitlines())
+    assert header == ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"]
+    assert (row[:3], row[-1]) == (["high-priority", "1000000", "false"], "PreemptLowerPriority")
+
+
 def test_get_vcjob_prints_volcanos_columns(kube_server: KubeServer) -> None:
     namespace = "kubectl-get"
     path = EXAMPLES / "jobs" / "tensorflow-dist-mnist.yaml"

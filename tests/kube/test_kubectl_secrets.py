@@ -30,6 +30,13 @@ def test_watching_secrets_sees_the_ssh_secret_added_then_deleted(
             return lambda line: line.split()[:2] == [kind, "mindspore-cpu-ssh"]
 
         assert secrets.wait_for(event("ADDED")), secrets.lines
+        listed = kubectl(kube_server, "get", "secrets", namespace=namespace)
+        shown = kubectl(kube_server, "get", "secret", "mindspore-cpu-ssh", "-o",
+                        "go-template={{len .data}}", namespace=namespace)  # fmt: skip
+        header, row = (line.split() for line in listed.stdout.splitlines())
+        assert header == ["NAME", "TYPE", "DATA", "AGE"]  # kube-apiserver's columns
+        assert row[:3] == ["mindspore-cpu-ssh", "Opaque", shown.stdout]
+        assert int(shown.stdout) >= 3  # the keys, the public key and the ssh config
     finally:
         deleted = kubectl(kube_server, "delete", "-f", path, namespace=namespace)
     assert deleted.returncode == 0, deleted.stderr

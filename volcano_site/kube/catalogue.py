@@ -162,7 +162,15 @@ def catalogue() -> tuple[Entry, ...]:
                 Column("Message", "string", ".message"),
             ),
         ),
-        Entry(SECRETS, "secret", columns=(Column("Type", "string", ".type"), KUBE_AGE)),
+        Entry(
+            SECRETS,
+            "secret",
+            columns=(
+                Column("Type", "string", ".type"),
+                Column("Data", "integer", "@data-count", description="Keys in the secret"),
+                KUBE_AGE,
+            ),
+        ),
         # The training operator's CRDs: State is the last condition's type.
         *(
             Entry(
@@ -189,6 +197,7 @@ def catalogue() -> tuple[Entry, ...]:
                 Column("Value", "integer", ".value"),
                 Column("Global-Default", "boolean", ".globalDefault"),
                 KUBE_AGE,
+                Column("PreemptionPolicy", "string", ".preemptionPolicy"),
             ),
         ),
     )

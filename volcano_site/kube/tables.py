@@ -93,6 +93,8 @@ def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
     if name == "@last-condition":  # the training operator's .status.conditions[-1:].type
         conditions = status.get("conditions") or []
         return conditions[-1].get("type", "") if conditions else ""
+    if name == "@data-count":  # a Secret's DATA: its keys, as kube-apiserver counts them
+        return len(manifest.get("data") or {})
     if name == "@last-seen":
         when = manifest.get("lastTimestamp") or manifest.get("firstTimestamp")
         return _age(when, now) if when else "<unknown>"
