@@ -19,6 +19,26 @@ from scheduler.wire import Fields, Manifest, format_resources, format_time
 __all__ = ["CONF_KEY", "NodeKind", "SchedulerConfigurationKind", "load_conf_text"]
 
 CONF_KEY = "volcano-scheduler.conf"
+# NodeSystemInfo's fields: Kubernetes always writes every one ("" when unknown), and the
+# official Python client refuses a node whose nodeInfo lacks any of them.
+NODE_INFO_FIELDS = (
+    "machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
+    "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture",
+)  # fmt: skip
+# What a node without its own nodeInfo reports: the simulated kubelet, at the API's version.
+SIMULATED_NODE = {
+    "kubeletVersion": "v1.32.0-volcano-sim",
+    "containerRuntimeVersion": "simulated://1.0",
+    "operatingSystem": "linux",
+    "architecture": "amd64",
+    "osImage": "Volcano console simulated node",
+}
+# NodeStatus fields a kubelet writes that nothing here reads: accepted, so that a node dumped
+# from a real cluster (`kubectl get node -o yaml`) applies unchanged.
+IGNORED_STATUS = (
+    "phase", "daemonEndpoints", "images", "volumesInUse", "volumesAttached", "config",
+    "runtimeHandlers", "features",
+)  # fmt: skip
 CONF_MAP_NAME = "volcano-scheduler-configmap"
 CONF_MAP_NAMESPACE = "volcano-system"
 
@@ -39,6 +59,8 @@ class NodeKind(Kind):
         "ready",
         "ready_reason",
         "ready_message",
+        "node_info",
+        "addresses",
     )
 
     def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
@@ -55,7 +77,7 @@ class NodeKind(Kind):
                 raise taint.error("effect", f"unsupported value {item['effect']!r}")
             taint.done()
             node.taints.append(item)
-        spec.ignore("podCIDR", "podCIDRs", "providerID")
+        spec.ignore("podCIDR", "podCIDRs", "providerID", "configSource", "externalID")
         spec.done()
         status = doc.obj("status")
         node.capacity = status.resources("capacity")
@@ -75,6 +97,19 @@ class NodeKind(Kind):
                 node.ready = state == "True"
                 node.ready_reason, node.ready_message = reason, message
                 node.ready_transition_time = since
+        node.node_info = status.json("nodeInfo", {})
+        if not isinstance(node.node_info, dict):
+            raise status.error("nodeInfo", "expected an object")
+        node.addresses = []
+        for address in status.objects("addresses"):
+            node.addresses.append(
+                {
+                    "type": address.string("type", required=True),
+                    "address": address.string("address", required=True),
+                }
+            )
+            address.done()
+        status.ignore(*IGNORED_STATUS)
         status.done()
 
     def write(self, instance: Any, children: list[Any] | None) -> Manifest:
@@ -95,8 +130,24 @@ class NodeKind(Kind):
             "capacity": format_resources(node.capacity),
             "allocatable": format_resources(node.allocatable),
             "conditions": [ready],
+            "nodeInfo": _node_info(node),
         }
+        if node.addresses:
+            status["addresses"] = [dict(address) for address in node.addresses]
         return {"spec": spec, "status": status}
+
+
+def _node_info(node: Node) -> Manifest:
+    """Return ``status.nodeInfo``: the kubelet's own, or the simulated kubelet's, every field
+    present. A simulated node's machine and boot ids are its uid, stable across reads."""
+    ids = str(node.uid or "")
+    given = node.node_info or {
+        **SIMULATED_NODE,
+        "machineID": ids.replace("-", ""),
+        "systemUUID": ids,
+        "bootID": ids,
+    }
+    return {**dict.fromkeys(NODE_INFO_FIELDS, ""), **given}
 
 
 class SchedulerConfigurationKind(Kind):

@@ -79,6 +79,10 @@ class Node(ObjectMeta):
     ready_reason = models.CharField(max_length=128, blank=True)
     ready_message = models.TextField(blank=True)
     ready_transition_time = models.DateTimeField(null=True, blank=True)
+    # As a kubelet reports them (a node dumped from a real cluster keeps its own); empty, a
+    # simulated node reports the simulated kubelet's (``scheduler.manifests.SIMULATED_NODE``).
+    node_info = models.JSONField(default=dict, blank=True, help_text="status.nodeInfo")
+    addresses = models.JSONField(default=list, blank=True, help_text="status.addresses")
     # Status the worker stores after each session (``scheduler.load_status``), not spec: the
     # requests of the node's Pending and Running pods (milli-units) and their count. Written
     # without a resourceVersion bump; the Nodes pages read them instead of summing every pod.

@@ -6,6 +6,7 @@ a timeout; watches run in the background and are always stopped.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -224,6 +225,17 @@ def test_describe_podgroup_shows_its_spec_and_events(kube_server: KubeServer) ->
         assert "Min Member:  1" in described.stdout
         assert "Queue:    test" in described.stdout
         assert "Events:" in described.stdout
+        events = kubectl(kube_server, "get", "events", namespace=namespace)
+        wide = kubectl(kube_server, "get", "events", "-o", "wide", namespace=namespace)
+        # kube-apiserver's event columns: no leading NAME; the wide ones end with it.
+        assert re.split(r"\s{2,}", events.stdout.splitlines()[0].strip()) == [
+            "LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"
+        ]  # fmt: skip
+        assert re.split(r"\s{2,}", wide.stdout.splitlines()[0].strip()) == [
+            "LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE",
+            "FIRST SEEN", "COUNT", "NAME",
+        ]  # fmt: skip
+        assert len(events.stdout.splitlines()) > 1, events.stdout  # the job's events, listed
     finally:
         kubectl(kube_server, "delete", "-f", str(path), namespace=namespace)
 

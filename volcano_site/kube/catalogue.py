@@ -51,6 +51,9 @@ class Entry:
     categories: tuple[str, ...] = ()
     columns: tuple[Column, ...] = (KUBE_AGE,)
     subresources: tuple[str, ...] = ()
+    # Every kind's table opens with Name but Event's, which kube-apiserver lists last and
+    # wide only (``kubectl get events`` prints LAST SEEN first).
+    name_first: bool = True
 
     @property
     def group_version(self) -> str:
@@ -148,6 +151,26 @@ def catalogue() -> tuple[Entry, ...]:
                 Column("Roles", "string", "@none"),
                 KUBE_AGE,
                 Column("Version", "string", ".status.nodeInfo.kubeletVersion"),
+                # The wide columns, in kube-apiserver's order and wording.
+                Column("Internal-IP", "string", "@address:InternalIP", priority=1),
+                Column("External-IP", "string", "@address:ExternalIP", priority=1),
+                Column(
+                    "OS-Image", "string", ".status.nodeInfo.osImage", priority=1, empty="<unknown>"
+                ),
+                Column(
+                    "Kernel-Version",
+                    "string",
+                    ".status.nodeInfo.kernelVersion",
+                    priority=1,
+                    empty="<unknown>",
+                ),
+                Column(
+                    "Container-Runtime",
+                    "string",
+                    ".status.nodeInfo.containerRuntimeVersion",
+                    priority=1,
+                    empty="<unknown>",
+                ),
             ),
         ),
         Entry(
@@ -159,8 +182,14 @@ def catalogue() -> tuple[Entry, ...]:
                 Column("Type", "string", ".type"),
                 Column("Reason", "string", ".reason"),
                 Column("Object", "string", "@involved"),
+                Column("Subobject", "string", ".involvedObject.fieldPath", priority=1, empty=""),
+                Column("Source", "string", "@source", priority=1),
                 Column("Message", "string", ".message"),
+                Column("First Seen", "string", "@first-seen", priority=1),
+                Column("Count", "string", ".count", priority=1),
+                Column("Name", "string", ".metadata.name", priority=1, format="name"),
             ),
+            name_first=False,
         ),
         Entry(
             SECRETS,

@@ -93,11 +93,23 @@ def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
     if name == "@last-condition":  # the training operator's .status.conditions[-1:].type
         conditions = status.get("conditions") or []
         return conditions[-1].get("type", "") if conditions else ""
+    if name.startswith("@address:"):  # a node's first address of that type
+        kind = name.removeprefix("@address:")
+        found = [a.get("address") for a in status.get("addresses") or [] if a.get("type") == kind]
+        return found[0] if found and found[0] else "<none>"
     if name == "@data-count":  # a Secret's DATA: its keys, as kube-apiserver counts them
         return len(manifest.get("data") or {})
     if name == "@last-seen":
         when = manifest.get("lastTimestamp") or manifest.get("firstTimestamp")
         return _age(when, now) if when else "<unknown>"
+    if name == "@first-seen":
+        when = manifest.get("firstTimestamp")
+        return _age(when, now) if when else "<unknown>"
+    if name == "@source":  # kubectl's "component, host"
+        source = manifest.get("source") or {}
+        return ", ".join(
+            str(part) for part in (source.get("component"), source.get("host")) if part
+        )
     return "<none>"
 
 
@@ -165,7 +177,11 @@ def _columns(entry: Entry | None) -> tuple[Column, ...]:
     return entry.columns if entry is not None else (KUBE_AGE,)
 
 
-def _definitions(columns: tuple[Column, ...]) -> list[dict[str, Any]]:
+def _name_first(entry: Entry | None) -> bool:
+    return entry is None or entry.name_first
+
+
+def _definitions(entry: Entry | None) -> list[dict[str, Any]]:
     name = {
         "name": "Name",
         "type": "string",
@@ -173,7 +189,8 @@ def _definitions(columns: tuple[Column, ...]) -> list[dict[str, Any]]:
         "description": "Name must be unique within a namespace.",
         "priority": 0,
     }
-    return [name] + [
+    columns = _columns(entry)
+    return [name] * _name_first(entry) + [
         {
             "name": column.name,
             "type": "string" if column.type == "date" else column.type,
@@ -190,8 +207,9 @@ def table_row(
 ) -> dict[str, Any]:
     """Return the Table row of one rendered object."""
     now = timezone.now()
-    cells = [manifest.get("metadata", {}).get("name", "")]
-    cells += [_cell(manifest, column, now) for column in _columns(entry_for(resource))]
+    entry = entry_for(resource)
+    cells = [manifest.get("metadata", {}).get("name", "")] * _name_first(entry)
+    cells += [_cell(manifest, column, now) for column in _columns(entry)]
     row: dict[str, Any] = {"cells": cells}
     if include == "Object":
         row["object"] = manifest
@@ -216,6 +234,6 @@ def table(
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": list_meta or {},
-        "columnDefinitions": _definitions(_columns(entry_for(resource))),
+        "columnDefinitions": _definitions(entry_for(resource)),
         "rows": [table_row(resource, manifest, include=include) for manifest in manifests],
     }
