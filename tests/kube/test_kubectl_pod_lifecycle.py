@@ -151,3 +151,24 @@ def test_kubectl_wait_returns_as_soon_as_the_condition_holds(
 
     assert waited.returncode == 0, waited.stderr
     assert waited.stdout.strip() == "pod/kl-ready-0 condition met"
+
+
+def test_kubectl_top_shows_what_running_containers_use(kube_server: KubeServer, job: None) -> None:
+    wait_for(lambda: _rows(kube_server).get("kl-ready-0", {}).get("READY") == "1/1", timeout=90)
+
+    pods = kubectl(kube_server, "top", "pod", "kl-ready-0", "--containers", namespace=NAMESPACE)
+    nodes = kubectl(kube_server, "top", "nodes", namespace=NAMESPACE)
+
+    assert pods.returncode == 0, pods.stderr
+    header, row = (line.split() for line in pods.stdout.splitlines())
+    assert header == ["POD", "NAME", "CPU(cores)", "MEMORY(bytes)"]
+    assert row == ["kl-ready-0", "main", "100m", "0Mi"]  # its request: cpu 100m, no memory
+    assert nodes.returncode == 0, nodes.stderr
+    assert nodes.stdout.split()[:5] == [
+        "NAME",
+        "CPU(cores)",
+        "CPU(%)",
+        "MEMORY(bytes)",
+        "MEMORY(%)",
+    ]
+    assert "kube-node-0" in nodes.stdout

@@ -43,6 +43,23 @@ _EXTRA: dict[str, list[dict[str, Any]]] = {
             "verbs": ["create", "get", "list", "update"],
         }
     ],
+    # metrics-server's group (scheduler.api.resource_metrics): what `kubectl top` reads.
+    "metrics.k8s.io/v1beta1": [
+        {
+            "name": "nodes",
+            "singularName": "",
+            "namespaced": False,
+            "kind": "NodeMetrics",
+            "verbs": ["get", "list"],
+        },
+        {
+            "name": "pods",
+            "singularName": "",
+            "namespaced": True,
+            "kind": "PodMetrics",
+            "verbs": ["get", "list"],
+        },
+    ],
     "audit.volcano.sh/v1alpha1": [
         {
             "name": "auditentries",
