@@ -77,13 +77,12 @@ class Watcher:
             if self.matching is not None:
                 # What the client's list at that version held, as near as the rows tell:
                 # the objects matching now (the list and this watch are moments apart).
-                namespaced = self.resource.namespaced
-                fields = ("pk", "name", "namespace") if namespaced else ("pk", "name")
-                for pk, name, *namespace in filtered(self.resource, self.query).values_list(
-                    *fields
+                # Keys only: a selector over thousands of pods need not decode their JSON.
+                namespace = "namespace" if self.resource.namespaced else "name"
+                for pk, name, where in filtered(self.resource, self.query).values_list(
+                    "pk", "name", namespace
                 ):
-                    self.matching.add((namespace[0] or "" if namespace else "", name, 0))
-                    self.matching.add(("", "", pk))
+                    self.matching.update(_keys(self.resource, where, name, pk))
             return []
         self.cursor = latest_resource_version()
         instances = list(filtered(self.resource, self.query))
@@ -93,7 +92,14 @@ class Watcher:
             if self._selected(manifest):
                 lines.append(_frame(ChangeType.ADDED, self._shown(manifest)))
                 if self.matching is not None:
-                    self.matching.update(_instance_keys(self.resource, instance))
+                    self.matching.update(
+                        _keys(
+                            self.resource,
+                            getattr(instance, "namespace", ""),
+                            instance.name,
+                            instance.pk,
+                        )
+                    )
         return lines
 
     @property
@@ -146,15 +152,9 @@ class Watcher:
             return change if held or selected else None
         if selected:
             self.matching.add(key)
-            return (
-                ChangeType.MODIFIED
-                if held and change == ChangeType.MODIFIED
-                else (ChangeType.ADDED)
-            )
+            return change if held else ChangeType.ADDED  # new to this client's view
         self.matching.discard(key)
-        if held:
-            return ChangeType.DELETED  # gone, or no longer selected: gone from its view
-        return None
+        return ChangeType.DELETED if held else None  # no longer selected: gone from its view
 
     def _current(self, events: list[ChangeEvent]) -> dict[tuple[str, str, int], Any]:
         live = [e for e in events if e.type != ChangeType.DELETED]
@@ -194,10 +194,12 @@ class Watcher:
         )
 
 
-def _instance_keys(resource: Resource, instance: Any) -> tuple[tuple[str, str, int], ...]:
-    """Return the keys an event about ``instance`` may carry: by name, or by pk (``_key``)."""
-    namespace = (getattr(instance, "namespace", "") or "") if resource.namespaced else ""
-    return ((namespace, instance.name, 0), ("", "", instance.pk))
+def _keys(
+    resource: Resource, namespace: str | None, name: str, pk: int
+) -> tuple[tuple[str, str, int], ...]:
+    """Return the keys an event about an object may carry: by name, or by pk (``_key``)."""
+    where = (namespace or "") if resource.namespaced else ""
+    return ((where, name, 0), ("", "", pk))
 
 
 def _key(event: ChangeEvent) -> tuple[str, str, int]:
