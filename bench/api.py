@@ -52,7 +52,8 @@ def setup_django(data_dir: str) -> None:
 
 def seed(jobs: int, pods: int) -> None:
     """Store ``jobs`` jobs with one task each and ``pods`` pods spread over them (bulk)."""
-    from jobs.models import Job, Pod, TaskSpec
+    from core.models import Pod
+    from jobs.models import Job, TaskSpec
 
     template = {"spec": {"containers": [{"name": "main", "image": "busybox"}]}}
     batch = 2000
@@ -130,7 +131,7 @@ def main() -> int:
         from django.test import Client
         from django.test.utils import setup_test_environment
 
-        from volcano_site.accounts.services import token_create
+        from accounts.services import token_create
 
         setup_test_environment()  # lets the test client's host through ALLOWED_HOSTS
         started = time.perf_counter()

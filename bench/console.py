@@ -35,7 +35,8 @@ def _big_job(pods: int) -> None:
     """Store job ``big`` with ``pods`` pods and their events (the detail page's worst case)."""
     from django.utils import timezone
 
-    from jobs.models import Event, Job, Pod, TaskSpec
+    from core.models import Event, Pod
+    from jobs.models import Job, TaskSpec
 
     job = Job.objects.create(namespace="default", name="big", min_available=pods, phase="Running")
     TaskSpec.objects.create(job=job, index=0, name="worker", replicas=pods, template={})
@@ -60,8 +61,8 @@ async def _fan_out(user: Any) -> float:
     from channels.routing import URLRouter
     from channels.testing import WebsocketCommunicator
 
-    from volcano_site.console import live
-    from volcano_site.console.routing import websocket_urlpatterns
+    from console import live
+    from console.routing import websocket_urlpatterns
 
     sockets = []
     for _ in range(SOCKETS):

@@ -64,9 +64,8 @@ def _setup(db: str, url: str) -> None:
 
 
 def _empty() -> None:
-    from jobs.models import Pod, PodGroup
-    from queues.models import PROTECTED_QUEUE_NAMES, Queue
-    from scheduler.models import Node
+    from core.models import Node, Pod
+    from queues.models import PROTECTED_QUEUE_NAMES, PodGroup, Queue
 
     Pod.objects.all().delete()
     PodGroup.objects.all().delete()
@@ -78,10 +77,10 @@ def _load(cluster: Any, conf_text: str) -> None:
     """Write ``cluster`` (a ClusterInfo) as rows; the conf becomes the active configuration."""
     from django.db import transaction
 
-    from jobs.models import Pod, PodGroup, PriorityClass
-    from queues.models import Queue
+    from core.models import Node, Pod, PriorityClass
+    from queues.models import PodGroup, Queue
     from scheduler.engine.api.types import TaskStatus
-    from scheduler.models import Node, SchedulerConfiguration
+    from scheduler.models import SchedulerConfiguration
 
     def milli(res: Any) -> dict[str, int]:
         return {} if res is None else {k: v for k, v in res.items() if k != "pods"}

@@ -12,7 +12,7 @@ at ``now = k * period``:
    ``volcano.sh/sim-duration`` annotation. (Not Volcano Jobs through the controller: the engine
    bench has no controller, the controller's cycle would add one session of delay before a
    PodGroup even exists, and its reconcile of 15,000 Jobs per cycle would be what is measured.)
-2. The simulated kubelet (``scheduler.runtime.tick``, start delay 0) runs at ``now``: pods
+2. The simulated kubelet (``kubelet.runtime.tick``, start delay 0) runs at ``now``: pods
    whose runtime is over become Succeeded, so their nodes are free for this session.
 3. One session, the live path split as ``bench/e2e.py`` splits it: *read* (``read_snapshot``),
    *engine* (``run_session``), *write* (``apply_decisions``), all at ``now``.
@@ -121,7 +121,8 @@ def base_cluster() -> ClusterInfo:
 @contextmanager
 def _stamped_creation() -> Iterator[None]:
     """Let rows keep the ``created_at`` we give them (the simulated arrival), not wall time."""
-    from jobs.models import Pod, PodGroup
+    from core.models import Pod
+    from queues.models import PodGroup
 
     fields = [model._meta.get_field("created_at") for model in (PodGroup, Pod)]
     saved = [getattr(f, "auto_now_add", False) for f in fields]
@@ -138,8 +139,9 @@ def insert_arrivals(batch: list[Arrival]) -> None:
     """Write each job as a Pending PodGroup of minMember 1 and its one Pending pod."""
     from django.db import transaction
 
-    from jobs.models import Pod, PodGroup
-    from scheduler.runtime import DURATION_ANNOTATION
+    from core.models import Pod
+    from kubelet.runtime import DURATION_ANNOTATION
+    from queues.models import PodGroup
 
     spec = {"containers": [{"name": "main", "image": "busybox"}]}
     with transaction.atomic(), _stamped_creation():
@@ -200,10 +202,11 @@ def simulate(
     jobs: list[Arrival], conf_text: str, *, period: float, progress: bool = False
 ) -> Figures:
     """Run the sessions on the simulated clock (steps 1-5 of the module docstring)."""
-    from jobs.models import Pod, PodGroup
+    from core.models import Pod
+    from kubelet.runtime import RuntimeSettings, tick
+    from queues.models import PodGroup
     from scheduler.cache import apply_decisions, read_snapshot
     from scheduler.engine import load_conf, run_session
-    from scheduler.runtime import RuntimeSettings, tick
 
     conf = load_conf(conf_text)
     kubelet = RuntimeSettings(start_delay=0.0, default_duration=period, speed=1.0)

@@ -23,10 +23,10 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from apis.errors import EngineError
 from bench.queueing import run_queueing
 from bench.workloads import SETS, Case
 from scheduler.engine.conf import SchedulerConf, load_conf
-from scheduler.engine.errors import EngineError
 from scheduler.engine.framework import run_session
 from scheduler.engine.framework.decisions import Decisions
 

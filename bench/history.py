@@ -74,7 +74,7 @@ def _node_loads(cluster: Any, pks: dict[str, int]) -> dict[int, tuple[int, int, 
 
 def _store_nodes(cluster: Any) -> dict[str, int]:
     """Store the M-mixed nodes as rows (once); return their primary keys by name."""
-    from scheduler.models import Node
+    from core.models import Node
 
     Node.objects.bulk_create(Node(name=name) for name in sorted(cluster.nodes))
     return dict(Node.objects.values_list("name", "pk"))

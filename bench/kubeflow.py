@@ -65,10 +65,12 @@ def _manifest(index: int, workers: int) -> dict[str, Any]:
 
 
 def _cluster(nodes: int) -> None:
-    from jobs.models import PriorityClass  # noqa: F401  (apps ready)
+    from core.models import (
+        Node,
+        PriorityClass,  # noqa: F401  (apps ready)
+    )
+    from core.namespaces import ensure_namespaces
     from queues.models import Queue
-    from scheduler.models import Node
-    from volcano_site.kube.namespaces import ensure_namespaces
 
     amounts = {"cpu": 32_000, "memory": 256 * 1024**3 * 1000, "pods": 110_000}
     Node.objects.bulk_create(
@@ -81,7 +83,7 @@ def _cluster(nodes: int) -> None:
 def _submit(count: int, workers: int) -> float:
     from django.db import transaction
 
-    from jobs.manifests import load_manifest
+    from kube.manifests import load_manifest
 
     started = time.perf_counter()
     with transaction.atomic():
@@ -92,7 +94,7 @@ def _submit(count: int, workers: int) -> float:
 
 
 def _states() -> dict[str, int]:
-    from jobs.models import PyTorchJob
+    from training.models import PyTorchJob
 
     counts: dict[str, int] = {}
     for conditions in PyTorchJob.objects.values_list("conditions", flat=True):
@@ -110,9 +112,10 @@ def main() -> None:
     parser.add_argument("--max-cycles", type=int, default=60)
     args = parser.parse_args()
     _setup()
-    from jobs.models import Pod
-    from jobs.training.controller import reconcile_training_jobs
-    from scheduler import runtime, worker
+    from core.models import Pod
+    from kubelet import runtime
+    from scheduler import worker
+    from training.controller import reconcile_training_jobs
 
     _cluster(args.nodes)
     submit_wall = _submit(args.jobs, args.workers)

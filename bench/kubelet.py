@@ -1,7 +1,7 @@
 """The simulated kubelet's tick: ``python bench/kubelet.py [--pods 10000] [--nodes 100]``.
 
 Writes ``--pods`` pods bound to ``--nodes`` nodes into a scratch SQLite database, then times
-``scheduler.runtime.tick`` through one pod lifetime on a simulated clock: the tick that
+``kubelet.runtime.tick`` through one pod lifetime on a simulated clock: the tick that
 acknowledges every bind, the one that starts every pod, ``--steady`` ticks where nothing is
 due (the common case: every pod running), the tick that ends every pod, and, with
 ``--crash``, the tick where every container fails under ``OnFailure`` and the one that
@@ -37,8 +37,8 @@ def _setup() -> None:
 
 
 def _load(pods: int, nodes: int, *, crash: bool) -> None:
-    from jobs.models import Pod, PodGroup
-    from scheduler.models import Node
+    from core.models import Node, Pod
+    from queues.models import PodGroup
 
     Node.objects.bulk_create(
         [
@@ -74,7 +74,7 @@ def _load(pods: int, nodes: int, *, crash: bool) -> None:
 
 
 def _timed(label: str, at: object, config: object) -> float:
-    from scheduler.runtime import tick
+    from kubelet.runtime import tick
 
     started = time.perf_counter()
     result = tick(now=at, config=config)  # type: ignore[arg-type]
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     _setup()
     from django.utils import timezone
 
-    from scheduler.runtime import RuntimeSettings
+    from kubelet.runtime import RuntimeSettings
 
     _load(args.pods, args.nodes, crash=args.crash)
     config = RuntimeSettings(start_delay=1.0, default_duration=30.0, speed=1.0)

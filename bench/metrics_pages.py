@@ -85,10 +85,10 @@ def _time_panels(
     from django.http import QueryDict
     from django.utils import timezone
 
+    from console.charts import figure_data
     from monitoring.panels import PANELS, Reader
     from monitoring.ranges import parse_query
     from monitoring.sources import current_source
-    from volcano_site.console.charts import figure_data
 
     walls: dict[tuple[str, str], list[float]] = {}
     cpus: dict[tuple[str, str], list[float]] = {}

@@ -41,8 +41,7 @@ SIZES = [(8, 32), (16, 64), (32, 128), (64, 256)]  # cores, GiB
 
 def seed(nodes: int, pods: int) -> None:
     """Store ``nodes`` nodes and ``pods`` running pods spread over them at random (bulk)."""
-    from jobs.models import Pod
-    from scheduler.models import Node
+    from core.models import Node, Pod
 
     rng = random.Random(17)
     rows = []
@@ -92,7 +91,7 @@ def timed_after_change(call: Any, runs: int, stamp: Any) -> tuple[list[float], l
     ``stamp`` (untimed) is the worker's store after its latest session, which keeps the stored
     loads fresh; a change of one pod's reason moves no load.
     """
-    from jobs.models import Pod
+    from core.models import Pod
 
     pod = Pod.objects.order_by("pk").first()
     assert pod is not None

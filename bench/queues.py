@@ -32,9 +32,8 @@ GI = 1 << 30
 
 def seed(nodes: int, queues: int, pods: int) -> None:
     """Store the cluster: nodes of 8 cores, weighted queues, 5-pod PodGroups spread over them."""
-    from jobs.models import Pod, PodGroup
-    from queues.models import Queue
-    from scheduler.models import Node
+    from core.models import Node, Pod
+    from queues.models import PodGroup, Queue
 
     alloc = {"cpu": 8000, "memory": 32 * GI * 1000, "pods": 110_000}
     Node.objects.bulk_create(

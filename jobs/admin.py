@@ -1,32 +1,18 @@
-"""Admin for jobs and their objects: tasks and pods inline, abort/resume via Commands."""
+"""Admin for jobs and commands: tasks and pods inline, abort/resume via Commands."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import admin
-from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils import timezone
-from django.utils.timesince import timesince
 
-from jobs.admin_secrets import SecretAdmin  # noqa: F401  (registers Secrets, admins only)
-from jobs.admission.forms import AdmissionModelForm, TaskSpecAdmissionFormSet
-from jobs.evictions import note_pod_deleted
-from jobs.models import (
-    Command,
-    CommandAction,
-    Event,
-    Job,
-    Pod,
-    PodGroup,
-    PriorityClass,
-    TaskSpec,
-)
+from core.models import Pod
+from jobs.admission.forms import TaskSpecAdmissionFormSet
+from jobs.models import Command, CommandAction, Job, TaskSpec
 from jobs.services import command_issue
-from scheduler.forms import ResourceListField, format_resource_list
-from scheduler.services import pod_evict, pod_fail
+from kube.admin_kit import META_FIELDS, age
 
 JOB_STATUS_FIELDS = (
     "phase",
@@ -46,14 +32,6 @@ JOB_STATUS_FIELDS = (
     "task_status_count",
     "controlled_resources",
 )
-META_FIELDS = ("uid", "resource_version", "created_at")
-
-
-def age(created_at: Any) -> str:
-    """Return kubectl's AGE column for a creation time."""
-    if created_at is None:
-        return ""
-    return timesince(created_at, timezone.now(), depth=1)
 
 
 class TaskSpecInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -117,91 +95,6 @@ class JobAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         self._issue(request, queryset, CommandAction.RESUME_JOB)
 
 
-class PodGroupForm(AdmissionModelForm):
-    """PodGroup form with minResources typed as quantities (admin supplies the Meta)."""
-
-    min_resources = ResourceListField()
-
-
-@admin.register(PodGroup)
-class PodGroupAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """Gangs: phase, size and queue."""
-
-    form = PodGroupForm
-    list_display = ("name", "namespace", "queue", "phase", "min_member", "running", "age")
-    list_filter = ("phase", "queue", "namespace")
-    search_fields = ("name", "namespace", "job__name")
-    readonly_fields = ("phase", "conditions", "running", "succeeded", "failed", *META_FIELDS)
-    raw_id_fields = ("job",)
-
-    @admin.display(description="age", ordering="created_at")
-    def age(self, group: PodGroup) -> str:
-        return age(group.created_at)
-
-
-@admin.register(Pod)
-class PodAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """Pods with node and phase, the columns of ``kubectl get pods -o wide``."""
-
-    list_display = ("name", "namespace", "job", "node", "phase", "task_status", "requests_display")
-    list_filter = ("phase", "task_status", "namespace")
-    search_fields = ("name", "namespace", "job__name", "node__name")
-    list_select_related = ("job", "node")
-    raw_id_fields = ("job", "pod_group", "node")
-    readonly_fields = (
-        "phase",
-        "task_status",
-        "reason",
-        "message",
-        "exit_code",
-        "start_time",
-        "finish_time",
-        "requests",
-        "cpu_milli",
-        "memory_milli",
-        "gpu_milli",
-        *META_FIELDS,
-    )
-    actions = ("fail_pods", "evict_pods")
-
-    @admin.display(description="requests")
-    def requests_display(self, pod: Pod) -> str:
-        return format_resource_list(pod.requests)
-
-    # Fault injection (scheduler/faults.py), as the simulated kubelet and the scheduler do it.
-    @admin.action(description="Fail (exit code 1)")
-    def fail_pods(self, request: HttpRequest, queryset: QuerySet[Pod]) -> None:
-        done = sum(pod_fail(pod=pod) for pod in queryset)
-        self.message_user(request, f"{done} pod(s) failed.")
-
-    @admin.action(description="Evict")
-    def evict_pods(self, request: HttpRequest, queryset: QuerySet[Pod]) -> None:
-        done = sum(pod_evict(pod=pod) for pod in queryset)
-        self.message_user(request, f"{done} pod(s) evicted.")
-
-    # Deleting a job's pod here is an eviction, as through the API (jobs.evictions).
-    def delete_model(self, request: HttpRequest, obj: Pod) -> None:
-        with transaction.atomic():
-            note_pod_deleted(obj)
-            super().delete_model(request, obj)
-
-    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Pod]) -> None:
-        with transaction.atomic():
-            for pod in queryset:
-                note_pod_deleted(pod)
-            super().delete_queryset(request, queryset)
-
-
-@admin.register(PriorityClass)
-class PriorityClassAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """Priority classes, highest first."""
-
-    list_display = ("name", "value", "global_default", "preemption_policy")
-    list_filter = ("global_default", "preemption_policy")
-    search_fields = ("name", "description")
-    readonly_fields = META_FIELDS
-
-
 @admin.register(Command)
 class CommandAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """Commands issued to jobs and queues, and whether the controller has taken them."""
@@ -214,21 +107,3 @@ class CommandAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     @admin.display(description="age", ordering="created_at")
     def age(self, command: Command) -> str:
         return age(command.created_at)
-
-
-@admin.register(Event)
-class EventAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """Events, newest first, like ``kubectl get events``."""
-
-    list_display = (
-        "last_timestamp",
-        "type",
-        "reason",
-        "involved_kind",
-        "involved_name",
-        "message",
-        "count",
-    )
-    list_filter = ("type", "involved_kind", "reason")
-    search_fields = ("involved_name", "reason", "message")
-    date_hierarchy = "last_timestamp"

@@ -11,8 +11,8 @@ from datetime import datetime
 
 import plotly.graph_objects as go
 
+from console.charts import base_layout
 from jobs.timeline import PodSpan, ShareSteps
-from volcano_site.console.charts import base_layout
 
 __all__ = ["SEGMENTS", "drf_share_figure", "pod_timeline_figure"]
 

@@ -14,8 +14,9 @@ import datetime as dt
 
 from django.utils import timezone
 
+from core.models import Pod
 from jobs.controller.context import JOB_VERSION
-from jobs.models import Job, Pod, PodEviction
+from jobs.models import Job, PodEviction
 
 __all__ = ["note_pod_deleted"]
 

@@ -12,12 +12,12 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from jobs.models import Event, Job, Pod, PodGroup, PriorityClass, TaskSpec
-from jobs.why import WaitReport, why_waiting
-from queues.models import Queue
-from scheduler.models import Node
-from volcano_site.console.namespaces import restrict
-from volcano_site.roles import can
+from accounts.roles import can
+from console.namespaces import restrict
+from core.models import Event, Node, Pod, PriorityClass
+from jobs.models import Job, TaskSpec
+from queues.models import PodGroup, Queue
+from queues.why import WaitReport, why_waiting
 
 __all__ = [
     "JOB_SORTS",

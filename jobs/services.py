@@ -13,12 +13,14 @@ from typing import Any
 
 from django.db import transaction
 
-from jobs.admission import admit_job, admit_pod_group
+from accounts.audit import audit_record
+from accounts.roles import can
+from jobs.admission import admit_job
 from jobs.manifests.job import JobKind
-from jobs.models import Command, CommandAction, Job, PodGroup, TargetKind, TaskSpec
-from scheduler.manifest_kinds import Loaded
-from volcano_site.accounts.audit import audit_record
-from volcano_site.roles import can
+from jobs.models import Command, CommandAction, Job, TargetKind, TaskSpec
+from kube.manifest_kinds import Loaded
+from queues.admission import admit_pod_group
+from queues.models import PodGroup
 
 __all__ = [
     "CONSOLE_ACTIONS",
@@ -58,7 +60,7 @@ def job_submit(
 ) -> Job:
     """Admit a new job (a manifest, or a Job with ``tasks``) and store it with its tasks.
 
-    Raises ``jobs.admission.AdmissionError`` naming every bad field; then nothing is stored.
+    Raises ``kube.admission_causes.AdmissionError`` naming every bad field; then nothing is stored.
     """
     with transaction.atomic():
         loaded = admit_job(manifest, tasks=tasks)
@@ -126,7 +128,7 @@ def job_act(*, job: Job, action: str, user: Any) -> None:
         return
     # The API's own delete path, so the console deletes exactly as kubectl does.
     from jobs.api.resources import JOBS
-    from volcano_site.kube.store import object_delete
+    from kube.store import object_delete
 
     object_delete(JOBS, job, dry_run=False)
 

@@ -5,7 +5,7 @@ The form builds the manifest a user would write by hand (one task: image, comman
 requests, replicas; the job's queue, priority class, minAvailable, maxRetry and the
 simulated duration), so what the page shows in its YAML view is exactly what it sends. Both
 the form and the YAML editor are admitted by the API's own create path
-(``volcano_site.kube.store.object_create``), in dry-run while the user types.
+(``kube.store.object_create``), in dry-run while the user types.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import yaml
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from scheduler.engine.util.safe_yaml import YamlLimitError, load_all
+from apis.safe_yaml import YamlLimitError, load_all
 
 __all__ = [
     "EXAMPLES_DIR",

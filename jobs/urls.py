@@ -1,10 +1,10 @@
-"""The job console's URLs: the jobs list, a job's page and its actions, Kubeflow jobs, Submit."""
+"""The job console's URLs: the jobs list, a job's page and its actions, Submit."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from jobs.views import job_detail, job_list, submit, training
+from jobs.views import job_detail, job_list, submit
 
 app_name = "jobs"
 
@@ -13,16 +13,6 @@ urlpatterns: list[URLPattern] = [
     path("jobs/bulk/", job_list.job_bulk, name="job_bulk"),
     path("jobs/<str:namespace>/<str:name>/", job_detail.job_detail, name="job_detail"),
     path("jobs/<str:namespace>/<str:name>/action/", job_detail.job_action, name="job_action"),
-    path(
-        "kubeflow/<str:plural>/<str:namespace>/<str:name>/",
-        training.training_detail,
-        name="training_detail",
-    ),
-    path(
-        "kubeflow/<str:plural>/<str:namespace>/<str:name>/delete/",
-        training.training_delete,
-        name="training_delete",
-    ),
     path("submit/", submit.job_submit_view, name="job_submit"),
     path("submit/validate/", submit.job_validate, name="job_validate"),
     path("submit/preview/", submit.job_preview, name="job_preview"),

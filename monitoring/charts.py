@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from console.charts import base_layout
+from console.units import axis_unit
 from monitoring.history import QueueSeries, SessionSeries
 from monitoring.latency import BOUNDS, add_counts, bucket_range, quantile
-from volcano_site.console.charts import base_layout
-from volcano_site.console.units import axis_unit
 
 __all__ = [
     "NO_SESSIONS",

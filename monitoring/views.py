@@ -16,14 +16,14 @@ from django.apps import apps
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
+from accounts.roles import role_required
+from console.charts import figure_csv, figure_data
+from console.render import render_page
 from monitoring.panels import Reader, panel, panels_of
 from monitoring.prometheus import PrometheusError
 from monitoring.ranges import RANGES, SECTIONS, MetricsQuery, QueryError, parse_query
 from monitoring.recorder import HISTORY_TOPIC
 from monitoring.sources import current_source
-from volcano_site.console.charts import figure_csv, figure_data
-from volcano_site.console.render import render_page
-from volcano_site.roles import role_required
 
 __all__ = ["chart_data", "dashboard"]
 

@@ -8,11 +8,13 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from jobs.admission.forms import AdmissionModelForm
+from kube.admin_kit import META_FIELDS, age
+from kube.admission_forms import AdmissionModelForm
+from kube.forms import ResourceListField, format_resource_list
+from queues.admission import admit_pod_group, admit_queue
 from queues.controller import ROOT, ROOT_NOT_CLOSED
-from queues.models import PROTECTED_QUEUE_NAMES, Queue
+from queues.models import PROTECTED_QUEUE_NAMES, PodGroup, Queue
 from queues.services import queue_close, queue_open
-from scheduler.forms import ResourceListField, format_resource_list
 
 
 class QueueForm(AdmissionModelForm):
@@ -21,6 +23,9 @@ class QueueForm(AdmissionModelForm):
     capability = ResourceListField()
     deserved = ResourceListField()
     guarantee = ResourceListField()
+
+    def admit(self, instance: Any, old: Any) -> None:
+        admit_queue(instance, old=old)
 
 
 @admin.register(Queue)
@@ -90,3 +95,28 @@ class QueueAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         self.message_user(request, f"Closing or closed: {len(states)} queue(s).")
         if queryset.filter(name=ROOT).exists():
             self.message_user(request, ROOT_NOT_CLOSED, level=messages.ERROR)
+
+
+class PodGroupForm(AdmissionModelForm):
+    """PodGroup form with minResources typed as quantities (admin supplies the Meta)."""
+
+    min_resources = ResourceListField()
+
+    def admit(self, instance: Any, old: Any) -> None:
+        admit_pod_group(instance, old=old)
+
+
+@admin.register(PodGroup)
+class PodGroupAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Gangs: phase, size and queue."""
+
+    form = PodGroupForm
+    list_display = ("name", "namespace", "queue", "phase", "min_member", "running", "age")
+    list_filter = ("phase", "queue", "namespace")
+    search_fields = ("name", "namespace", "job__name")
+    readonly_fields = ("phase", "conditions", "running", "succeeded", "failed", *META_FIELDS)
+    raw_id_fields = ("job",)
+
+    @admin.display(description="age", ordering="created_at")
+    def age(self, group: PodGroup) -> str:
+        return age(group.created_at)

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
+from console.charts import base_layout
+from console.units import axis_unit
 from queues.selectors import QueueRow
-from volcano_site.console.charts import base_layout
-from volcano_site.console.units import axis_unit
 
 __all__ = ["has_figures", "queue_share_figure", "queue_share_history_figure"]
 

@@ -16,8 +16,8 @@ import yaml
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from apis.safe_yaml import YamlLimitError, load_one
 from queues.models import DequeueStrategy
-from scheduler.engine.util.safe_yaml import YamlLimitError, load_one
 
 __all__ = [
     "QUOTA_KINDS",

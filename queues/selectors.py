@@ -1,6 +1,6 @@
 """Reads for the queue pages: rows in hierarchy order, resource columns, a queue's line of jobs.
 
-Shares come from ``queues.shares`` (the engine's figures); everything else is the Queue rows
+Shares come from ``scheduler.live_shares`` (the engine's figures); everything else is the Queue rows
 the controllers keep (PodGroup counts per phase, allocated) and the audit log.
 """
 
@@ -12,16 +12,16 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from jobs.models import Job, PodGroup
+from accounts.models import AuditEntry
+from console.namespaces import restrict
+from console.units import amount
+from core.models import Node
+from jobs.models import Job
 from jobs.selectors import wait_reports
-from jobs.why import WaitReport
 from queues.admission import ROOT
-from queues.models import Queue
+from queues.models import PodGroup, Queue
 from queues.share_status import StoredShare
-from scheduler.models import Node
-from volcano_site.accounts.models import AuditEntry
-from volcano_site.console.namespaces import restrict
-from volcano_site.console.units import amount
+from queues.why import WaitReport
 
 __all__ = [
     "QUEUE_SORTS",

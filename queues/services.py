@@ -15,8 +15,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from jobs.admission.causes import Causes
 from jobs.models import CommandAction
+from kube.admission_causes import Causes
 from queues.admission import ROOT, admit_queue, admit_queue_delete
 from queues.controller import ROOT_NOT_CLOSED, queue_execute
 from queues.manifests import QueueKind

@@ -5,7 +5,7 @@ flags and the order of waiting jobs, and computing them means reading the whole 
 opening a session (half a second on 5,000 nodes). The worker has just done exactly that, so
 after each session it writes what the sharing plugin computed at open (``Decisions.shares``),
 only on the rows whose figures moved, with ``bulk_update`` (no resourceVersion bump, no audit:
-it is status, not an operator's change). A preview still computes live (``queues.preview``).
+it is status, not an operator's change). A preview still computes live (``scheduler.share_preview``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Admin for the scheduler's rows: nodes, configuration versions, session records."""
+"""Admin for the scheduler's rows: configuration versions and session records."""
 
 from __future__ import annotations
 
@@ -9,62 +9,8 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from scheduler.forms import ResourceListField, format_resource_list
-from scheduler.models import Node, SchedulerConfiguration, SessionRecord
-from scheduler.services import (
-    node_cordon,
-    node_down,
-    node_up,
-    scheduler_conf_activate,
-    scheduler_conf_create,
-)
-
-
-class NodeForm(forms.ModelForm):  # type: ignore[type-arg]
-    """Node form with capacity and allocatable as quantities (admin supplies the Meta)."""
-
-    capacity = ResourceListField()
-    allocatable = ResourceListField()
-
-
-@admin.register(Node)
-class NodeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """Nodes: readiness, schedulability and size at a glance."""
-
-    form = NodeForm
-    list_display = ("name", "ready", "unschedulable", "allocatable_display", "created_at")
-    list_filter = ("ready", "unschedulable")
-    search_fields = ("name",)
-    readonly_fields = ("uid", "resource_version", "created_at", "ready_transition_time")
-    actions = ("take_down", "bring_up", "cordon", "uncordon")
-
-    @admin.display(description="allocatable")
-    def allocatable_display(self, node: Node) -> str:
-        return format_resource_list(node.allocatable)
-
-    # Fault injection (scheduler/faults.py): the same services the API and `manage.py fault` use.
-    @admin.action(description="Take down (NotReady): fail its pods")
-    def take_down(self, request: HttpRequest, queryset: QuerySet[Node]) -> None:
-        failed = sum(node_down(node=node) for node in queryset)
-        self.message_user(request, f"{queryset.count()} node(s) down, {failed} pod(s) failed.")
-
-    @admin.action(description="Bring up (Ready)")
-    def bring_up(self, request: HttpRequest, queryset: QuerySet[Node]) -> None:
-        for node in queryset:
-            node_up(node=node)
-        self.message_user(request, f"{queryset.count()} node(s) Ready.")
-
-    @admin.action(description="Cordon (no new pods)")
-    def cordon(self, request: HttpRequest, queryset: QuerySet[Node]) -> None:
-        for node in queryset:
-            node_cordon(node=node)
-        self.message_user(request, f"{queryset.count()} node(s) cordoned.")
-
-    @admin.action(description="Uncordon")
-    def uncordon(self, request: HttpRequest, queryset: QuerySet[Node]) -> None:
-        for node in queryset:
-            node_cordon(node=node, unschedulable=False)
-        self.message_user(request, f"{queryset.count()} node(s) uncordoned.")
+from scheduler.models import SchedulerConfiguration, SessionRecord
+from scheduler.services import scheduler_conf_activate, scheduler_conf_create
 
 
 class SchedulerConfigurationForm(forms.ModelForm):  # type: ignore[type-arg]

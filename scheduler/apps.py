@@ -13,7 +13,8 @@ class SchedulerConfig(AppConfig):
 
     def ready(self) -> None:
         """Order node deletions after binds; start the embedded loop if asked (``make run``)."""
-        from scheduler import embedded, node_deletion
+        from core import node_deletion
+        from scheduler import embedded
 
         node_deletion.connect()
         embedded.start()

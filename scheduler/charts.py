@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from plotly import graph_objs as go
 
-from volcano_site.console.charts import base_layout
-from volcano_site.console.units import axis_unit
+from console.charts import base_layout
+from console.units import axis_unit
 
 __all__ = [
     "MISSING_GROUP",

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from apis.errors import EngineError
 from scheduler.engine import load_conf
 from scheduler.engine.conf import SchedulerConf
-from scheduler.engine.errors import EngineError
 
 if TYPE_CHECKING:
     from scheduler.models import SchedulerConfiguration

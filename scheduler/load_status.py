@@ -29,11 +29,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core.models import Node, NodeLoadStamp
+from kube.pg_arrays import int_array
 from scheduler.cache.apply import ApplyResult
 from scheduler.cache.snapshot import Snapshot
 from scheduler.engine.framework.decisions import Decisions
-from scheduler.models import Node, NodeLoadStamp
-from volcano_site.pg_arrays import int_array
 
 __all__ = [
     "LOAD_COLUMNS",

@@ -30,7 +30,7 @@ from typing import Any
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
-from scheduler.metrics_text import CONTENT_TYPE, Family, render
+from apis.prometheus_text import CONTENT_TYPE, Family, render
 
 __all__ = ["HISTOGRAMS", "MetricsState", "exp_range", "load_state", "metrics_view", "save_state"]
 

@@ -17,11 +17,11 @@ from typing import Any
 
 from django.db.models import Count, Min, Sum
 
-from jobs.models import Job, Pod, PodGroup
-from queues.models import Queue
+from apis.prometheus_text import Family
+from core.models import Node, Pod
+from jobs.models import Job
+from queues.models import PodGroup, Queue
 from scheduler.metrics import exp_range
-from scheduler.metrics_text import Family
-from scheduler.models import Node
 
 __all__ = ["cluster_families", "water_fill"]
 

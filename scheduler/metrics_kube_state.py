@@ -21,10 +21,8 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
-from jobs.models import Pod
-from scheduler.metrics_text import CONTENT_TYPE, Family, render
-from scheduler.models import Node
-from volcano_site.kube.models import Namespace
+from apis.prometheus_text import CONTENT_TYPE, Family, render
+from core.models import Namespace, Node, Pod
 
 __all__ = ["kube_state_families", "kube_state_view"]
 

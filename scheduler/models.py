@@ -1,4 +1,5 @@
-"""The scheduler's own rows: Node, SchedulerConfiguration (versioned, one active), SessionRecord.
+"""The scheduler's own rows: SchedulerConfiguration (versioned, one active), SessionRecord,
+the leader lease and armed failpoints.
 
 Resource lists (capacity, allocatable) are JSON objects of canonical milli-unit
 integers (``{"cpu": 4000, "memory": 8589934592000}``), written by the one
@@ -7,7 +8,6 @@ quantity module, so nothing here parses ``"4Gi"`` twice.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from django.conf import settings
@@ -15,101 +15,12 @@ from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.models import Q
 
-from scheduler.validators import validate_dns1123_subdomain
-
 __all__ = [
     "Failpoint",
     "LeaderLease",
-    "Node",
-    "NodeLoadStamp",
-    "ObjectMeta",
     "SchedulerConfiguration",
     "SessionRecord",
 ]
-
-
-class ObjectMeta(models.Model):
-    """Abstract base: the ``metadata`` every Kubernetes object row carries (besides its name).
-
-    ``uid`` is assigned on first save (so an object loaded from a manifest but not
-    stored has none, and its dump shows none); ``resource_version`` goes up by one
-    on every save of an existing row, as Kubernetes' does on every write.
-
-    ``owner_references`` are the references a client sent (the ones our controllers imply,
-    a pod's job, come from foreign keys and are merged in when the object is written out);
-    garbage collection finds dependents through ``volcano_site.kube.models.OwnerLink``, never
-    by reading this JSON. ``finalizers`` keep a deleted object, marked by
-    ``deletion_timestamp``, until clients remove them (``volcano_site.kube.finalizers``).
-    """
-
-    uid = models.UUIDField(null=True, blank=True, editable=False)
-    resource_version = models.PositiveBigIntegerField(default=1, editable=False)
-    labels = models.JSONField(default=dict, blank=True)
-    annotations = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    owner_references = models.JSONField(default=list, blank=True)
-    finalizers = models.JSONField(default=list, blank=True)
-    deletion_timestamp = models.DateTimeField(null=True, blank=True, editable=False)
-
-    class Meta:
-        abstract = True
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        """Save the row, giving it a uid on insert and a new resourceVersion on update."""
-        if self.uid is None:
-            self.uid = uuid.uuid4()
-        if not self._state.adding:
-            self.resource_version += 1
-            update_fields = kwargs.get("update_fields")
-            if update_fields is not None:
-                kwargs["update_fields"] = {*update_fields, "resource_version"}
-        super().save(*args, **kwargs)
-
-
-class Node(ObjectMeta):
-    """A (simulated) Kubernetes node: labels, taints, capacity, allocatable and readiness."""
-
-    name = models.CharField(max_length=253, unique=True, validators=[validate_dns1123_subdomain])
-    # [{"key": ..., "value": ..., "effect": "NoSchedule"}], Kubernetes' Taint shape.
-    taints = models.JSONField(default=list, blank=True)
-    unschedulable = models.BooleanField(default=False)
-    capacity = models.JSONField(default=dict, blank=True, help_text="resource → milli-units")
-    allocatable = models.JSONField(default=dict, blank=True, help_text="resource → milli-units")
-    ready = models.BooleanField(default=True, help_text="The node's Ready condition")
-    ready_reason = models.CharField(max_length=128, blank=True)
-    ready_message = models.TextField(blank=True)
-    ready_transition_time = models.DateTimeField(null=True, blank=True)
-    # As a kubelet reports them (a node dumped from a real cluster keeps its own); empty, a
-    # simulated node reports the simulated kubelet's (``scheduler.manifests.SIMULATED_NODE``).
-    node_info = models.JSONField(default=dict, blank=True, help_text="status.nodeInfo")
-    addresses = models.JSONField(default=list, blank=True, help_text="status.addresses")
-    # Status the worker stores after each session (``scheduler.load_status``), not spec: the
-    # requests of the node's Pending and Running pods (milli-units) and their count. Written
-    # without a resourceVersion bump; the Nodes pages read them instead of summing every pod.
-    load_cpu = models.PositiveBigIntegerField(default=0, editable=False)
-    load_memory = models.PositiveBigIntegerField(default=0, editable=False)
-    load_gpu = models.PositiveBigIntegerField(default=0, editable=False)
-    load_pods = models.PositiveIntegerField(default=0, editable=False)
-
-    class Meta:
-        ordering = ["name"]
-        constraints = [models.CheckConstraint(condition=~Q(name=""), name="node_name_not_empty")]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class NodeLoadStamp(models.Model):
-    """When the worker last stored the nodes' loads (one row, ``pk=1``).
-
-    The Nodes pages trust the stored loads while this is recent (``scheduler.load_status``);
-    with no worker running they sum the pods themselves, so they are never silently stale.
-    """
-
-    stored_at = models.DateTimeField()
-
-    def __str__(self) -> str:
-        return f"node loads stored at {self.stored_at:%Y-%m-%d %H:%M:%S}"
 
 
 class SchedulerConfiguration(models.Model):

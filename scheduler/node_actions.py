@@ -1,6 +1,6 @@
 """What an operator does to a node from the console: cordon, uncordon, take it down, bring it up.
 
-Each is the fault injection's own function (``scheduler.faults``), so the console, the API
+Each is the fault injection's own function (``kubelet.faults``), so the console, the API
 and ``manage.py fault`` change a node the same way and leave the same audit entries: a
 cordon through the node's save signals (``unschedulable`` before and after), down and up
 through ``audit_record`` (``ready`` before and after, and how many pods failed).
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from scheduler.faults import node_cordon, node_down, node_up
-from scheduler.models import Node
+from core.models import Node
+from kubelet.faults import node_cordon, node_down, node_up
 
 __all__ = ["NODE_ACTIONS", "node_act"]
 

@@ -22,15 +22,14 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.fields.json import KT
 from django.utils.translation import gettext as _
 
-from jobs.models import Event, Pod
-from scheduler.engine.api.quantity import format_quantity
+from accounts.models import AuditEntry
+from apis.quantity import format_quantity
+from apis.wire import is_binary_resource
+from core.models import Event, Node, Pod
+from kube.changes import latest_resource_version
+from kube.selectors import parse_label_selector
+from kube.status import KubeError
 from scheduler.load_status import fresh_stamp, loads_fresh, read_stored_loads
-from scheduler.models import Node
-from scheduler.wire import is_binary_resource
-from volcano_site.accounts.models import AuditEntry
-from volcano_site.kube.changes import latest_resource_version
-from volcano_site.kube.selectors import parse_label_selector
-from volcano_site.kube.status import KubeError
 
 __all__ = [
     "ACTIVE_PHASES",
@@ -429,7 +428,7 @@ def node_page(node: Node, *, readable: frozenset[str] | None, pod_limit: int = 5
     ``readable``: the namespaces whose pods the user may see (``None``: all); the others are
     only counted. Finished pods are listed after the live ones, newest first.
     """
-    # One pass over the pods: ``pods.node`` is not indexed (see jobs.models.pod), so each
+    # One pass over the pods: ``pods.node`` is not indexed (see core.models.pod), so each
     # query by node reads the whole table; one read, split here, costs a third of three.
     pods = list(Pod.objects.filter(node_id=node.pk).select_related("job").defer("spec"))
     live = [p for p in pods if p.phase in ACTIVE_PHASES]

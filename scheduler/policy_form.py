@@ -17,10 +17,10 @@ from typing import Any
 
 import yaml
 
+from apis.errors import EngineError
+from apis.safe_yaml import YamlLimitError, load_one
 from scheduler.engine import load_conf
 from scheduler.engine.catalogue import ArgumentInfo, flag_default, plugin_info
-from scheduler.engine.errors import EngineError
-from scheduler.engine.util.safe_yaml import YamlLimitError, load_one
 
 __all__ = [
     "PluginEntry",

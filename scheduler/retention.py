@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from jobs.controller.events import prune_events
+from core.events import prune_events
 from scheduler.models import SessionRecord
 
 __all__ = ["Pruned", "event_ttl", "prune_expired", "session_ttl"]

@@ -7,7 +7,8 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from scheduler.faults import (
+from accounts.audit import audit_record
+from kubelet.faults import (
     fault_inject,
     node_bind_failure,
     node_cordon,
@@ -17,7 +18,6 @@ from scheduler.faults import (
     pod_fail,
 )
 from scheduler.models import SchedulerConfiguration
-from volcano_site.accounts.audit import audit_record
 
 __all__ = [
     "fault_inject",

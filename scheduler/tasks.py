@@ -1,7 +1,7 @@
-"""Celery entry points (thin): the scheduling cycle and the simulated kubelet's tick.
+"""Celery entry point (thin): the scheduling cycle.
 
-Celery beat sends both every ``VOLCANO_SCHEDULE_PERIOD`` (``volcano_site/celery.py``). Any worker
-may receive ``schedule``; only the one that takes the lease runs the cycle, and it gives the lease
+Celery beat sends it (and the kubelet's tick, ``kubelet/tasks.py``) every
+``VOLCANO_SCHEDULE_PERIOD`` (``volcano_site/celery.py``). Any worker may receive ``schedule``; only the one that takes the lease runs the cycle, and it gives the lease
 back at the end, so two workers never run sessions at once and a worker killed mid-cycle is
 replaced when its lease expires (``VOLCANO_LEADER_TTL``, default 5 s).
 """
@@ -12,7 +12,7 @@ from celery import shared_task
 
 from scheduler.leader import Lease, make_lease
 
-__all__ = ["runtime_tick", "schedule"]
+__all__ = ["schedule"]
 
 _lease: Lease | None = None
 
@@ -35,11 +35,3 @@ def schedule() -> str:
         return "standby"
     lease.release()
     return summary.error or "ran"
-
-
-@shared_task(name="scheduler.tasks.runtime_tick", ignore_result=True)
-def runtime_tick() -> str:
-    """Move the simulated pods one step (idempotent: conditional updates)."""
-    from scheduler.runtime import tick
-
-    return repr(tick())

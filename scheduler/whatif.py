@@ -22,8 +22,9 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from jobs.models import PodGroup
-from jobs.why import why_waiting
+from apis.errors import EngineError
+from queues.models import PodGroup
+from queues.why import why_waiting
 from scheduler.cache.export import snapshot_to_scenario
 from scheduler.cache.snapshot import read_snapshot
 from scheduler.engine import load_conf, run_session
@@ -31,7 +32,6 @@ from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.types import ALLOCATED_STATUSES, TaskStatus
-from scheduler.engine.errors import EngineError
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.engine.shares import ShareReport
 from scheduler.models import SchedulerConfiguration
@@ -226,7 +226,7 @@ def _allocated(cluster: ClusterInfo) -> dict[str, dict[str, int]]:
 
 
 class _Row:
-    """Attribute bag standing in for a model row in ``jobs.why`` (which reads attributes)."""
+    """Attribute bag standing in for a model row in ``queues.why`` (which reads attributes)."""
 
     def __init__(self, **values: Any) -> None:
         self.__dict__.update(values)

@@ -44,11 +44,13 @@ from datetime import datetime
 from django.conf import settings
 from django.db import close_old_connections, connection
 
+from kube.changes import prune_changes
+from kubelet import runtime
 from monitoring.node_history import record_node_sample
 from monitoring.recorder import make_sampler, maybe_compact_history, record_session
 from monitoring.sample import DrfSampler
 from queues.share_status import store_shares
-from scheduler import failpoints, runtime
+from scheduler import failpoints
 from scheduler.cache import ApplyResult, BindPipeline, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
 from scheduler.cache.wal import checkpoint_after
@@ -64,7 +66,6 @@ from scheduler.metrics import load_state, save_state
 from scheduler.metrics_session import observe_session
 from scheduler.models import SchedulerConfiguration, SessionRecord
 from scheduler.retention import prune_expired
-from volcano_site.kube.changes import prune_changes
 
 __all__ = [
     "EmbeddedWorker",
@@ -109,7 +110,7 @@ def reconcile_jobs(now: datetime) -> None:
     """Run the job controllers (VolcanoJobs, then Kubeflow training jobs), if installed."""
     try:
         from jobs.controller import reconcile_all
-        from jobs.training.controller import reconcile_training_jobs
+        from training.controller import reconcile_training_jobs
     except ImportError:  # the controller is optional for the engine's own tests
         return
     reconcile_all(now=now)

@@ -51,7 +51,7 @@ def console_login(db: None, django_user_model: Any, settings: Any) -> Any:
     """
     from django.contrib.auth.models import Group
 
-    from volcano_site.accounts.models import NamespaceGrant
+    from accounts.models import NamespaceGrant
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

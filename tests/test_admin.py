@@ -9,16 +9,17 @@ from django.contrib import admin
 from django.test import Client
 from django.urls import reverse
 
-from jobs.models import Command, CommandAction, Job, Pod, PodEviction
+from core.models import Node, Pod
+from jobs.models import Command, CommandAction, Job, PodEviction
 from queues.models import Queue, QueueState
-from scheduler.models import Node, SchedulerConfiguration
+from scheduler.models import SchedulerConfiguration
 
 pytestmark = pytest.mark.django_db
 
 APP_MODELS = sorted(
     (model._meta.app_label, model._meta.model_name)
     for model in admin.site._registry
-    if model._meta.app_label in ("scheduler", "queues", "jobs")
+    if model._meta.app_label in ("scheduler", "queues", "jobs", "core", "training")
 )
 
 
@@ -204,12 +205,12 @@ def test_deleting_a_jobs_pods_in_the_admin_records_evictions(superuser_client: C
         Pod.objects.create(name=f"train-worker-{i}", job=job, task_name="worker") for i in (0, 1)
     ]
     response = superuser_client.post(
-        reverse("admin:jobs_pod_changelist"),
+        reverse("admin:core_pod_changelist"),
         {"action": "delete_selected", "_selected_action": [pods[0].pk, kept.pk], "post": "yes"},
     )
     assert response.status_code == 302
     response = superuser_client.post(
-        reverse("admin:jobs_pod_delete", args=[pods[1].pk]), {"post": "yes"}
+        reverse("admin:core_pod_delete", args=[pods[1].pk]), {"post": "yes"}
     )
     assert response.status_code == 302
 

@@ -13,8 +13,8 @@ from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from volcano_site.accounts.api.views import AuditEntryListView
-from volcano_site.kube.status import KubeError
+from accounts.api.views import AuditEntryListView
+from kube.status import KubeError
 
 
 @csrf_exempt  # it writes nothing, and a client must read 404, not a CSRF refusal
@@ -25,7 +25,10 @@ def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
 
 
 urlpatterns: list[URLPattern | URLResolver] = [
+    path("", include("kubelet.api.urls")),
+    path("", include("core.api.urls")),
     path("", include("jobs.api.urls")),
+    path("", include("training.api.urls")),
     path("", include("queues.api.urls")),
     path("", include("scheduler.api.urls")),
     path(
@@ -36,6 +39,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     # Version, discovery and OpenAPI documents, as kubectl and client libraries read them.
-    path("", include("volcano_site.kube.urls")),
+    path("", include("kube.urls")),
     re_path(r"^apis?(/.*)?$", not_found),
 ]

@@ -26,7 +26,7 @@ app.conf.beat_schedule = {
         "options": {"expires": 2 * _PERIOD},
     },
     "volcano-runtime-tick": {
-        "task": "scheduler.tasks.runtime_tick",
+        "task": "kubelet.tasks.runtime_tick",
         "schedule": _PERIOD,
         "options": {"expires": 2 * _PERIOD},
     },

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from volcano_site.console.routing import websocket_urlpatterns as console_routes
+from console.routing import websocket_urlpatterns as console_routes
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [*console_routes]

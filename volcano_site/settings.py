@@ -109,24 +109,28 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI as static files: the docs need no CDN
     "django_htmx",
     "template_partials",
+    # Ours, from the top layer down (README: the house).
     "scheduler",
-    "queues",
-    "jobs",
     "monitoring",
-    "volcano_site.kube",
-    "volcano_site.accounts",
-    "volcano_site.console",
+    "jobs",
+    "training",
+    "queues",
+    "kubelet",
+    "core",
+    "console",
+    "accounts",
+    "kube",
 ]
 
 MIDDLEWARE = [
     # First, so it times the whole request as kube-apiserver's own metrics do.
-    "volcano_site.kube.metrics.request_metrics",
+    "kube.metrics.request_metrics",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "volcano_site.accounts.audit.AuditMiddleware",
+    "accounts.audit.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -145,7 +149,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "volcano_site.console.context.console",
+                "console.context.console",
             ],
             # {% partialdef %} in every template: each live region is a partial.
             "builtins": ["template_partials.templatetags.partials"],
@@ -204,7 +208,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "volcano_site.console.staticfiles.PlotlyFinder",  # plotly.min.js from the plotly package
+    "console.staticfiles.PlotlyFinder",  # plotly.min.js from the plotly package
 ]
 STATIC_ROOT = DATA_DIR / "static"
 # Serve static files from the ASGI app itself (the embedded `make run`); a production
@@ -222,12 +226,12 @@ VOLCANO_MAX_PODS_PER_NAMESPACE = int(os.environ.get("VOLCANO_MAX_PODS_PER_NAMESP
 
 LOGIN_URL = "accounts:login"
 # Under /api and /apis a refused CSRF check answers a Kubernetes Status, not an HTML page.
-CSRF_FAILURE_VIEW = "volcano_site.kube.fallbacks.csrf_failure"
+CSRF_FAILURE_VIEW = "kube.fallbacks.csrf_failure"
 
 # The HTTPS listener `make run` adds (kubectl sends tokens only over TLS); the profile
 # page's kubeconfig names it and embeds its self-signed certificate. Empty: none.
 TLS_SERVER_URL = os.environ.get("VOLCANO_TLS_URL", "")
-LOGIN_REDIRECT_URL = "console:overview"
+LOGIN_REDIRECT_URL = "overview"
 LOGOUT_REDIRECT_URL = "accounts:login"
 
 REST_FRAMEWORK = {
@@ -251,7 +255,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # Like kube-apiserver's /openapi/v2: the schema describes the cluster's API, so it is for
     # signed-in users unless VOLCANO_PUBLIC_API_DOCS=1 opens it.
-    "SERVE_PERMISSIONS": ["volcano_site.kube.openapi.DocsAccess"],
+    "SERVE_PERMISSIONS": ["kube.openapi.DocsAccess"],
     "COMPONENT_SPLIT_REQUEST": True,
     # The docs pages load their JS and CSS from our /static/, never from a third party.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -1,55 +1,24 @@
-"""Admission in Django forms: the admin (and any ModelForm) refuses what the webhooks refuse.
+"""Admission in the admin's job form: a job is admitted together with its tasks.
 
-- ``AdmissionModelForm``: a ModelForm base for Queue and PodGroup forms; after
-  Django's own cleaning it runs the kind's admission on the would-be row
-  (against the stored row when editing) and puts each cause on its form field
-  (``spec.weight`` → ``weight``), or on the form when no field matches.
-- ``TaskSpecAdmissionFormSet``: the base formset of a job's task inline. A job
-  is admitted with its tasks, so the check runs here, where both are known:
-  ``spec.tasks[i].replicas`` goes to that task's ``replicas`` field, and the
-  job-level causes (``spec.queue: ...``) above the inline.
-
-Defaults are filled into the instances being saved, as ``apply`` and the API do.
+``TaskSpecAdmissionFormSet`` is the base formset of a job's task inline. The check runs here,
+where both the job and its tasks are known: ``spec.tasks[i].replicas`` goes to that task's
+``replicas`` field, and the job-level causes (``spec.queue: ...``) above the inline. Defaults
+are filled into the instances being saved, as ``apply`` and the API do.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
 
 from django import forms
 from django.core.exceptions import ValidationError
 
-from jobs.admission.causes import AdmissionError
 from jobs.admission.job import admit_job
-from jobs.admission.pod_group import admit_pod_group
-from jobs.models import Job, PodGroup, TaskSpec
+from jobs.models import Job, TaskSpec
+from kube.admission_causes import AdmissionError
 
-__all__ = ["AdmissionModelForm", "TaskSpecAdmissionFormSet", "model_field"]
+__all__ = ["TaskSpecAdmissionFormSet"]
 
-# wire path (its first segments) → model field
-_WIRE_FIELDS = {
-    "metadata.name": "name",
-    "metadata.namespace": "namespace",
-    "metadata.annotations": "annotations",
-    "metadata.labels": "labels",
-    "spec.weight": "weight",
-    "spec.capability": "capability",
-    "spec.deserved": "deserved",
-    "spec.guarantee": "guarantee",
-    "spec.parent": "parent",
-    "spec.priority": "priority",
-    "spec.dequeueStrategy": "dequeue_strategy",
-    "spec.reclaimable": "reclaimable",
-    "status.state": "state",
-    "spec.queue": "queue",
-    "spec.minMember": "min_member",
-    "spec.minResources": "min_resources",
-    "spec.minTaskMember": "min_task_member",
-    "spec.priorityClassName": "priority_class_name",
-    "spec.minAvailable": "min_available",
-    "spec.maxRetry": "max_retry",
-}
 _TASK_FIELDS = {
     "name": "name",
     "replicas": "replicas",
@@ -61,45 +30,6 @@ _TASK_FIELDS = {
     "topologyPolicy": "topology_policy",
 }
 _TASK_PATH = re.compile(r"^spec\.tasks\[(\d+)\]\.(\w+)")
-
-
-def model_field(path: str) -> str | None:
-    """Return the model field a wire path points into (``spec.deserved.cpu`` → ``deserved``)."""
-    for prefix, name in _WIRE_FIELDS.items():
-        if path == prefix or path.startswith((f"{prefix}.", f"{prefix}[")):
-            return name
-    return None
-
-
-class AdmissionModelForm(forms.ModelForm):  # type: ignore[type-arg]
-    """A ModelForm that runs its kind's admission after Django's validation."""
-
-    kind: ClassVar[str] = ""  # "Queue" or "PodGroup"; set by subclasses
-
-    def _post_clean(self) -> None:  # Django fills the instance here
-        super()._post_clean()  # type: ignore[misc]
-        if self.errors:
-            return
-        model = type(self.instance)
-        old = (
-            None if self.instance._state.adding else model._default_manager.get(pk=self.instance.pk)
-        )
-        try:
-            self.admit(self.instance, old)
-        except AdmissionError as exc:
-            for cause in exc.causes:
-                name = model_field(cause.field)
-                target = name if name in self.fields else None
-                self.add_error(target, str(cause) if target is None else cause.message)
-
-    def admit(self, instance: Any, old: Any) -> None:
-        """Run admission on ``instance`` (defaults filled in place); raise ``AdmissionError``."""
-        if isinstance(instance, PodGroup):
-            admit_pod_group(instance, old=old)
-            return
-        from queues.admission import admit_queue
-
-        admit_queue(instance, old=old)
 
 
 class TaskSpecAdmissionFormSet(forms.BaseInlineFormSet):  # type: ignore[type-arg]

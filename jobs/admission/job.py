@@ -13,20 +13,20 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Sum
 
-from jobs.admission.causes import Causes
+from apis.errors import ManifestError
+from core.admission.template import qualified_name_error, validate_template
 from jobs.admission.policies import (
     validate_depends_on,
     validate_plugins,
     validate_policies,
     validate_volumes,
 )
-from jobs.admission.template import qualified_name_error, validate_template
 from jobs.manifests.job import JobKind
 from jobs.models import Job, TaskSpec
+from kube.admission_causes import Causes
+from kube.manifest_kinds import Loaded
+from kube.validators import dns1123_label_error
 from queues.models import Queue, QueueState
-from scheduler.engine.errors import ManifestError
-from scheduler.manifest_kinds import Loaded
-from scheduler.validators import dns1123_label_error
 
 __all__ = ["admit_job", "default_job", "validate_job", "validate_job_update"]
 

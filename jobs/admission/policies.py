@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jobs.admission.causes import Causes, CauseType
-from scheduler.engine.util.durations import parse_duration
-from scheduler.validators import dns1123_subdomain_error
+from apis.durations import parse_duration
+from kube.admission_causes import Causes, CauseType
+from kube.validators import dns1123_subdomain_error
 
 __all__ = [
     "FRAMEWORK_FLAGS",

@@ -6,38 +6,17 @@ from typing import Any
 
 from rest_framework import serializers
 
-from volcano_site.kube.serializers import (
+from kube.serializers import (
     KubeObjectSerializer,
     ObjectMetaSerializer,
     list_serializer,
 )
 
-__all__ = [
-    "CommandListSerializer",
-    "CommandSerializer",
-    "EventListSerializer",
-    "EventSerializer",
-    "JobListSerializer",
-    "JobSerializer",
-    "PodGroupListSerializer",
-    "PodGroupSerializer",
-    "PodListSerializer",
-    "PodSerializer",
-    "PriorityClassListSerializer",
-    "PriorityClassSerializer",
-]
+__all__ = ["CommandListSerializer", "CommandSerializer", "JobListSerializer", "JobSerializer"]
 
 
 class JobSerializer(KubeObjectSerializer):
     """``batch.volcano.sh/v1alpha1`` Job: spec (tasks, minAvailable, queue, ...) and status."""
-
-
-class PodGroupSerializer(KubeObjectSerializer):
-    """``scheduling.volcano.sh/v1beta1`` PodGroup: minMember, queue, phase."""
-
-
-class PodSerializer(KubeObjectSerializer):
-    """``v1`` Pod: the spec from its task's template, the simulated run's status."""
 
 
 class CommandSerializer(serializers.Serializer[Any]):
@@ -52,36 +31,5 @@ class CommandSerializer(serializers.Serializer[Any]):
     message = serializers.CharField(required=False)
 
 
-class EventSerializer(serializers.Serializer[Any]):
-    """``v1`` Event about an object."""
-
-    apiVersion = serializers.CharField()
-    kind = serializers.CharField()
-    metadata = ObjectMetaSerializer()
-    involvedObject = serializers.DictField()
-    type = serializers.CharField()
-    reason = serializers.CharField()
-    message = serializers.CharField(required=False)
-    count = serializers.IntegerField(required=False)
-
-
-class PriorityClassSerializer(serializers.Serializer[Any]):
-    """``scheduling.k8s.io/v1`` PriorityClass."""
-
-    apiVersion = serializers.CharField()
-    kind = serializers.CharField()
-    metadata = ObjectMetaSerializer()
-    value = serializers.IntegerField()
-    globalDefault = serializers.BooleanField(required=False)
-    preemptionPolicy = serializers.CharField(required=False)
-    description = serializers.CharField(required=False)
-
-
 JobListSerializer = list_serializer(JobSerializer, "JobListSerializer")
-PodGroupListSerializer = list_serializer(PodGroupSerializer, "PodGroupListSerializer")
-PodListSerializer = list_serializer(PodSerializer, "PodListSerializer")
 CommandListSerializer = list_serializer(CommandSerializer, "CommandListSerializer")
-EventListSerializer = list_serializer(EventSerializer, "EventListSerializer")
-PriorityClassListSerializer = list_serializer(
-    PriorityClassSerializer, "PriorityClassListSerializer"
-)

@@ -22,15 +22,17 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable
 
+from core.events import record_event
+from core.manifests.pod_status import containers_ready
+from core.models import EventType, Pod, PodPhase
 from jobs.controller.context import FINISHED_PHASES, JobContext, StatusCounts
-from jobs.controller.events import record_event
 from jobs.controller.podgroup import ensure_pod_group, record_pod_group_pending
 from jobs.controller.pods import render_pod, warn_unclaimed_volumes
 from jobs.controller.secrets import delete_ssh_secret, ensure_ssh_secret
-from jobs.manifests.pod_status import containers_ready
-from jobs.models import EventType, JobPhase, Pod, PodGroupPhase, PodPhase
-from volcano_site.kube.changes import record_rows
-from volcano_site.kube.models import ChangeType
+from jobs.models import JobPhase
+from kube.changes import record_rows
+from kube.models import ChangeType
+from queues.models import PodGroupPhase
 
 __all__ = ["RETAIN_NONE", "RETAIN_SOFT", "UpdateFn", "kill_job", "kill_target", "sync_job"]
 

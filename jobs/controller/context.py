@@ -14,18 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from jobs.controller.events import record_event
-from jobs.models import (
-    EventType,
-    Job,
-    JobPhase,
-    Pod,
-    PodGroup,
-    PodPhase,
-    PriorityClass,
-    Secret,
-    TaskSpec,
-)
+from core.events import record_event
+from core.models import EventType, Pod, PodPhase, PriorityClass, Secret
+from jobs.models import Job, JobPhase, TaskSpec
+from queues.models import PodGroup
 from scheduler import failpoints
 
 __all__ = ["FINISHED_PHASES", "JobContext", "StatusCounts", "priority_classes"]

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+from apis.durations import format_duration
+from core.events import record_event
+from core.models import PodPhase
 from jobs.controller.context import JobContext
-from jobs.controller.events import record_event
 from jobs.controller.requests import Request
-from jobs.models import DelayedAction, PodPhase
-from scheduler.engine.util.durations import format_duration
+from jobs.models import DelayedAction
 
 __all__ = ["arm", "cancel_recovered", "cancel_same_scope", "fire", "take_due"]
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.models import Pod
 from jobs.admission.policies import FRAMEWORK_FLAGS as FLAGS
-from jobs.models import Job, Pod, TaskSpec
+from jobs.models import Job, TaskSpec
 
 __all__ = ["apply_framework_plugins"]
 

@@ -23,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from core.models import Pod
 from jobs.controller.framework_plugins import apply_framework_plugins
-from jobs.models import Job, Pod, TaskSpec
+from jobs.models import Job, TaskSpec
 
 __all__ = ["SSH_FILES", "SVC_PREFIX", "apply_plugins", "generate_key_pair", "ssh_secret_name"]
 

@@ -26,10 +26,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from core.events import record_event
+from core.manifests.pod_template import pod_limits, pod_requests
+from core.models import Event, EventType
 from jobs.controller.context import JobContext
-from jobs.controller.events import record_event
-from jobs.manifests.pod_template import pod_limits, pod_requests
-from jobs.models import Event, EventType, PodGroup, PodGroupPhase, TaskSpec
+from jobs.models import TaskSpec
+from queues.models import PodGroup, PodGroupPhase
 
 __all__ = ["ensure_pod_group", "min_resources", "pod_quota_usage", "record_pod_group_pending"]
 

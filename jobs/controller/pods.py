@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import copy
 
+from core.events import record_event
+from core.manifests.pod_template import pod_requests
+from core.models import Event, EventType, Pod, PodPhase
 from jobs.controller.context import JOB_VERSION, JobContext
-from jobs.controller.events import record_event
 from jobs.controller.plugins import apply_plugins
-from jobs.manifests.pod_template import pod_requests
-from jobs.models import Event, EventType, Pod, PodPhase, TaskSpec
+from jobs.models import TaskSpec
 
 __all__ = ["pod_name", "render_pod", "warn_unclaimed_volumes"]
 

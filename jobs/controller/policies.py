@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from apis.durations import parse_duration
 from jobs.admission.policies import policy_events
 from jobs.controller.context import JobContext
 from jobs.controller.requests import INTERNAL_EVENTS, Request
-from scheduler.engine.util.durations import parse_duration
 
 __all__ = ["SYNC_JOB", "resolve_action"]
 

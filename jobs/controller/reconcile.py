@@ -47,25 +47,17 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Sum
 
+from core.events import record_event
+from core.models import EventType, Pod, PodPhase
 from jobs.controller.context import FINISHED_PHASES, JobContext, priority_classes
 from jobs.controller.delays import arm, cancel_recovered, cancel_same_scope, fire, take_due
-from jobs.controller.events import record_event
-from jobs.controller.normal_pods import reconcile_normal_pods
 from jobs.controller.policies import SYNC_JOB, resolve_action
 from jobs.controller.requests import Request, observe_pods, take_commands, take_evictions
 from jobs.controller.states import execute
 from jobs.controller.ttl import ttl_expired
-from jobs.models import (
-    Command,
-    EventType,
-    Job,
-    Pod,
-    PodEviction,
-    PodGroup,
-    PodPhase,
-    TargetKind,
-    TaskSpec,
-)
+from jobs.models import Command, Job, PodEviction, TargetKind, TaskSpec
+from queues.controller.normal_pods import reconcile_normal_pods
+from queues.models import PodGroup
 from scheduler import failpoints
 
 __all__ = ["JobResult", "ReconcileReport", "reconcile_all", "reconcile_job"]

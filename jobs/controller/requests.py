@@ -21,9 +21,11 @@ import datetime as dt
 import uuid
 from dataclasses import dataclass
 
+from core.events import record_event
+from core.models import Pod, PodPhase
 from jobs.controller.context import JobContext
-from jobs.controller.events import record_event
-from jobs.models import Command, Job, Pod, PodEviction, PodGroupPhase, PodPhase, TargetKind
+from jobs.models import Command, Job, PodEviction, TargetKind
+from queues.models import PodGroupPhase
 
 __all__ = ["Request", "observe_pods", "take_commands", "take_evictions"]
 

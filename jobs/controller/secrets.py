@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import uuid
 
+from core.models import Secret, SecretType
 from jobs.controller.context import JOB_VERSION, JobContext
 from jobs.controller.plugins import generate_key_pair, ssh_secret_name
-from jobs.models import Secret, SecretType
 
 __all__ = ["delete_ssh_secret", "ensure_ssh_secret"]
 

@@ -14,6 +14,7 @@ volcano-job-lifecycle.md §5; the rules that decide a phase from the pod counts
 
 from __future__ import annotations
 
+from core.models import Pod, PodPhase
 from jobs.controller.actions import (
     RETAIN_NONE,
     RETAIN_SOFT,
@@ -24,7 +25,7 @@ from jobs.controller.actions import (
 )
 from jobs.controller.context import JobContext
 from jobs.controller.requests import Request
-from jobs.models import JobPhase, Pod, PodPhase
+from jobs.models import JobPhase
 
 __all__ = ["execute"]
 

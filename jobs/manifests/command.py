@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from apis.wire import Fields, Manifest
 from jobs.models import Command, CommandAction, TargetKind
-from scheduler.manifest_kinds import Kind, Loaded
-from scheduler.wire import Fields, Manifest
+from kube.manifest_kinds import Kind, Loaded
 
 __all__ = ["CommandKind"]
 

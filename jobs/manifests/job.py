@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from jobs.manifests.pod_template import read_pod_template
+from apis.wire import Fields, Manifest, format_time
+from core.manifests.pod_template import read_pod_template
 from jobs.models import Job, JobPhase, TaskSpec
-from scheduler.manifest_kinds import Kind, Loaded
-from scheduler.validators import dns1123_label_error
-from scheduler.wire import Fields, Manifest, format_time
+from kube.manifest_kinds import Kind, Loaded
+from kube.validators import dns1123_label_error
 
 __all__ = ["JobKind"]
 

@@ -2,7 +2,7 @@
 
 The deferred foreign-key check of each bound pod cost 45 ms at the commit of 10,000 binds.
 What it guarded (a pod left on a deleted node) is kept by lock order instead: a session's bind
-and a node's deletion both lock the node's row first (``scheduler.node_deletion``).
+and a node's deletion both lock the node's row first (``core.node_deletion``).
 """
 
 import django.db.models.deletion

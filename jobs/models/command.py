@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from jobs.models.base import KubeObject
+from kube.models import KubeObject
 
 __all__ = ["Command", "CommandAction", "TargetKind"]
 

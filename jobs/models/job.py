@@ -11,8 +11,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from jobs.models.base import KubeObject
-from scheduler.validators import validate_dns1123_label
+from kube.models import KubeObject
+from kube.validators import validate_dns1123_label
 
 __all__ = ["Job", "JobPhase", "TaskSpec"]
 

@@ -11,18 +11,18 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.roles import can, role_required
+from console.charts import figure_data
+from console.render import render_page
+from console.time_range import TimeRange, time_range
+from core.models import Node, Pod
 from jobs.charts import drf_share_figure, pod_timeline_figure
-from jobs.manifests import dump_manifest
-from jobs.models import Job, Pod
-from jobs.pod_log import pod_logs
+from jobs.models import Job
 from jobs.selectors import TERMINAL_PHASES, job_page
 from jobs.services import CONSOLE_ACTIONS, job_act
 from jobs.timeline import PodSpan, drf_share_steps, pod_span
-from scheduler.models import Node
-from volcano_site.console.charts import figure_data
-from volcano_site.console.render import render_page
-from volcano_site.console.time_range import TimeRange, time_range
-from volcano_site.roles import can, role_required
+from kube.manifests import dump_manifest
+from kubelet.pod_log import pod_logs
 
 __all__ = ["TIMELINE_PODS", "job_action", "job_charts", "job_detail"]
 

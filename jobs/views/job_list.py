@@ -9,15 +9,15 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.roles import SUBMITTER, role_required, roles_of
+from console.namespaces import current_namespace
+from console.render import render_page
+from console.tables import Table
 from jobs.models import JobPhase
 from jobs.selectors import JOB_SORTS, job_list, wait_reports
 from jobs.services import CONSOLE_ACTIONS, job_act_bulk
-from jobs.training.selectors import training_job_list
 from queues.models import Queue
-from volcano_site.console.namespaces import current_namespace
-from volcano_site.console.render import render_page
-from volcano_site.console.tables import Table
-from volcano_site.roles import SUBMITTER, role_required, roles_of
+from training.selectors import training_job_list
 
 __all__ = ["job_bulk", "job_list_view"]
 

@@ -10,15 +10,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from accounts.roles import ADMIN, OPERATOR, SUBMITTER, can, role_required
+from console.namespaces import current_namespace, readable_namespaces
+from core.models import PriorityClass
 from jobs.api.resources import JOBS
-from jobs.api.training import TRAINING_RESOURCES
-from jobs.models import PriorityClass
 from jobs.submit import CommonJobForm, ManifestTextError, examples, line_of, parse_manifest
+from kube.status import KubeError
+from kube.store import object_create
 from queues.models import Queue
-from volcano_site.console.namespaces import current_namespace, readable_namespaces
-from volcano_site.kube.status import KubeError
-from volcano_site.kube.store import object_create
-from volcano_site.roles import ADMIN, OPERATOR, SUBMITTER, can, role_required
+from training.api.resources import TRAINING_RESOURCES
 
 __all__ = ["job_preview", "job_submit_view", "job_validate"]
 
@@ -117,7 +117,7 @@ def job_submit_view(request: HttpRequest) -> HttpResponse:
                     (r.plural for r in TRAINING_RESOURCES if r.kind == created.get("kind")), ""
                 )
                 if plural:
-                    return redirect("jobs:training_detail", plural=plural,
+                    return redirect("training:training_detail", plural=plural,
                                     namespace=meta["namespace"], name=meta["name"])  # fmt: skip
                 return redirect("jobs:job_detail", namespace=meta["namespace"], name=meta["name"])
     elif slug := request.GET.get("template"):

@@ -1,11 +1,14 @@
-"""Kubernetes paths of queues: /apis/scheduling.volcano.sh/v1beta1/queues[/{name}[/status]]."""
+"""Kubernetes paths of queues (cluster-scoped, with /status) and podgroups."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern
 
-from queues.api.serializers import QueueListSerializer, QueueSerializer
-from queues.api.views import QUEUES
-from volcano_site.kube.routes import resource_urls
+from kube.routes import resource_urls
+from queues.api import serializers as s
+from queues.api.resources import PODGROUPS, QUEUES
 
-urlpatterns: list[URLPattern] = resource_urls(QUEUES, QueueSerializer, QueueListSerializer)
+urlpatterns: list[URLPattern] = [
+    *resource_urls(QUEUES, s.QueueSerializer, s.QueueListSerializer),
+    *resource_urls(PODGROUPS, s.PodGroupSerializer, s.PodGroupListSerializer),
+]

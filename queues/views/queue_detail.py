@@ -13,8 +13,12 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from jobs.admission import AdmissionError
+from accounts.roles import can, role_required
+from console.charts import figure_data
+from console.render import render_page
+from console.time_range import TimeRange, time_range
 from jobs.models import Job
+from kube.admission_causes import AdmissionError
 from monitoring.history import QueueSeries
 from monitoring.sources import current_source
 from queues.charts import queue_share_history_figure
@@ -23,10 +27,6 @@ from queues.models import Queue
 from queues.selectors import QueueRow, queue_audit, queue_line, shown_resources
 from queues.services import queue_close, queue_delete, queue_open
 from queues.share_status import StoredShare
-from volcano_site.console.charts import figure_data
-from volcano_site.console.render import render_page
-from volcano_site.console.time_range import TimeRange, time_range
-from volcano_site.roles import can, role_required
 
 __all__ = ["queue_action", "queue_detail", "why_not_deletable"]
 

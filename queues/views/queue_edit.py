@@ -17,18 +17,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from jobs.admission import AdmissionError
+from accounts.roles import can, role_required
+from apis.errors import ManifestError
+from apis.wire import format_resources
+from kube.admission_causes import AdmissionError
 from queues.admission import admit_queue, validate_queue
 from queues.forms import QueueForm, error_id, form_field_of, form_values, manifest_yaml, parse_yaml
 from queues.manifests import QueueKind
 from queues.models import Queue
-from queues.preview import Preview, preview_change
 from queues.selectors import shown_resources
 from queues.services import QueueChangedError, queue_create, queue_edit, spec_fingerprint
-from scheduler.engine.errors import ManifestError
+from scheduler.share_preview import Preview, preview_change
 from scheduler.whatif_runs import start_run
-from scheduler.wire import format_resources
-from volcano_site.roles import can, role_required
 
 __all__ = ["queue_check", "queue_editor", "queue_whatif"]
 

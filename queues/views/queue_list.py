@@ -6,12 +6,12 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
+from accounts.roles import can, role_required
+from console.charts import figure_data
+from console.render import render_page
+from console.tables import Table
 from queues.charts import has_figures, queue_share_figure
 from queues.selectors import QUEUE_SORTS, queue_rows, shown_resources
-from volcano_site.console.charts import figure_data
-from volcano_site.console.render import render_page
-from volcano_site.console.tables import Table
-from volcano_site.roles import can, role_required
 
 __all__ = ["queue_list"]
 

@@ -1,4 +1,4 @@
-"""Wire shapes of Node and SchedulerConfiguration for the OpenAPI schema."""
+"""Wire shape of SchedulerConfiguration for the OpenAPI schema."""
 
 from __future__ import annotations
 
@@ -6,22 +6,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from volcano_site.kube.serializers import (
-    KubeObjectSerializer,
-    ObjectMetaSerializer,
-    list_serializer,
-)
+from kube.serializers import ObjectMetaSerializer, list_serializer
 
 __all__ = [
-    "NodeListSerializer",
-    "NodeSerializer",
     "SchedulerConfigurationListSerializer",
     "SchedulerConfigurationSerializer",
 ]
-
-
-class NodeSerializer(KubeObjectSerializer):
-    """``v1`` Node: taints and unschedulable (cordon) in spec; capacity and Ready in status."""
 
 
 class SchedulerConfigurationSpecSerializer(serializers.Serializer[Any]):
@@ -49,7 +39,6 @@ class SchedulerConfigurationSerializer(serializers.Serializer[Any]):
     status = SchedulerConfigurationStatusSerializer(required=False)
 
 
-NodeListSerializer = list_serializer(NodeSerializer, "NodeListSerializer")
 SchedulerConfigurationListSerializer = list_serializer(
     SchedulerConfigurationSerializer, "SchedulerConfigurationListSerializer"
 )

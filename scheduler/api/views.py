@@ -1,4 +1,4 @@
-"""Nodes, and the scheduler configuration as a versioned resource.
+"""The scheduler configuration as a versioned resource.
 
 The configuration lives at ``/apis/scheduler.volcano.sh/v1alpha1/schedulerconfigurations``:
 
@@ -26,31 +26,20 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from apis.wire import format_time
+from kube.routes import ERRORS, WRITE_PARAMETERS
+from kube.status import Cause, KubeError
+from kube.views import KubeAPIView, body, dry_run
 from scheduler.api.serializers import (
     SchedulerConfigurationListSerializer,
     SchedulerConfigurationSerializer,
 )
 from scheduler.conf_text import conf_text_error
-from scheduler.manifests import CONF_KEY, NodeKind
+from scheduler.manifests import CONF_KEY
 from scheduler.models import SchedulerConfiguration
 from scheduler.services import scheduler_conf_activate, scheduler_conf_create
-from scheduler.wire import format_time
-from volcano_site.kube.resources import Resource
-from volcano_site.kube.routes import ERRORS, WRITE_PARAMETERS
-from volcano_site.kube.status import Cause, KubeError
-from volcano_site.kube.views import KubeAPIView, body, dry_run
 
-__all__ = ["NODES", "ConfigurationActivateView", "ConfigurationItemView", "ConfigurationListView"]
-
-NODES = Resource(
-    manifest=NodeKind(),
-    plural="nodes",
-    group="",
-    version="v1",
-    access="nodes",
-    field_selectors={"metadata.name": "name", "spec.unschedulable": "unschedulable"},
-    status_on_create=True,
-)
+__all__ = ["ConfigurationActivateView", "ConfigurationItemView", "ConfigurationListView"]
 
 GROUP = "scheduler.volcano.sh"
 API_VERSION = f"{GROUP}/v1alpha1"

@@ -25,7 +25,8 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from jobs.models import EventType, Pod, PodGroup
+from core.models import EventType, Pod
+from queues.models import PodGroup
 from scheduler import failpoints
 from scheduler.cache.binds import write_binds
 from scheduler.cache.events import RowEvents

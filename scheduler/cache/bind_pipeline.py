@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 
 from django.db import connection, transaction
 
-from jobs.models import Pod
+from core.models import Node, Pod
 from scheduler.cache.binds import (
     BIND_COLUMNS,
     BIND_WHERE,
@@ -55,7 +55,6 @@ from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, send_rows
 from scheduler.cache.snapshot import Snapshot
-from scheduler.models import Node
 
 __all__ = ["DEFAULT_BATCH", "BindPipeline"]
 

@@ -32,14 +32,13 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from jobs.models import Pod
+from core.models import Node, Pod
 from scheduler import failpoints
 from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, write_rows
 from scheduler.cache.snapshot import PodRow, Snapshot
 from scheduler.engine.api.types import TaskStatus
-from scheduler.models import Node
 
 __all__ = [
     "BIND_COLUMNS",
@@ -64,7 +63,7 @@ NODE_COLUMNS = (
     "t.id, t.name, t.resource_version, t.ready, t.unschedulable, CAST(t.allocatable AS TEXT), "
     "CAST(t.annotations AS TEXT)"
 )
-# An injected bind failure (``scheduler.faults.BIND_FAILURE``): that node refuses every bind.
+# An injected bind failure (``kubelet.faults.BIND_FAILURE``): that node refuses every bind.
 _BIND_FAILURE = '"faults.volcano.sh/bind-failure"'
 
 Limits = tuple[int, int, int, int]  # cpu, memory, gpu, pods x 1000

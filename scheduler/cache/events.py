@@ -24,7 +24,7 @@ from typing import Any
 
 from django.db import connection, models
 
-from jobs.models import Event, EventType
+from core.models import Event, EventType
 
 __all__ = [
     "KUBELET",

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
+from apis.quantity import format_quantity
 from scheduler.engine.api.cluster_info import ClusterInfo
-from scheduler.engine.api.quantity import format_quantity
 from scheduler.engine.api.resource import PODS, Resource
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import TaskStatus

@@ -24,8 +24,7 @@ from typing import Any
 
 from django.db import connection, models
 
-from scheduler.cache.events import RowEvents, events_insert, record_object_events
-from volcano_site.kube.changes import (
+from kube.changes import (
     notify_on_commit,
     record_versions,
     reserve_versions,
@@ -33,7 +32,8 @@ from volcano_site.kube.changes import (
     versions_block,
     versions_insert,
 )
-from volcano_site.pg_arrays import int_array, text_array
+from kube.pg_arrays import int_array, text_array
+from scheduler.cache.events import RowEvents, events_insert, record_object_events
 
 __all__ = ["Column", "keyed_rows", "send_rows", "write_rows"]
 

@@ -26,8 +26,8 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
-from jobs.models import Pod, PodGroup, PriorityClass
-from queues.models import Queue
+from core.models import Node, Pod, PriorityClass
+from queues.models import PodGroup, Queue
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo, Taint
@@ -36,7 +36,6 @@ from scheduler.engine.api.resource import PODS, Resource, scheduling_quantities
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
 from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase, QueueState, TaskStatus
 from scheduler.engine.util.gc_pause import no_automatic_gc
-from scheduler.models import Node
 
 __all__ = ["PodRow", "Snapshot", "read_snapshot"]
 

@@ -12,9 +12,9 @@ from collections import defaultdict
 
 from django.db.models import Count, F, Sum
 
-from jobs.models import Pod, PodGroup
-from queues.models import Queue
-from volcano_site.kube.changes import record_rows
+from core.models import Pod
+from kube.changes import record_rows
+from queues.models import PodGroup, Queue
 
 __all__ = ["queue_status_figures", "write_queue_status"]
 

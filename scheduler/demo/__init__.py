@@ -20,12 +20,12 @@ from typing import Any
 import yaml
 from django.db import close_old_connections, transaction
 
-from jobs.manifests import apply_manifests, read_manifests
-from jobs.models import Job, PriorityClass
+from core.models import Node, PriorityClass
+from jobs.models import Job
 from jobs.services import job_submit
+from kube.manifests import apply_manifests, read_manifests
 from queues.models import Queue
 from queues.services import queue_ensure_builtin
-from scheduler.models import Node
 
 __all__ = ["DemoStream", "generated_job", "load_demo_cluster", "submit_next"]
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from scheduler.engine.errors import ConfError
+from apis.errors import ConfError
+from apis.safe_yaml import YamlLimitError, load_one
 from scheduler.engine.framework.arguments import Arguments, validate_arguments
 from scheduler.engine.framework.registry import ensure_loaded, get_action, get_plugin_class
-from scheduler.engine.util.safe_yaml import YamlLimitError, load_one
 
 __all__ = [
     "DEFAULT_CONF",

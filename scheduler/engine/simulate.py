@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from scheduler.engine.errors import EngineError
+from apis.errors import EngineError
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.engine.framework.session import run_session
 from scheduler.engine.util.scenario import Scenario, diff, load_scenario

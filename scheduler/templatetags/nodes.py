@@ -6,8 +6,8 @@ from typing import Any
 
 from django import template
 
-from scheduler.engine.api.quantity import format_quantity
-from scheduler.wire import is_binary_resource
+from apis.quantity import format_quantity
+from apis.wire import is_binary_resource
 
 __all__ = ["quantity"]
 

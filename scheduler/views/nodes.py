@@ -1,6 +1,6 @@
 """The Nodes pages: the table and the heat map of every node, a node's page, its actions.
 
-Every role reads them (nodes are cluster-wide, as in ``volcano_site.roles``); cordon,
+Every role reads them (nodes are cluster-wide, as in ``accounts.roles``); cordon,
 uncordon, down and up are operators' (and admins') writes, refused with a 403 before
 anything is written. Each live region refreshes on node and pod changes and on sessions.
 """
@@ -21,10 +21,15 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.roles import allowed_namespaces, can, role_required
+from console.charts import figure_data
+from console.render import render_page
+from console.tables import Table
+from console.time_range import TimeRange, time_range
+from core.models import Node
 from monitoring.node_history import NODE_RESOURCES, choose_node_resolution, node_series
 from scheduler.charts import MISSING_GROUP, node_allocation_figure, node_heatmap_grid
 from scheduler.load_status import LOAD_COLUMNS, fresh_stamp, loads_fresh
-from scheduler.models import Node
 from scheduler.node_actions import NODE_ACTIONS, node_act
 from scheduler.node_selectors import (
     GPU,
@@ -42,11 +47,6 @@ from scheduler.node_selectors import (
     nodes_filtered,
     page_rows,
 )
-from volcano_site.console.charts import figure_data
-from volcano_site.console.render import render_page
-from volcano_site.console.tables import Table
-from volcano_site.console.time_range import TimeRange, time_range
-from volcano_site.roles import allowed_namespaces, can, role_required
 
 __all__ = ["HEATMAP_LIMIT", "node_action", "node_detail", "node_list"]
 

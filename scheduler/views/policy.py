@@ -23,7 +23,12 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from scheduler.engine.api.quantity import format_quantity
+from accounts.models import AuditEntry
+from accounts.roles import ADMIN, OPERATOR, can, role_required, roles_of
+from apis.quantity import format_quantity
+from apis.wire import is_binary_resource
+from console.live import publish_on_commit
+from console.render import render_page
 from scheduler.engine.catalogue import (
     ACTIONS,
     FLAG_HELP,
@@ -45,11 +50,6 @@ from scheduler.policy_form import (
 from scheduler.services import scheduler_conf_activate, scheduler_conf_create
 from scheduler.whatif import QueueShare
 from scheduler.whatif_runs import get_run, start_run
-from scheduler.wire import is_binary_resource
-from volcano_site.accounts.models import AuditEntry
-from volcano_site.console.live import publish_on_commit
-from volcano_site.console.render import render_page
-from volcano_site.roles import ADMIN, OPERATOR, can, role_required, roles_of
 
 __all__ = [
     "policy_activate",

@@ -146,7 +146,7 @@
   }
 
   function matches(wanted, changed) {
-    // "jobs.pod" matches any namespace; "jobs.pod@ns" matches ns and "@*" (unknown ones).
+    // "core.pod" matches any namespace; "core.pod@ns" matches ns and "@*" (unknown ones).
     var w = wanted.split("@"), c = changed.split("@");
     if (w[0] !== c[0]) { return false; }
     if (w.length === 1 || c.length === 1) { return true; }

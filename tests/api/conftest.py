@@ -12,8 +12,8 @@ import yaml
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from volcano_site.accounts.models import NamespaceGrant
-from volcano_site.accounts.services import token_create
+from accounts.models import NamespaceGrant
+from accounts.services import token_create
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "examples"
 JOBS = "/apis/batch.volcano.sh/v1alpha1/namespaces/{ns}/jobs"

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.test import Client
 
+from accounts.models import ApiToken
 from tests.api.conftest import QUEUES
-from volcano_site.accounts.models import ApiToken
 
 
 def test_login_page_signs_in_and_lands_on_the_console(make_user: Callable[..., Any]) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Job, PodGroup
-from queues.models import Queue
+from jobs.models import Job
+from queues.models import PodGroup, Queue
 from tests.api.conftest import JOBS, PODGROUPS, QUEUES, example
 
 

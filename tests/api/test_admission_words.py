@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Event, Job
+from core.models import Event
+from jobs.models import Job
 from queues.models import Queue
 from tests.api.conftest import EVENTS, JOBS, QUEUES, example
 from tests.jobs.controller_kit import tick

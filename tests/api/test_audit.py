@@ -9,12 +9,12 @@ from typing import Any
 
 from django.test import Client
 
+from accounts.audit import acting_as
+from accounts.models import AuditEntry
+from core.models import Node
+from kubelet.faults import node_cordon
 from queues.models import Queue
-from scheduler.faults import node_cordon
-from scheduler.models import Node
 from tests.api.conftest import AUDIT, CONFIGURATIONS, NODES, QUEUES, example_text, token_client
-from volcano_site.accounts.audit import acting_as
-from volcano_site.accounts.models import AuditEntry
 
 MERGE = "application/merge-patch+json"
 

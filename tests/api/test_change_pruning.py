@@ -10,11 +10,11 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from kube.models import ChangeEvent
 from scheduler import worker
 from scheduler.leader import DatabaseLease
 from scheduler.worker import prune_change_stream, run_leader_cycle
 from tests.api.conftest import JOBS, example, watch_events
-from volcano_site.kube.models import ChangeEvent
 
 URL = JOBS.format(ns="default")
 

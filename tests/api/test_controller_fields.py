@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Job, Pod
+from core.models import Pod
+from jobs.models import Job
 from tests.api.conftest import JOBS
 
 pytestmark = pytest.mark.django_db

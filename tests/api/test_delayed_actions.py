@@ -11,8 +11,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from core.models import PodPhase
 from jobs.controller import reconcile, reconcile_all
-from jobs.models import DelayedAction, Job, PodPhase
+from jobs.models import DelayedAction, Job
 from tests.api.conftest import EVENTS, JOBS, PODS
 from tests.jobs.controller_kit import NOW, admit, pods, set_pods, start, task, tick
 

@@ -11,10 +11,10 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from jobs.models import Event, Job, Pod
+from core.models import Event, Namespace, Pod
+from jobs.models import Job
 from queues.models import Queue
 from tests.api.conftest import EVENTS, JOBS, QUEUES, example, token_client
-from volcano_site.kube.models import Namespace
 
 DEFAULT = JOBS.format(ns="default")
 

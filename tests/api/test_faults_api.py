@@ -7,12 +7,11 @@ from typing import Any
 
 from django.test import Client
 
-from jobs.models import Pod
-from scheduler.models import Node
+from accounts.models import AuditEntry
+from core.models import Node, Pod
 from scheduler.worker import run_once
 from tests.api.conftest import NODES, PODS
 from tests.scheduler.factories import make_gang, make_node
-from volcano_site.accounts.models import AuditEntry
 
 
 def inject(client: Client, path: str, spec: dict[str, Any]) -> Any:

@@ -78,8 +78,8 @@ def test_manage_apply_refuses_an_alias_bomb_naming_the_file(tmp_path: Any) -> No
 
 
 def test_the_scheduler_conf_refuses_an_alias_bomb() -> None:
+    from apis.errors import ConfError
     from scheduler.engine.conf import load_conf
-    from scheduler.engine.errors import ConfError
 
     with pytest.raises(ConfError, match="aliases"):
         load_conf(LAUGHS)
@@ -147,8 +147,7 @@ def test_names_that_cannot_be_a_path_segment_are_a_422(operator: Client, name: s
 
 
 def test_nobody_creates_a_pod_already_bound_or_moves_one(operator: Client) -> None:
-    from jobs.models import Pod
-    from scheduler.models import Node
+    from core.models import Node, Pod
 
     Node.objects.create(name="n1", capacity={"cpu": 4000}, allocatable={"cpu": 4000})
     pods = "/api/v1/namespaces/default/pods"

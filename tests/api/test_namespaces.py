@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Job, Pod
+from core.models import Namespace, Pod
+from jobs.models import Job
 from jobs.services import job_submit
 from tests.api.conftest import JOBS
-from volcano_site.kube.models import Namespace
 
 pytestmark = pytest.mark.django_db
 
@@ -101,7 +101,7 @@ def test_a_body_without_kind_is_400(operator: Client) -> None:
 def test_a_grant_refers_to_a_namespace_that_exists(django_user_model: Any) -> None:
     from django.core.exceptions import ValidationError
 
-    from volcano_site.accounts.models import NamespaceGrant
+    from accounts.models import NamespaceGrant
 
     user = django_user_model.objects.create_user("gina")
     with pytest.raises(ValidationError, match="does not exist"):

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Job, Pod, PodGroup
-from scheduler.models import Node
+from core.models import Node, Pod
+from jobs.models import Job
+from queues.models import PodGroup
 from tests.api.conftest import JOBS, NODES, PODS
 from tests.jobs.controller_kit import set_pods, start, task, tick
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Pod, PodGroup
-from queues.models import Queue
-from scheduler.models import Node, SessionRecord
+from core.models import Node, Pod
+from queues.models import PodGroup, Queue
+from scheduler.models import SessionRecord
 from scheduler.worker import run_once
 from tests.api.conftest import PODGROUPS, PODS
 from tests.jobs.controller_kit import set_pods, start, submit

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Pod, PodGroup, PriorityClass
-from queues.models import Queue
+from core.models import Pod, PriorityClass
+from kube.models import OwnerLink
+from queues.models import PodGroup, Queue
 from tests.api.conftest import JOBS, PODGROUPS, PODS, PRIORITY_CLASSES, QUEUES, watch_events
-from volcano_site.kube.models import OwnerLink
 
 pytestmark = pytest.mark.django_db
 
@@ -296,7 +296,7 @@ def test_a_command_as_vcctl_builds_it_suspends_the_job_it_is_owned_by(operator: 
 def test_a_namespace_stays_terminating_while_an_object_in_it_holds_finalizers(
     operator: Client,
 ) -> None:
-    from volcano_site.kube.models import Namespace
+    from core.models import Namespace
 
     _post(operator, "/api/v1/namespaces",
           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})  # fmt: skip

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Command, Event, Job, Pod, PodEviction
+from core.models import Event, Pod
+from jobs.models import Command, Job, PodEviction
 from tests.api.conftest import COMMANDS, JOBS, PODS
 from tests.jobs.controller_kit import admit, set_pods, start, task, tick
 

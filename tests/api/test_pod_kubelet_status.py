@@ -14,9 +14,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from jobs.models import Pod
-from scheduler.runtime import RuntimeSettings, tick
-from scheduler.wire import format_time
+from apis.wire import format_time
+from core.models import Pod
+from kubelet.runtime import RuntimeSettings, tick
 from tests.api.conftest import PODS
 from tests.scheduler.factories import make_gang, make_node
 

@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Pod, PodPhase
-from scheduler.models import Node
+from core.models import Node, Pod, PodPhase
 from tests.api.conftest import PODS
 
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from volcano_site.kube.protobuf import decode_protobuf
-from volcano_site.kube.status import KubeError
+from kube.protobuf import decode_protobuf
+from kube.status import KubeError
 
 
 def _field(number: int, payload: bytes) -> bytes:

@@ -11,8 +11,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from jobs.models import Pod, PodPhase
-from scheduler.models import Node
+from core.models import Node, Pod, PodPhase
 from tests.scheduler.factories import make_node
 
 METRICS = "/apis/metrics.k8s.io/v1beta1"

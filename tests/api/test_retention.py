@@ -10,8 +10,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from jobs.controller.events import record_event
-from jobs.models import Event, Job
+from core.events import record_event
+from core.models import Event
+from jobs.models import Job
 from scheduler import failpoints, worker
 from scheduler.failpoints import Armed
 from scheduler.leader import DatabaseLease

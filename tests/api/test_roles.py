@@ -11,9 +11,12 @@ import pytest
 from django.db import models
 from django.test import Client
 
-from jobs.models import Command, Job, Pod, PriorityClass, TaskSpec
+from accounts.models import ApiToken
+from accounts.services import token_revoke
+from core.models import Namespace, Node, Pod, PriorityClass
+from jobs.models import Command, Job, TaskSpec
 from queues.models import Queue
-from scheduler.models import Node, SchedulerConfiguration
+from scheduler.models import SchedulerConfiguration
 from tests.api.conftest import (
     AUDIT,
     COMMANDS,
@@ -27,9 +30,6 @@ from tests.api.conftest import (
     example_text,
     token_client,
 )
-from volcano_site.accounts.models import ApiToken
-from volcano_site.accounts.services import token_revoke
-from volcano_site.kube.models import Namespace
 
 ROLES = ("anonymous", "nobody", "viewer", "submitter", "operator", "admin")
 
@@ -284,7 +284,7 @@ def test_group_grant_gives_every_member_the_namespace(
 ) -> None:
     from django.contrib.auth.models import Group
 
-    from volcano_site.accounts.models import NamespaceGrant
+    from accounts.models import NamespaceGrant
 
     team = Group.objects.create(name="team-other")
     NamespaceGrant.objects.create(group=team, namespace="other")
@@ -307,7 +307,7 @@ def test_revoked_token_is_401(make_user: Callable[..., Any]) -> None:
 
 
 def test_token_scheme_is_accepted_too(make_user: Callable[..., Any]) -> None:
-    from volcano_site.accounts.services import token_create
+    from accounts.services import token_create
 
     _, token = token_create(user=make_user("tom", "viewer"), name="script")
 

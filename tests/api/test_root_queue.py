@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.admission import AdmissionError
-from jobs.models import Command, Event
+from core.models import Event
+from jobs.models import Command
+from kube.admission_causes import AdmissionError
 from queues.controller import reconcile_queues
 from queues.models import Queue
 from queues.services import queue_ensure_builtin, queue_update

@@ -10,8 +10,8 @@ import yaml
 from django.test import Client
 from django.utils import timezone
 
-from jobs.models import Event, Pod
-from scheduler.models import Node, SchedulerConfiguration
+from core.models import Event, Node, Pod
+from scheduler.models import SchedulerConfiguration
 from tests.api.conftest import CONFIGURATIONS, example_text
 
 

@@ -48,7 +48,7 @@ def _keep_test_connection() -> Iterator[None]:
 @pytest.fixture
 def operator_headers(make_user: Callable[..., Any]) -> dict[str, str]:
     """Return the headers of an operator (who may call every operation)."""
-    from volcano_site.accounts.services import token_create
+    from accounts.services import token_create
 
     _, token = token_create(user=make_user("sch", "operator"), name="schemathesis")
     return {"Authorization": f"Bearer {token}"}
@@ -79,7 +79,7 @@ def _api_routes() -> set[str]:
         for pattern in patterns:
             if isinstance(pattern, URLResolver):
                 module = getattr(pattern.urlconf_name, "__name__", pattern.urlconf_name)
-                if module != "volcano_site.kube.urls":  # discovery and OpenAPI: kubectl's
+                if module != "kube.urls":  # discovery and OpenAPI: kubectl's
                     yield from walk(pattern.url_patterns, prefix + str(pattern.pattern))
             elif pattern.name not in ("schema", "api-docs") and "^" not in str(pattern.pattern):
                 yield "/" + prefix + str(pattern.pattern)

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Job, Secret
+from core.models import Secret
+from jobs.models import Job
 from tests.api.conftest import JOBS, token_client, watch_events
 from tests.jobs.controller_kit import start, submit, task
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from jobs.models import Job, Secret
+from core.models import Secret
+from jobs.models import Job
 from tests.api.conftest import PODS, token_client
 from tests.jobs.controller_kit import start, submit, task
 

@@ -50,7 +50,7 @@ def test_a_console_page_still_gets_djangos_csrf_page(django_user_model: Any) -> 
 
 
 def test_a_server_error_under_the_api_is_a_500_status(rf: Any) -> None:
-    from volcano_site.kube.fallbacks import server_error
+    from kube.fallbacks import server_error
 
     request = rf.get("/apis/batch.volcano.sh/v1alpha1/jobs")
     _status(server_error(request), 500)

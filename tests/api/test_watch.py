@@ -7,9 +7,10 @@ import json
 import pytest
 from django.test import Client
 
-from jobs.models import Job, Pod, PodPhase
+from core.models import Pod, PodPhase
+from jobs.models import Job
+from kube.models import ChangeEvent
 from tests.api.conftest import JOBS, PODS, example, watch_events
-from volcano_site.kube.models import ChangeEvent
 
 URL = JOBS.format(ns="default")
 
@@ -204,7 +205,7 @@ def test_pruning_keeps_every_change_young_enough(operator: Client) -> None:
 
     from django.utils import timezone
 
-    from volcano_site.kube.changes import prune_changes
+    from kube.changes import prune_changes
 
     for name in ("job-a", "job-b", "job-c", "job-d"):
         _create_job(operator, name)
@@ -222,7 +223,7 @@ def test_pruning_old_changes_expires_old_watches_but_keeps_the_newest(operator: 
 
     from django.utils import timezone
 
-    from volcano_site.kube.changes import prune_changes
+    from kube.changes import prune_changes
 
     for name in ("job-a", "job-b", "job-c"):
         _create_job(operator, name)

@@ -66,7 +66,7 @@ def make_user(django_user_model: Any) -> Callable[..., Any]:
     """Return a factory of users holding ``role`` (an admin: a superuser) and namespaces."""
 
     def make(name: str, role: str, *, staff: bool = False, namespaces: tuple[str, ...] = ()) -> Any:
-        from volcano_site.accounts.models import NamespaceGrant
+        from accounts.models import NamespaceGrant
 
         if role == "admin":
             return django_user_model.objects.create_superuser(name, f"{name}@example.com", PASSWORD)

@@ -35,7 +35,7 @@ PASSWORD = "a-long-browser-password"
 
 _MAKE_USER = """
 from django.contrib.auth.models import Group, User
-from volcano_site.accounts.models import NamespaceGrant
+from accounts.models import NamespaceGrant
 user = User.objects.create_user({name!r}, password={password!r})
 if {role!r} == "admin":
     user.is_superuser = user.is_staff = True

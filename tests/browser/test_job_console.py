@@ -61,7 +61,9 @@ def test_submit_from_the_form_and_watch_it_run_without_a_reload(
 ) -> None:
     sign_in(page, cluster, "sue", next_url="/submit/")
     page.get_by_label("Name", exact=True).fill("form-flow")
-    page.get_by_label("Simulated duration").fill("60s")  # one real second at 60x
+    # Five real seconds at 60x: long enough that a page refreshing live cannot miss Running
+    # between two sessions (a one-second run went New → Completed on a busy machine).
+    page.get_by_label("Simulated duration").fill("300s")
     expect(page.locator("#form-yaml")).to_contain_text("name: form-flow")
     page.get_by_role("button", name="Submit").click()
 

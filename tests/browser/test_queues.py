@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from console.units import amount
 from tests.browser.conftest import CHROMIUM, MISSING, sign_in
 from tests.browser.server import ConsoleServer, run_console
-from volcano_site.console.units import amount
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
 

@@ -30,8 +30,8 @@ Runner = Callable[..., Result]
 
 def make_token(django_user_model: Any, role: str, *, namespaces: tuple[str, ...] = ()) -> str:
     """Return a new API token of a user holding ``role`` (granted ``namespaces``)."""
-    from volcano_site.accounts.models import NamespaceGrant
-    from volcano_site.accounts.services import token_create
+    from accounts.models import NamespaceGrant
+    from accounts.services import token_create
 
     user = django_user_model.objects.create_user(f"{role}-user", password="pw-" + role)
     user.groups.add(Group.objects.get_or_create(name=role)[0])
@@ -44,8 +44,8 @@ def make_token(django_user_model: Any, role: str, *, namespaces: tuple[str, ...]
 def default_queue(transactional_db: None) -> None:
     """Keep the ``default`` queue a migration made (a transactional flush may have removed it),
     and the namespaces these tests submit to (objects are created in namespaces that exist)."""
+    from core.namespaces import ensure_namespaces
     from queues.models import Queue
-    from volcano_site.kube.namespaces import ensure_namespaces
 
     Queue.objects.get_or_create(name="default")
     ensure_namespaces(["default", "team", "other", "lab"])

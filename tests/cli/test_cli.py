@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from scheduler.vcctl import add_arguments, execute
-from scheduler.vcctl.client import Client, Connection
 from tests.cli.test_client import FakeServer
+from vcctl import add_arguments, execute
+from vcctl.client import Client, Connection
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -171,7 +171,7 @@ def test_suspend_posts_an_abortjob_command_targeting_the_job():
 
 def test_the_cli_imports_no_django():
     code = (
-        "import sys, scheduler.vcctl.cli; "
+        "import sys, vcctl.cli; "
         "bad = [m for m in sys.modules if m.split('.')[0] in {'django', 'rest_framework', 'jobs', 'queues'}]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )

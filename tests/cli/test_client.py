@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from scheduler.vcctl.client import (
+from vcctl.client import (
     ApiError,
     Client,
     Connection,

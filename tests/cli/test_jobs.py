@@ -190,7 +190,7 @@ def test_unreachable_server_is_reported_plainly(live_server: Any) -> None:
 def test_job_view_lists_the_jobs_events_only(vcctl: Runner) -> None:
     from django.utils import timezone
 
-    from jobs.models import Event
+    from core.models import Event
 
     assert vcctl("job", "run", "-N", "seen").code == 0
     now = timezone.now()

@@ -15,9 +15,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "jobs" / "examples"
 
 
 def test_run_list_view_delete_a_pytorchjob(vcctl: Runner) -> None:
-    from jobs.models import PyTorchJob
-    from jobs.training.controller import reconcile_training_jobs
     from queues.models import Queue
+    from training.controller import reconcile_training_jobs
+    from training.models import PyTorchJob
 
     Queue.objects.create(name="test")
     ran = vcctl("kubeflow", "run", "-f", str(EXAMPLES / "pytorchjob-queue-test.yaml"))

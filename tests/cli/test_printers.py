@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from scheduler.vcctl.printers import human_duration, job_table, queue_table, render
-from scheduler.vcctl.view import describe_events, describe_job
+from vcctl.printers import human_duration, job_table, queue_table, render
+from vcctl.view import describe_events, describe_job
 
 JOB: dict[str, Any] = {
     "apiVersion": "batch.volcano.sh/v1alpha1",

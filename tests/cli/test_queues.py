@@ -108,7 +108,7 @@ def test_only_operators_may_change_queues(vcctl: Runner, django_user_model: Any)
 def test_queue_list_reads_every_page_of_a_long_list(
     vcctl: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from scheduler.vcctl import client
+    from vcctl import client
 
     for index in range(5):
         assert vcctl("queue", "create", "-n", f"q{index}").code == 0

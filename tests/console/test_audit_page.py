@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from accounts.models import AuditEntry
 from jobs.models import Job
 from tests.scheduler.factories import make_node, make_queue
-from volcano_site.accounts.models import AuditEntry
 
 pytestmark = pytest.mark.django_db
 

@@ -13,11 +13,11 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 
+from console import live
+from console.consumers import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED
+from console.routing import websocket_urlpatterns
 from jobs.models import Job
 from queues.models import Queue
-from volcano_site.console import live
-from volcano_site.console.consumers import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED
-from volcano_site.console.routing import websocket_urlpatterns
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -87,7 +87,7 @@ def test_changes_close_together_arrive_as_one_message(console_login: Callable[..
     async def scenario() -> tuple[list[str], list[str]]:
         socket = _communicator(olga)
         await socket.connect()
-        await asyncio.to_thread(live.publish, ["jobs.pod@*"])
+        await asyncio.to_thread(live.publish, ["core.pod@*"])
         await asyncio.to_thread(live.publish, ["jobs.job@default"])
         first = await _received(socket)
         second = await _received(socket, timeout=0.5)
@@ -95,7 +95,7 @@ def test_changes_close_together_arrive_as_one_message(console_login: Callable[..
         return first, second
 
     first, second = asyncio.run(scenario())
-    assert first == ["jobs.job@default", "jobs.pod@*"]
+    assert first == ["core.pod@*", "jobs.job@default"]
     assert second == []
 
 

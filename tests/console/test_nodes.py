@@ -11,11 +11,11 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from jobs.models import Event, Job, Pod
+from accounts.models import AuditEntry
+from core.models import Event, Node, Pod
+from jobs.models import Job
 from scheduler.charts import MISSING_GROUP, HeatNode, node_heatmap
-from scheduler.models import Node
 from tests.scheduler.factories import GI, make_node
-from volcano_site.accounts.models import AuditEntry
 
 pytestmark = pytest.mark.django_db
 
@@ -140,7 +140,7 @@ def test_the_table_fragment_alone_answers_a_live_refresh(console_login: Login) -
     text = response.content.decode()
     assert text.lstrip().startswith('<section id="nodes-table"')
     assert "nodes-heatmap" not in text
-    assert 'data-live="scheduler.node jobs.pod scheduler.session"' in text
+    assert 'data-live="core.node core.pod scheduler.session"' in text
 
 
 def test_the_heat_map_groups_by_the_chosen_label(console_login: Login) -> None:
@@ -307,7 +307,7 @@ def test_an_operator_takes_a_node_down_and_up_audited(console_login: Login) -> N
 def test_taking_a_node_down_is_announced_to_live_pages(
     console_login: Login, django_capture_on_commit_callbacks: Any, monkeypatch: Any
 ) -> None:
-    from volcano_site.console import live
+    from console import live
 
     sent: list[frozenset[str]] = []
     monkeypatch.setattr(live, "tails_stream", lambda: False)
@@ -318,8 +318,8 @@ def test_taking_a_node_down_is_announced_to_live_pages(
     with django_capture_on_commit_callbacks(execute=True):
         client.post("/nodes/n1/action/", {"action": "down"})
     heard = set().union(*sent)
-    assert "scheduler.node@" in heard
-    assert any(t.startswith("jobs.pod@") for t in heard)
+    assert "core.node@" in heard
+    assert any(t.startswith("core.pod@") for t in heard)
 
 
 def test_an_unknown_action_changes_nothing(console_login: Login) -> None:

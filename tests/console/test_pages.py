@@ -42,7 +42,7 @@ def test_the_layout_shows_the_user_role_and_granted_namespaces_only(
 def test_an_operator_switches_between_every_namespace(
     console_login: Callable[..., Any],
 ) -> None:
-    from volcano_site.kube.models import Namespace
+    from core.models import Namespace
 
     Namespace.objects.create(name="team-b")
     page = console_login("olga", "operator").get("/").content.decode()

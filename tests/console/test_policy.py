@@ -9,12 +9,12 @@ import pytest
 import yaml
 from django.urls import reverse
 
+from accounts.models import AuditEntry
 from scheduler.engine import load_conf
 from scheduler.models import SchedulerConfiguration, SessionRecord
 from scheduler.policy_form import draft_from_text
 from scheduler.worker import run_once
 from tests.scheduler.factories import make_gang, make_node
-from volcano_site.accounts.models import AuditEntry
 
 pytestmark = pytest.mark.django_db
 
@@ -313,7 +313,7 @@ def test_operators_see_the_audit_of_configuration_changes_and_viewers_do_not(
 def test_saving_and_activating_announce_the_change_to_live_pages(
     console_login: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
-    from volcano_site.console import live
+    from console import live
 
     sent: list[list[str]] = []
     monkeypatch.setattr(live, "publish", lambda topics: sent.append(sorted(topics)))

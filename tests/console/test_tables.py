@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.test import RequestFactory
 
-from volcano_site.console.tables import Table
+from console.tables import Table
 
 SORTS = {"name": ("name", "id"), "created": ("-created_at", "name")}
 

@@ -15,13 +15,13 @@ from pathlib import Path
 
 from django.contrib.auth.models import Group, User
 
+from accounts.services import token_create
+from core.namespaces import ensure_namespaces
 from jobs.models import Job
 from tests.browser.server import free_port
 from tests.distributed.conftest import REPO, Stack
 from tests.e2e.stack import nodes
 from tests.scheduler.factories import make_queue
-from volcano_site.accounts.services import token_create
-from volcano_site.kube.namespaces import ensure_namespaces
 
 CLIENTS = 20
 SECONDS = 12

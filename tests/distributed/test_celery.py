@@ -11,7 +11,8 @@ from datetime import timedelta
 from celery import Celery
 from django.test import Client, override_settings
 
-from jobs.models import Job, Pod
+from core.models import Pod
+from jobs.models import Job
 from scheduler.defaults import DEFAULT_SCHEDULER_CONF
 from scheduler.models import SessionRecord
 from tests.distributed.conftest import Stack

@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 import pytest
 
-from jobs.models import Command, CommandAction, Event, Job, Pod
+from core.models import Event, Pod
+from jobs.models import Command, CommandAction, Job
 from jobs.services import command_issue
 from scheduler.defaults import DEFAULT_SCHEDULER_CONF
 from scheduler.models import Failpoint, SessionRecord

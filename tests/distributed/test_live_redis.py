@@ -15,8 +15,8 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group, User
 
+from console.routing import websocket_urlpatterns
 from tests.distributed.conftest import REPO, Stack
-from volcano_site.console.routing import websocket_urlpatterns
 
 WRITE = "from jobs.models import Job; Job.objects.create(namespace='team-a', name='from-afar')"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import yaml
 from django.utils import timezone
 
-from jobs.manifests import apply_manifests, load_manifest, read_manifests
-from scheduler.runtime import RuntimeSettings, tick
+from kube.manifests import apply_manifests, load_manifest, read_manifests
+from kubelet.runtime import RuntimeSettings, tick
 from scheduler.worker import SessionSummary, run_once
 from tests.scheduler.factories import make_node
 

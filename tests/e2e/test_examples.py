@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.models import Job, Pod
+from core.models import Pod
+from jobs.models import Job
 from tests.e2e.stack import Clock, apply_file, nodes
 
 pytestmark = pytest.mark.django_db

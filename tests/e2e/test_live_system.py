@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.admission import AdmissionError
-from jobs.models import Event, Job, Pod
+from core.models import Event, Pod
+from jobs.models import Job
+from kube.admission_causes import AdmissionError
 from queues.models import Queue
 from queues.services import queue_close
 from tests.e2e.stack import Clock, apply_file, job, nodes, submit

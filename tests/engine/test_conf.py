@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from apis.errors import ConfError
 from scheduler.engine.conf import load_conf
-from scheduler.engine.errors import ConfError
 from scheduler.engine.framework import ArgSpec, Plugin, Session, registry
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "scheduler-conf"

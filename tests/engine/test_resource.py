@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from apis.errors import QuantityError
 from scheduler.engine.api.resource import Resource, ResourceIndex
-from scheduler.engine.errors import QuantityError
 from tests.engine.builders import res
 
 

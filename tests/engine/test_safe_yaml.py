@@ -8,7 +8,7 @@ import json
 import pytest
 import yaml
 
-from scheduler.engine.util.safe_yaml import MAX_DEPTH, YamlLimitError, load_all, load_json, load_one
+from apis.safe_yaml import MAX_DEPTH, YamlLimitError, load_all, load_json, load_one
 
 LAUGHS = "\n".join(
     ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]

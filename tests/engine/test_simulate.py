@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scheduler.engine.errors import EngineError, ManifestError
+from apis.errors import EngineError, ManifestError
 from scheduler.engine.simulate import execute
 from scheduler.engine.util.scenario import load_scenario
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from core.models import Event, Pod, PodPhase
 from jobs.controller import JobResult, reconcile_job
-from jobs.models import Event, Job, Pod, PodGroup, PodGroupPhase, PodPhase
+from jobs.models import Job
 from jobs.services import job_submit
+from queues.models import PodGroup, PodGroupPhase
 
 NOW = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
 

@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from jobs.models import Job, PodGroup
-from queues.models import Queue
+from jobs.models import Job
+from queues.models import PodGroup, Queue
 from tests.jobs.controller_kit import submit
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +65,7 @@ def test_queue_with_children_has_no_delete_in_admin(superuser_client: Client) ->
 def test_pod_group_form_refuses_a_closed_queue(superuser_client: Client) -> None:
     Queue.objects.create(name="shut", state="Closed")
     response = superuser_client.post(
-        reverse("admin:jobs_podgroup_add"),
+        reverse("admin:queues_podgroup_add"),
         {
             "namespace": "default",
             "name": "pg",

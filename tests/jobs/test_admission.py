@@ -18,12 +18,15 @@ import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from jobs.admission import AdmissionError, CauseType, admit_job, admit_pod
-from jobs.manifests import apply_manifests, load_manifest
-from jobs.models import Job, Pod, PodGroup, TaskSpec
+from apis.errors import ManifestError
+from core.admission import admit_pod
+from core.models import Pod
+from jobs.admission import admit_job
+from jobs.models import Job, TaskSpec
 from jobs.services import job_submit, job_update, pod_group_create
-from queues.models import Queue, QueueState
-from scheduler.engine.errors import ManifestError
+from kube.admission_causes import AdmissionError, CauseType
+from kube.manifests import apply_manifests, load_manifest
+from queues.models import PodGroup, Queue, QueueState
 
 pytestmark = pytest.mark.django_db
 

@@ -13,10 +13,11 @@ import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from core.models import PriorityClass
 from jobs.admission import admit_job
-from jobs.manifests import dump_manifest, load_manifest
-from jobs.models import Job, PodGroup, PriorityClass, TaskSpec
-from queues.models import Queue
+from jobs.models import Job, TaskSpec
+from kube.manifests import dump_manifest, load_manifest
+from queues.models import PodGroup, Queue
 
 pytestmark = pytest.mark.django_db
 

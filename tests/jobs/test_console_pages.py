@@ -10,7 +10,8 @@ import yaml
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from jobs.models import Command, Job, Pod
+from core.models import Pod
+from jobs.models import Command, Job
 from jobs.services import job_submit
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,10 @@ import datetime as dt
 
 import pytest
 
+from core.models import Event, Pod, PodPhase
 from jobs.controller import reconcile_all
-from jobs.models import CommandAction, Event, Job, Pod, PodGroup, PodPhase
+from jobs.models import CommandAction, Job
+from queues.models import PodGroup
 from tests.jobs.controller_kit import (
     NOW,
     admit,

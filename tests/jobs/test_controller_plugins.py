@@ -9,7 +9,9 @@ import pytest
 import yaml
 from django.core.management import call_command
 
-from jobs.models import Event, Job, PodGroup, PodPhase, PriorityClass, Secret
+from core.models import Event, PodPhase, PriorityClass, Secret
+from jobs.models import Job
+from queues.models import PodGroup
 from tests.jobs.controller_kit import admit, pods, set_pods, submit, task, tick
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,10 @@ import datetime as dt
 
 import pytest
 
-from jobs.models import Command, CommandAction, Event, Job, PodGroup, PodGroupPhase, PodPhase
+from core.models import Event, PodPhase
+from jobs.models import Command, CommandAction, Job
 from jobs.services import command_issue
+from queues.models import PodGroup, PodGroupPhase
 from tests.jobs.controller_kit import (
     admit,
     event_reasons,

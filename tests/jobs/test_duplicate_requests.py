@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.models import Command, CommandAction, Job, Pod, PodPhase
+from core.models import Pod, PodPhase
+from jobs.models import Command, CommandAction, Job
 from jobs.services import command_issue
 from tests.jobs.controller_kit import admit, pods, set_pods, start, submit, task, tick
 

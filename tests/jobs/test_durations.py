@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler.engine.util.durations import format_duration, parse_duration
+from apis.durations import format_duration, parse_duration
 
 
 @pytest.mark.parametrize(

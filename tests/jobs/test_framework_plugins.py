@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from jobs.admission.causes import AdmissionError
+from kube.admission_causes import AdmissionError
 from tests.jobs.controller_kit import admit, pods, submit, task, tick
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from core.models import Pod
 from jobs.charts import drf_share_figure, pod_timeline_figure
-from jobs.models import Pod
 from jobs.services import job_submit
 from jobs.timeline import PodSpan, drf_share_steps, pod_span
 from tests.scheduler.factories import make_node

@@ -7,9 +7,8 @@ import datetime as dt
 
 import pytest
 
-from jobs.models import Pod, PodPhase
-from jobs.pod_deletion import pod_delete_gracefully
-from scheduler.models import Node
+from core.models import Node, Pod, PodPhase
+from core.pod_deletion import pod_delete_gracefully
 from tests.jobs.controller_kit import NOW, admit, pods, start, submit, task, tick
 
 pytestmark = pytest.mark.django_db

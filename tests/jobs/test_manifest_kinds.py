@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from django.db.models import Sum
 
-from jobs.manifests import apply_manifests, dump_loaded, dump_manifest, load_manifest
-from jobs.models import Command, Event, Job, Pod, PodGroup
-from scheduler.engine.errors import ManifestError
-from scheduler.models import Node
+from apis.errors import ManifestError
+from core.models import Event, Node, Pod
+from jobs.models import Command, Job
+from kube.manifests import apply_manifests, dump_loaded, dump_manifest, load_manifest
+from queues.models import PodGroup
 
 NODE: dict[str, Any] = {
     "apiVersion": "v1",

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
-from jobs.manifests import dump_loaded, load_manifest, read_manifests
-from jobs.models import Job, PodGroup
-from queues.models import Queue
-from scheduler.engine.errors import ManifestError
+from apis.errors import ManifestError
+from jobs.models import Job
+from kube.manifests import dump_loaded, load_manifest, read_manifests
+from queues.models import PodGroup, Queue
 from scheduler.manifests import load_conf_text
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples"

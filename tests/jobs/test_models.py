@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 from django.db import IntegrityError, transaction
 
-from jobs.models import Command, Event, Job, Pod, PodGroup, PriorityClass
+from core.models import Event, Pod, PriorityClass
+from jobs.models import Command, Job
+from queues.models import PodGroup
 
 pytestmark = pytest.mark.django_db
 

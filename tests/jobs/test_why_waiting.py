@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from jobs.selectors import job_page
 from jobs.services import job_submit
+from kubelet import runtime
 from queues.models import Queue
-from scheduler import runtime
 from scheduler.worker import run_once
 from tests.scheduler.factories import make_node, make_queue, use_conf
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from jobs.models import Pod, PodGroup
-from queues.models import Queue
+from core.models import Pod
+from kube.changes import latest_resource_version
+from kube.models import ChangeEvent, ChangeType
+from queues.models import PodGroup, Queue
 from scheduler.cache.rows import write_rows
 from tests.e2e.stack import Clock, apply_file, nodes
-from volcano_site.kube.changes import latest_resource_version
-from volcano_site.kube.models import ChangeEvent, ChangeType
 
 pytestmark = pytest.mark.django_db
 
@@ -33,14 +33,14 @@ def test_pods_podgroups_and_queues_written_in_bulk_are_in_the_stream() -> None:
     clock.run_until(lambda: Pod.objects.filter(job__name="job-1", phase="Running").exists())
 
     pod = Pod.objects.get(job__name="job-1")
-    pod_changes = _changes("jobs.pod", since)
+    pod_changes = _changes("core.pod", since)
     assert pod_changes[0] == (ChangeType.ADDED, pod.name)  # the controller's bulk create
     assert len([c for c in pod_changes if c == (ChangeType.MODIFIED, pod.name)]) >= 2
     assert pod.resource_version == (
-        ChangeEvent.objects.filter(kind="jobs.pod", name=pod.name).order_by("-id").first().id  # type: ignore[union-attr]
+        ChangeEvent.objects.filter(kind="core.pod", name=pod.name).order_by("-id").first().id  # type: ignore[union-attr]
     )
     group = PodGroup.objects.get(job__name="job-1")
-    assert (ChangeType.MODIFIED, group.name) in _changes("jobs.podgroup", since)
+    assert (ChangeType.MODIFIED, group.name) in _changes("queues.podgroup", since)
     assert (ChangeType.MODIFIED, "test") in _changes("queues.queue", since)
     assert Queue.objects.get(name="test").resource_version > since
 
@@ -80,7 +80,7 @@ def test_rows_written_in_bulk_get_one_event_each_and_a_stale_row_gets_none() -> 
     for group in groups[:2]:
         group.refresh_from_db()
         assert group.phase == "Inqueue"
-        assert (group.resource_version, "jobs.podgroup", ChangeType.MODIFIED, "team-a",
+        assert (group.resource_version, "queues.podgroup", ChangeType.MODIFIED, "team-a",
                 group.name, group.pk) in events  # fmt: skip
     assert len(events) == 2
     stale.refresh_from_db()

@@ -12,8 +12,8 @@ import yaml
 from django.core.management import CommandError, call_command
 from django.test import Client, override_settings
 
-from volcano_site.accounts.authentication import token_digest
-from volcano_site.accounts.models import ApiToken
+from accounts.authentication import token_digest
+from accounts.models import ApiToken
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ import pytest
 from django.db import OperationalError, connection, connections, transaction
 
 from jobs.models import Job
-from volcano_site.kube.changes import _ADVISORY_LOCK_KEY
-from volcano_site.kube.lock_order import is_transient, retry_transient
+from kube.changes import _ADVISORY_LOCK_KEY
+from kube.lock_order import is_transient, retry_transient
 
 
 class _CauseError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from volcano_site.pg_arrays import int_array, text_array
+from kube.pg_arrays import int_array, text_array
 
 pytestmark = [
     pytest.mark.django_db,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from volcano_site.kube.tables import human_age, wants_table
+from kube.tables import human_age, wants_table
 
 
 @dataclass(frozen=True)

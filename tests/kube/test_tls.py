@@ -14,7 +14,7 @@ from cryptography import x509
 from django.core.management import call_command
 from django.test import Client, override_settings
 
-from volcano_site.tls import ensure_certificate
+from accounts.tls import ensure_certificate
 
 pytestmark = pytest.mark.django_db
 

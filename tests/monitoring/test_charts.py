@@ -7,9 +7,9 @@ import io
 
 import pytest
 
+from console.charts import figure_csv
 from monitoring import charts
 from monitoring.history import QueueSeries, SessionSeries
-from volcano_site.console.charts import figure_csv
 
 TIMES = [f"2026-01-08T00:{m:02d}:{s:02d}+00:00" for m in range(2) for s in range(60)]
 

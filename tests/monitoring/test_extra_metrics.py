@@ -11,8 +11,8 @@ import pytest
 from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
+from kube.metrics import RequestKey, parse_request
 from tests.scheduler.factories import make_gang, make_node, make_queue
-from volcano_site.kube.metrics import RequestKey, parse_request
 
 
 @dataclass(frozen=True)

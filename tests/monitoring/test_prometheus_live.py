@@ -29,14 +29,15 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
+from apis.prometheus_text import Family
+from core.namespaces import ensure_namespaces
 from jobs.services import job_submit
+from kubelet.runtime import RuntimeSettings, tick
 from monitoring.history import QueueSeries, SessionSeries
 from monitoring.prometheus import PrometheusSource
 from monitoring.sources import HistorySource
 from queues.models import Queue
 from scheduler import metrics_cluster, metrics_kube_state
-from scheduler.metrics_text import Family
-from scheduler.runtime import RuntimeSettings, tick
 from scheduler.worker import run_once
 from tests.monitoring.helpers import CONF
 from tests.monitoring.prometheus_server import (
@@ -47,7 +48,6 @@ from tests.monitoring.prometheus_server import (
     wait_for_targets,
 )
 from tests.scheduler.factories import make_node, make_queue, use_conf
-from volcano_site.kube.namespaces import ensure_namespaces
 
 pytestmark = [
     pytest.mark.skipif(not installed(), reason=MISSING),

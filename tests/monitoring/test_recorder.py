@@ -114,7 +114,7 @@ def test_a_bad_tiers_setting_names_the_setting(settings: Any, text: str) -> None
 def test_a_recorded_session_tells_open_metrics_pages(
     monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
-    from volcano_site.console import live
+    from console import live
 
     sent: list[list[str]] = []
     monkeypatch.setattr(live, "publish", lambda topics: sent.append(list(topics)))

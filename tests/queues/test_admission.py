@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from jobs.admission import AdmissionError, CauseType
-from jobs.models import Pod, PodGroup
-from queues.models import Queue
+from core.models import Node, Pod
+from kube.admission_causes import AdmissionError, CauseType
+from queues.models import PodGroup, Queue
 from queues.services import queue_create, queue_delete, queue_update
-from scheduler.models import Node
 
 pytestmark = pytest.mark.django_db
 

@@ -6,10 +6,11 @@ import datetime as dt
 
 import pytest
 
+from core.models import Event
 from jobs.controller import reconcile_all
-from jobs.models import Command, CommandAction, Event, PodGroup, TargetKind
+from jobs.models import Command, CommandAction, TargetKind
 from queues.controller import CLOSED_BY_PARENT, reconcile_queues
-from queues.models import Queue, QueueState
+from queues.models import PodGroup, Queue, QueueState
 from queues.services import queue_close, queue_open
 
 pytestmark = pytest.mark.django_db

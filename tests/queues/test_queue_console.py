@@ -11,14 +11,14 @@ import pytest
 import yaml
 from django.test import Client
 
+from accounts.models import AuditEntry
 from jobs.models import Job
 from jobs.services import job_submit
 from queues.models import Queue
 from queues.services import spec_fingerprint
-from queues.shares import live_shares
+from scheduler.live_shares import live_shares
 from scheduler.worker import run_once
 from tests.scheduler.factories import make_node, make_queue
-from volcano_site.accounts.models import AuditEntry
 
 pytestmark = pytest.mark.django_db
 
@@ -299,7 +299,7 @@ def test_closing_a_queue_with_running_jobs_leaves_it_closing(
 def test_the_queue_page_lists_waiting_jobs_in_the_engines_order(
     console_login: Callable[..., Client],
 ) -> None:
-    from jobs.models import PriorityClass
+    from core.models import PriorityClass
 
     PriorityClass.objects.create(name="urgent", value=1000)
     make_node("n1", cpu=1)  # too small for any of them: all three wait

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.models import PodGroup, PodGroupPhase
-from queues.models import Queue, QueueState
+from queues.models import PodGroup, PodGroupPhase, Queue, QueueState
 from queues.services import queue_close, queue_open
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from jobs.models import Pod, PodGroup
-from queues.models import Queue
-from scheduler.models import Node, SchedulerConfiguration
+from core.models import Node, Pod
+from queues.models import PodGroup, Queue
+from scheduler.models import SchedulerConfiguration
 
 GI = 1024**3 * 1000  # one Gi in milli-units
 

@@ -10,7 +10,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from jobs.models import Event, Pod
+from core.models import Event, Pod
+from kube.models import ChangeEvent
 from scheduler.cache import ApplyResult, BindPipeline, apply_decisions, read_snapshot
 from scheduler.cache.snapshot import Snapshot
 from scheduler.engine import load_conf, run_session
@@ -18,7 +19,6 @@ from scheduler.engine.framework.decisions import Decisions
 from scheduler.models import SessionRecord
 from scheduler.worker import run_once
 from tests.scheduler.factories import TEST_CONF, make_gang, make_node, use_conf
-from volcano_site.kube.models import ChangeEvent
 
 POSTGRES = os.environ.get("DATABASE_URL", "").startswith("postgres")
 needs_postgres = pytest.mark.skipif(
@@ -76,7 +76,7 @@ def test_binds_sent_during_the_session_are_written_as_the_plain_write_writes_the
         assert pod.conditions[0]["status"] == "True"
         # Its version is the id of the change event its bind recorded (what a watch sees).
         change = ChangeEvent.objects.get(pk=pod.resource_version)
-        assert (change.kind, change.object_pk) == ("jobs.pod", pod.pk)
+        assert (change.kind, change.object_pk) == ("core.pod", pod.pk)
     assert scheduled_names() == bound_names()
     assert result.pod_groups_updated == 5  # the rest was written after, in the same transaction
 

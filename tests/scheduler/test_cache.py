@@ -5,15 +5,14 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from jobs.models import Event, Pod, PodGroup
-from queues.models import Queue
+from core.models import Event, Node, Pod
+from kube.models import ChangeEvent
+from queues.models import PodGroup, Queue
 from scheduler.cache import Snapshot, apply_decisions, read_snapshot, snapshot_to_scenario
 from scheduler.engine import load_conf, load_scenario, run_session
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework.decisions import Decisions, Eviction
-from scheduler.models import Node
 from tests.scheduler.factories import GI, TEST_CONF, make_gang, make_node, make_queue
-from volcano_site.kube.models import ChangeEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -120,7 +119,7 @@ def test_binds_decided_out_of_row_order_each_get_their_own_change_event() -> Non
         assert pod.node.name == decisions.binds[f"default/{pod.name}"]
         # Its resourceVersion is the change event that tells watchers about this very pod.
         event = ChangeEvent.objects.get(pk=pod.resource_version)
-        assert (event.kind, event.type, event.name) == ("jobs.pod", "MODIFIED", pod.name)
+        assert (event.kind, event.type, event.name) == ("core.pod", "MODIFIED", pod.name)
 
 
 def test_jobs_of_one_spec_keep_their_labels_and_share_the_spec_key() -> None:
@@ -317,7 +316,7 @@ def test_of_two_evictions_the_stale_one_is_refused_and_leaves_no_trace_in_the_st
     kept.refresh_from_db()
     assert ChangeEvent.objects.get(pk=kept.resource_version).object_pk == kept.pk
     assert not ChangeEvent.objects.filter(
-        object_pk=gone.pk, kind="jobs.pod", pk__gt=version_before
+        object_pk=gone.pk, kind="core.pod", pk__gt=version_before
     ).exists()
 
 

@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from jobs.manifests.pod_status import container_statuses, pod_conditions
-from jobs.models import Event, Pod
-from jobs.pod_deletion import pod_delete_gracefully
-from scheduler.container_lifecycle import (
+from core.container_lifecycle import (
     back_off_seconds,
     grace_seconds,
     ignores_sigterm,
     restarts_on,
 )
-from scheduler.runtime import RuntimeSettings, tick
+from core.manifests.pod_status import container_statuses, pod_conditions
+from core.models import Event, Pod
+from core.pod_deletion import pod_delete_gracefully
+from kubelet.runtime import RuntimeSettings, tick
 from scheduler.worker import run_once
 from tests.jobs.controller_kit import submit
 from tests.scheduler.factories import make_gang, make_node

@@ -12,8 +12,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from core.models import Pod
 from jobs.controller import reconcile_all
-from jobs.models import Command, CommandAction, Job, Pod
+from jobs.models import Command, CommandAction, Job
 from jobs.services import command_issue
 from scheduler import failpoints
 from scheduler.failpoints import Armed, FailpointError

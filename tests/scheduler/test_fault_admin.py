@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from django.test import Client
 
-from jobs.models import Pod
-from scheduler.models import Node
+from core.models import Node, Pod
 from tests.scheduler.factories import make_gang, make_node
 
 
@@ -15,7 +14,7 @@ def test_taking_a_node_down_from_the_admin_fails_its_pods(superuser_client: Clie
     Pod.objects.filter(pk=pod.pk).update(node=node, phase="Running")
 
     response = superuser_client.post(
-        "/admin/scheduler/node/", {"action": "take_down", "_selected_action": [node.pk]}
+        "/admin/core/node/", {"action": "take_down", "_selected_action": [node.pk]}
     )
 
     assert response.status_code == 302
@@ -27,9 +26,7 @@ def test_taking_a_node_down_from_the_admin_fails_its_pods(superuser_client: Clie
 
 def test_cordoning_from_the_admin_marks_the_node_unschedulable(superuser_client: Client) -> None:
     node = make_node("n1")
-    superuser_client.post(
-        "/admin/scheduler/node/", {"action": "cordon", "_selected_action": [node.pk]}
-    )
+    superuser_client.post("/admin/core/node/", {"action": "cordon", "_selected_action": [node.pk]})
     assert Node.objects.get(pk=node.pk).unschedulable is True
 
 
@@ -38,8 +35,8 @@ def test_evicting_and_failing_pods_from_the_admin(superuser_client: Client) -> N
     _, (a, b) = make_gang("g", replicas=2)
     Pod.objects.filter(pk__in=[a.pk, b.pk]).update(node=node, phase="Running")
 
-    superuser_client.post("/admin/jobs/pod/", {"action": "evict_pods", "_selected_action": [a.pk]})
-    superuser_client.post("/admin/jobs/pod/", {"action": "fail_pods", "_selected_action": [b.pk]})
+    superuser_client.post("/admin/core/pod/", {"action": "evict_pods", "_selected_action": [a.pk]})
+    superuser_client.post("/admin/core/pod/", {"action": "fail_pods", "_selected_action": [b.pk]})
 
     a.refresh_from_db()
     b.refresh_from_db()

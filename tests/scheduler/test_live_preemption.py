@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from jobs.models import Pod
-from jobs.models.priority_class import PriorityClass
-from scheduler import runtime
+from core.models import Pod
+from core.models.priority_class import PriorityClass
+from kubelet import runtime
 from scheduler.worker import run_once
 from tests.jobs.controller_kit import submit, task
 from tests.scheduler.factories import GI, make_node, make_queue, use_conf

@@ -9,9 +9,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from jobs.models import Pod
+from core.models import Node, NodeLoadStamp, Pod
 from scheduler.load_status import LOAD_COLUMNS, loads_fresh, stored_loads
-from scheduler.models import Node, NodeLoadStamp
 from scheduler.node_selectors import Load, _aggregate_loads, node_loads
 from scheduler.worker import run_once
 from tests.scheduler.factories import GI, make_gang, make_node

@@ -6,8 +6,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from core.models import Node
 from scheduler.defaults import DEFAULT_SCHEDULER_CONF
-from scheduler.models import Node, SchedulerConfiguration
+from scheduler.models import SchedulerConfiguration
 from scheduler.services import scheduler_conf_activate, scheduler_conf_create
 
 pytestmark = pytest.mark.django_db

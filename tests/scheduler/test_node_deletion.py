@@ -13,11 +13,10 @@ import time
 import pytest
 from django.db import connection, connections, transaction
 
-from jobs.api.views import pod_log_text
-from jobs.models import Pod
+from core.models import Node, Pod
+from kubelet.api.pod_log import pod_log_text
 from scheduler.cache import apply_decisions, read_snapshot
 from scheduler.engine import load_conf, run_session
-from scheduler.models import Node
 from tests.scheduler.factories import TEST_CONF, make_gang, make_node
 
 

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from jobs.models import Pod
+from core.models import Pod
 from scheduler.cache import Snapshot, apply_decisions, read_snapshot
 from scheduler.engine import load_conf, run_session
 from scheduler.engine.framework.decisions import Decisions, Eviction

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import pytest
 from django.core.exceptions import ValidationError
 
-from scheduler.engine.api.quantity import format_quantity, parse_quantity
-from scheduler.engine.errors import QuantityError
-from scheduler.forms import ResourceListField
-from scheduler.wire import format_resources
+from apis.errors import QuantityError
+from apis.quantity import format_quantity, parse_quantity
+from apis.wire import format_resources
+from kube.forms import ResourceListField
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from jobs.models import Event, Pod
+from core.models import Event, Node, Pod
+from kubelet.runtime import RuntimeSettings, parse_duration, pod_duration, tick
 from scheduler import services
-from scheduler.models import Node
-from scheduler.runtime import RuntimeSettings, parse_duration, pod_duration, tick
 from tests.scheduler.factories import make_gang, make_node
 
 FAST = RuntimeSettings(start_delay=1.0, default_duration=30.0, speed=1.0)

@@ -9,14 +9,14 @@ import pytest
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
-from jobs.models import Event
+from accounts.models import NamespaceGrant
+from core.models import Event
 from scheduler import worker
 from scheduler.cache import Snapshot, apply_decisions, read_snapshot
 from scheduler.engine import load_conf, run_session
 from scheduler.engine.framework.decisions import Decisions
 from tests.api.conftest import EVENTS, token_client
 from tests.scheduler.factories import TEST_CONF, make_gang, make_node
-from volcano_site.accounts.models import NamespaceGrant
 
 pytestmark = pytest.mark.django_db
 

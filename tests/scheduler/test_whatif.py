@@ -9,11 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from jobs.models import Pod, PodGroup, PriorityClass
-from queues.models import Queue
+from core.models import Node, Pod, PriorityClass
+from queues.models import PodGroup, Queue
 from scheduler.cache import read_snapshot, snapshot_to_scenario
 from scheduler.engine.simulate import run_files
-from scheduler.models import Node
 from scheduler.services import scheduler_conf_activate, scheduler_conf_create
 from scheduler.whatif import WhatIfError, run_what_if
 from scheduler.worker import run_once

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from jobs.models import Pod
+from core.models import Pod
 from scheduler.leader import DatabaseLease
 from scheduler.models import LeaderLease, SchedulerConfiguration, SessionRecord
 from scheduler.worker import EmbeddedWorker, run_leader_cycle, run_once

@@ -7,11 +7,12 @@ from typing import Any
 
 from django.db import transaction
 
-from jobs.manifests import load_manifest
-from jobs.models import Pod, PodPhase, TrainingJob
-from jobs.training.controller import reconcile_training_jobs
-from jobs.training.frameworks import FRAMEWORKS
-from volcano_site.kube.namespaces import ensure_namespaces
+from core.models import Pod, PodPhase
+from core.namespaces import ensure_namespaces
+from kube.manifests import load_manifest
+from training.controller import reconcile_training_jobs
+from training.frameworks import FRAMEWORKS
+from training.models import TrainingJob
 
 NOW = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
 

@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from jobs.admission.causes import AdmissionError
-from jobs.manifests import load_manifest
-from jobs.models import PriorityClass, PyTorchJob
+from apis.errors import ManifestError
+from core.models import PriorityClass
+from kube.admission_causes import AdmissionError
+from kube.manifests import load_manifest
 from queues.models import Queue
-from scheduler.engine.errors import ManifestError
 from tests.training.kit import pytorch, replica, submit
+from training.models import PyTorchJob
 
 pytestmark = pytest.mark.django_db
 

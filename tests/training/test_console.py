@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from jobs.models import PodGroup, PyTorchJob
-from queues.models import Queue
+from core.namespaces import ensure_namespaces
+from queues.models import PodGroup, Queue
 from tests.training.kit import pytorch, submit, tick
-from volcano_site.kube.namespaces import ensure_namespaces
+from training.models import PyTorchJob
 
 pytestmark = pytest.mark.django_db
 

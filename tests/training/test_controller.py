@@ -7,10 +7,11 @@ import json
 
 import pytest
 
-from jobs.models import Pod, PodGroup, PodPhase, PriorityClass, PyTorchJob
-from jobs.training.wiring import HOSTFILE_ANNOTATION
-from queues.models import Queue
+from core.models import Pod, PodPhase, PriorityClass
+from queues.models import PodGroup, Queue
 from tests.training.kit import NOW, env, pods, pytorch, replica, set_pods, states, submit, tick
+from training.models import PyTorchJob
+from training.wiring import HOSTFILE_ANNOTATION
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from jobs.manifests import apply_manifests, read_manifests
-from scheduler.engine.errors import ManifestError
+from apis.errors import ManifestError
+from kube.manifests import apply_manifests, read_manifests
 
 
 class Command(BaseCommand):

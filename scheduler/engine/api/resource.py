@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.engine.api.quantity import format_quantity, parse_quantity
+from apis.quantity import format_quantity, parse_quantity
 
 __all__ = ["CPU", "MEMORY", "PODS", "Resource", "ResourceIndex", "Vector", "scheduling_quantities"]
 

@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scheduler.engine.errors import ConfError
+from apis.errors import ConfError
 
 __all__ = ["ArgSpec", "Arguments", "validate_arguments"]
 

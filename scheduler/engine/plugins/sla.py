@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from apis.durations import parse_duration as go_duration_seconds
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.types import ABSTAIN, PERMIT
 from scheduler.engine.framework import ArgSpec, Plugin, Session, register_plugin
-from scheduler.engine.util.durations import parse_duration as go_duration_seconds
 
 __all__ = ["WAITING_TIME_KEY", "SlaPlugin", "parse_duration"]
 

@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from apis.errors import ManifestError
 from scheduler.engine.api.node_info import NodeInfo, Taint
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.resource import PODS, Resource
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
 from scheduler.engine.api.types import QueueState, TaskStatus
-from scheduler.engine.errors import ManifestError
 
 __all__ = [
     "GROUP_ANNOTATION",

@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from apis.errors import ConfError, ManifestError
+from apis.safe_yaml import YamlLimitError, load_one
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo
@@ -23,7 +25,6 @@ from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import SchedulerConf, load_conf
-from scheduler.engine.errors import ConfError, ManifestError
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.engine.util.manifests import (
     GROUP_ANNOTATION,
@@ -35,7 +36,6 @@ from scheduler.engine.util.manifests import (
     read_pod,
     read_queue,
 )
-from scheduler.engine.util.safe_yaml import YamlLimitError, load_one
 
 __all__ = ["Expect", "Scenario", "diff", "load_scenario"]
 

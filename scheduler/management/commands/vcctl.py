@@ -1,4 +1,4 @@
-"""``manage.py vcctl job|queue ...``: Volcano's vcctl, a thin entry point over ``scheduler.vcctl``.
+"""``manage.py vcctl job|queue ...``: Volcano's vcctl, a thin entry point over ``vcctl``.
 
 The CLI talks to the REST API over HTTP (``--server``/``VOLCANO_SERVER``, ``--token``/
 ``VOLCANO_TOKEN``), never to the database, so it needs no system checks. Exit codes: 0 done,
@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from scheduler.vcctl import add_arguments, execute
+from vcctl import add_arguments, execute
 
 
 class Command(BaseCommand):

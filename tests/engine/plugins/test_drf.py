@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from apis.errors import ConfError
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import load_conf
-from scheduler.engine.errors import ConfError
 from scheduler.engine.framework import Session, open_session, run_session
 from scheduler.engine.plugins.drf import DrfPlugin, JobAttr
 from tests.engine.builders import (

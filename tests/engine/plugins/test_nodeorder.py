@@ -7,11 +7,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from apis.errors import ConfError
 from scheduler.engine.api.node_info import NodeInfo, Taint
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.conf import load_conf
-from scheduler.engine.errors import ConfError
 from scheduler.engine.framework import Decisions, Session, open_session, run_session
 from tests.engine.builders import build_cluster, build_node, build_pod, build_pod_group, res
 

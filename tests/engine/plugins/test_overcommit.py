@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from apis.errors import ConfError
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import load_conf
-from scheduler.engine.errors import ConfError
 from scheduler.engine.framework import open_session, run_session
 from scheduler.engine.plugins.overcommit import OvercommitPlugin
 from tests.engine.builders import build_cluster, build_node, build_pod, build_pod_group, gang, res

@@ -1,0 +1,19 @@
+"""Kubernetes paths of the v1 kinds: pods, events, secrets, nodes, priority classes."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern
+
+from core.api import serializers as s
+from core.api.nodes import NODES
+from core.api.resources import EVENTS, PODS, PRIORITY_CLASSES
+from core.api.secrets import SECRETS, SecretListSerializer, SecretSerializer
+from kube.routes import resource_urls
+
+urlpatterns: list[URLPattern] = [
+    *resource_urls(PODS, s.PodSerializer, s.PodListSerializer),
+    *resource_urls(EVENTS, s.EventSerializer, s.EventListSerializer),
+    *resource_urls(SECRETS, SecretSerializer, SecretListSerializer),
+    *resource_urls(PRIORITY_CLASSES, s.PriorityClassSerializer, s.PriorityClassListSerializer),
+    *resource_urls(NODES, s.NodeSerializer, s.NodeListSerializer),
+]

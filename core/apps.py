@@ -1,0 +1,20 @@
+"""Django's registration of the core app: the v1 kinds (Pod, Node, Namespace, Event, Secret,
+PriorityClass)."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class CoreConfig(AppConfig):
+    """The v1 kinds every other app builds on."""
+
+    name = "core"
+    verbose_name = "Core (v1)"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        """Order node deletions after binds (``core.node_deletion``)."""
+        from core import node_deletion
+
+        node_deletion.connect()

@@ -1,0 +1,76 @@
+"""Kubernetes Events the controllers record: one row per (object, reason, message), counted.
+
+Like client-go's event recorder with its aggregation, a repeated event bumps
+``count`` and ``last_timestamp`` instead of adding a row, so a job's history
+reads as ``kubectl describe`` shows it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.utils import timezone
+
+from core.models import Event, EventType
+
+__all__ = ["CONTROLLER", "prune_events", "record_event"]
+
+CONTROLLER = "vc-controller-manager"
+
+
+def record_event(
+    obj: Any,
+    *,
+    kind: str,
+    reason: str,
+    message: str,
+    now: dt.datetime,
+    event_type: str = EventType.NORMAL,
+) -> None:
+    """Record ``reason``/``message`` about ``obj`` (a Job, Pod, PodGroup or Queue row)."""
+    namespace = getattr(obj, "namespace", "") or ""
+    existing = (
+        Event.objects.filter(
+            involved_kind=kind,
+            involved_namespace=namespace,
+            involved_name=obj.name,
+            reason=reason,
+            message=message,
+            type=event_type,
+        )
+        .order_by("-last_timestamp")
+        .first()
+    )
+    if existing is not None and existing.involved_uid == obj.uid:
+        existing.count += 1
+        existing.last_timestamp = now
+        existing.save(update_fields=["count", "last_timestamp"])
+        return
+    Event.objects.create(
+        namespace=namespace or "default",
+        name=f"{obj.name}.{int(now.timestamp() * 1e6):x}"[:253],
+        involved_kind=kind,
+        involved_namespace=namespace,
+        involved_name=obj.name,
+        involved_uid=obj.uid,
+        type=event_type,
+        reason=reason,
+        message=message,
+        source=CONTROLLER,
+        first_timestamp=now,
+        last_timestamp=now,
+    )
+
+
+def prune_events(*, keep_seconds: int = 3600, now: dt.datetime | None = None) -> int:
+    """Delete events last seen more than ``keep_seconds`` before ``now``; return how many went.
+
+    Kubernetes keeps events one hour (kube-apiserver's ``--event-ttl``): without an expiry the
+    scheduler's Scheduled and FailedScheduling events alone would grow by one row per pod. An
+    event seen again (its ``count`` bumped) lives on from its ``last_timestamp``, as the
+    apiserver renews an event's lease on every update.
+    """
+    cutoff = (now or timezone.now()) - dt.timedelta(seconds=keep_seconds)
+    deleted, _ = Event.objects.filter(last_timestamp__lt=cutoff).delete()
+    return deleted

@@ -1,0 +1,26 @@
+"""The v1 kinds every app builds on, one module per kind: import them from here."""
+
+from __future__ import annotations
+
+from core.models.event import Event, EventType
+from core.models.namespace import Namespace, NamespacePhase
+from core.models.node import Node, NodeLoadStamp
+from core.models.pod import Pod, PodPhase, TaskStatus
+from core.models.priority_class import PreemptionPolicy, PriorityClass
+from core.models.secret import Secret, SecretType
+
+__all__ = [
+    "Event",
+    "EventType",
+    "Namespace",
+    "NamespacePhase",
+    "Node",
+    "NodeLoadStamp",
+    "Pod",
+    "PodPhase",
+    "PreemptionPolicy",
+    "PriorityClass",
+    "Secret",
+    "SecretType",
+    "TaskStatus",
+]

@@ -1,0 +1,56 @@
+"""PriorityClass (scheduling.k8s.io/v1): a named priority value for jobs and pods."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from kube.models import ObjectMeta
+from kube.validators import validate_dns1123_subdomain
+
+__all__ = ["PreemptionPolicy", "PriorityClass"]
+
+# Kubernetes reserves values above one billion for its two system classes.
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+SYSTEM_CLUSTER_CRITICAL = ("system-cluster-critical", 2_000_000_000)
+SYSTEM_NODE_CRITICAL = ("system-node-critical", 2_000_001_000)
+
+
+class PreemptionPolicy(models.TextChoices):
+    """Whether pods of this class may preempt lower-priority pods."""
+
+    PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+    NEVER = "Never"
+
+
+class PriorityClass(ObjectMeta):
+    """A cluster-scoped priority class; at most one may be the global default."""
+
+    name = models.CharField(max_length=253, unique=True, validators=[validate_dns1123_subdomain])
+    value = models.IntegerField()
+    global_default = models.BooleanField(default=False)
+    preemption_policy = models.CharField(
+        max_length=32,
+        choices=PreemptionPolicy.choices,
+        default=PreemptionPolicy.PREEMPT_LOWER_PRIORITY,
+    )
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-value", "name"]
+        verbose_name_plural = "priority classes"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["global_default"],
+                condition=Q(global_default=True),
+                name="one_global_default_priority_class",
+            ),
+            models.CheckConstraint(
+                condition=Q(preemption_policy__in=PreemptionPolicy.values),
+                name="priority_class_preemption_policy_valid",
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="priority_class_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.value})"

@@ -1,0 +1,228 @@
+"""The shape every manifest kind shares: load, dump and apply (create or update) one object.
+
+A ``Kind`` knows its ``apiVersion``/``kind``, its model and how to read and write
+its body; this base does the rest the same way for all of them: metadata,
+unknown top-level keys, name rules, database validation with errors mapped back
+to wire paths, and kubectl's ``created`` / ``configured`` / ``unchanged``.
+Loading never touches the database, so manifests can be checked without one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from apis.errors import ManifestError
+from apis.wire import Fields, Manifest, format_time, plain_json
+from kube.object_meta import read_finalizers, read_owner_references
+from kube.validators import (
+    annotations_error,
+    dns1123_label_error,
+    dns1123_subdomain_error,
+    label_key_error,
+    label_value_error,
+)
+
+__all__ = ["Kind", "Loaded"]
+
+
+@dataclass
+class Loaded:
+    """A manifest read into an unsaved model instance (plus children and owner names)."""
+
+    kind: Kind
+    instance: Any
+    children: list[Any] = field(default_factory=list)
+    owner_name: str = ""
+
+    @property
+    def display_name(self) -> str:
+        """Return kubectl's ``resource/name`` for this object."""
+        return f"{self.kind.resource}/{self.kind.name_of(self.instance)}"
+
+
+class Kind:
+    """One manifest kind; subclasses fill in the class attributes, ``read`` and ``write``."""
+
+    api_version: ClassVar[str]
+    kind: ClassVar[str]
+    resource: ClassVar[str]  # kubectl's name: "job.batch.volcano.sh"
+    model: ClassVar[type[models.Model]]
+    namespaced: ClassVar[bool] = True
+    name_is_label: ClassVar[bool] = False  # DNS-1123 label (queues) instead of subdomain
+    # Model fields an apply copies from the manifest onto an existing row.
+    spec_fields: ClassVar[tuple[str, ...]] = ()
+    # Metadata an apply copies too (Events have none of their own).
+    meta_fields: ClassVar[tuple[str, ...]] = (
+        "labels",
+        "annotations",
+        "owner_references",
+        "finalizers",
+    )
+    # Where a model field lives on the wire, for errors found by the database layer.
+    wire_paths: ClassVar[dict[str, str]] = {}
+
+    # -- reading ---------------------------------------------------------------
+    def load(self, data: object) -> Loaded:
+        """Return the manifest ``data`` as an unsaved object; ``ManifestError`` if malformed."""
+        doc = Fields(data, "")
+        for key, expected in (("apiVersion", self.api_version), ("kind", self.kind)):
+            if (value := doc.string(key, required=True)) != expected:
+                raise doc.error(key, f"expected {expected!r}, got {value!r}")
+        loaded = Loaded(self, self.model())
+        meta = doc.obj("metadata")
+        self.read_metadata(meta, loaded.instance)
+        self.read(doc, meta, loaded)
+        meta.done()
+        doc.done()
+        return loaded
+
+    def read_metadata(self, meta: Fields, instance: Any) -> None:
+        """Read the common ``metadata`` fields onto ``instance``."""
+        instance.name = meta.string("name", required=True)
+        error = (dns1123_label_error if self.name_is_label else dns1123_subdomain_error)(
+            instance.name
+        )
+        if error:
+            raise meta.error("name", f"invalid value {instance.name!r}: {error}")
+        namespace = meta.string("namespace")
+        if self.namespaced:
+            instance.namespace = namespace or "default"
+            if error := dns1123_label_error(instance.namespace):
+                raise meta.error("namespace", f"invalid value {instance.namespace!r}: {error}")
+        instance.labels = meta.string_map("labels")
+        for key, value in instance.labels.items():
+            if error := label_key_error(key) or label_value_error(value):
+                raise meta.error(f"labels.{key}", f"invalid label {key}={value!r}: {error}")
+        instance.annotations = meta.string_map("annotations")
+        bad_key, error = annotations_error(instance.annotations)
+        if error:
+            where = f"annotations.{bad_key}" if bad_key else "annotations"
+            raise meta.error(where, error)
+        instance.owner_references = read_owner_references(meta)
+        instance.finalizers = read_finalizers(meta)
+        instance.uid = meta.uid("uid")
+        version = meta.string("resourceVersion")
+        if version:
+            if not version.isdigit():
+                raise meta.error("resourceVersion", f"expected digits, got {version!r}")
+            instance.resource_version = int(version)
+        instance.created_at = meta.time("creationTimestamp")
+        # Server-managed bookkeeping that `kubectl get -o yaml` prints; it carries no spec.
+        meta.ignore(
+            "generation",
+            "managedFields",
+            "selfLink",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+        )
+
+    def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
+        """Read the kind's body (``spec``, ``status``, ...) from ``doc`` onto ``loaded``."""
+        raise NotImplementedError
+
+    # -- writing ---------------------------------------------------------------
+    def dump(self, instance: Any, children: list[Any] | None = None) -> Manifest:
+        """Return the manifest of ``instance`` (saved or just loaded)."""
+        manifest = {
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "metadata": self.write_metadata(instance),
+            **self.write(instance, children),
+        }
+        return plain_json(manifest, "")
+
+    def write_metadata(self, instance: Any) -> Manifest:
+        """Return the ``metadata`` of ``instance``; uid and friends only once it has them."""
+        meta: Manifest = {"name": instance.name}
+        if self.namespaced:
+            meta["namespace"] = instance.namespace
+        if instance.uid is not None:
+            meta["uid"] = str(instance.uid)
+            meta["resourceVersion"] = str(instance.resource_version)
+        if instance.created_at is not None:
+            meta["creationTimestamp"] = format_time(instance.created_at)
+        if instance.labels:
+            meta["labels"] = dict(instance.labels)
+        if instance.annotations:
+            meta["annotations"] = dict(instance.annotations)
+        if refs := getattr(instance, "owner_references", None):
+            meta["ownerReferences"] = [dict(ref) for ref in refs]
+        if finalizers := getattr(instance, "finalizers", None):
+            meta["finalizers"] = list(finalizers)
+        if (deleted := getattr(instance, "deletion_timestamp", None)) is not None:
+            meta["deletionTimestamp"] = format_time(deleted)
+            meta["deletionGracePeriodSeconds"] = 0
+        return meta
+
+    def write(self, instance: Any, children: list[Any] | None) -> Manifest:
+        """Return the kind's body (everything after ``metadata``)."""
+        raise NotImplementedError
+
+    def name_of(self, instance: Any) -> str:
+        """Return the name kubectl prints for ``instance``."""
+        return str(instance.name)
+
+    # -- applying --------------------------------------------------------------
+    def lookup(self, loaded: Loaded) -> Any | None:
+        """Return the stored row ``loaded`` would update, locked, or ``None``."""
+        keys = {"name": loaded.instance.name}
+        if self.namespaced:
+            keys["namespace"] = loaded.instance.namespace
+        return self.model._default_manager.select_for_update().filter(**keys).first()
+
+    def resolve(self, loaded: Loaded) -> None:
+        """Turn names in ``loaded`` into foreign keys (owners); nothing by default."""
+
+    def apply(self, loaded: Loaded) -> str:
+        """Create or update the object; return ``created``, ``configured`` or ``unchanged``."""
+        self.resolve(loaded)
+        existing = self.lookup(loaded)
+        self.admit(loaded, existing)
+        if existing is None:
+            instance = self.new_row(loaded)
+            if self.meta_fields:  # a new object gets a new uid, as on a fresh cluster
+                instance.uid = None
+                instance.resource_version = 1
+            self.validate(instance)
+            instance.save()
+            self.save_children(instance, loaded.children)
+            return "created"
+        before = self.dump(existing, self.stored_children(existing))
+        refs_before = getattr(existing, "owner_references", None)
+        for name in (*self.meta_fields, *self.spec_fields):
+            setattr(existing, name, getattr(loaded.instance, name))
+        if getattr(existing, "owner_references", None) != refs_before:
+            existing._owner_links_stale = True  # kube.garbage rewrites its links
+        if self.dump(existing, loaded.children) == before:
+            return "unchanged"
+        self.validate(existing)
+        existing.save()
+        self.save_children(existing, loaded.children)
+        return "configured"
+
+    def admit(self, loaded: Loaded, existing: Any | None) -> None:
+        """Run the kind's admission rules (defaults, refusals) before any write; none by default."""
+
+    def new_row(self, loaded: Loaded) -> Any:
+        """Return the row to insert for a new object (by default, all that was loaded)."""
+        return loaded.instance
+
+    def stored_children(self, instance: Any) -> list[Any] | None:
+        """Return the stored children of ``instance`` (none for most kinds)."""
+        return None
+
+    def save_children(self, instance: Any, children: list[Any]) -> None:
+        """Replace the stored children of ``instance``; nothing by default."""
+
+    def validate(self, instance: Any) -> None:
+        """Run the model's validators and constraints, reporting fields by wire path."""
+        try:
+            instance.full_clean(validate_unique=False)
+        except ValidationError as exc:
+            name, messages = next(iter(exc.message_dict.items()))
+            path = self.wire_paths.get(name, name if name != "__all__" else "metadata.name")
+            raise ManifestError(path, "; ".join(messages)) from exc

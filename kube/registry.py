@@ -1,0 +1,457 @@
+"""The registry: what each app serves and runs, announced in its ``AppConfig.ready()``.
+
+Kubernetes' API server learns its resources from what is installed (built-in groups, CRDs,
+aggregated servers); ours learns them from the apps. Each app registers, once, when Django is
+ready:
+
+- its **kinds** (``register_kind``): the served resource, its discovery names and printer
+  columns, who may read and write it, where ``manage.py apply`` takes it in the apply order,
+  and the hooks its deletion needs (a pod is deleted gracefully, a namespace is terminated, a
+  queue refuses to go while in use);
+- **manifests** that are applied but not served as a resource (``register_manifest``: the
+  scheduler configuration as Volcano's ConfigMap) and file loaders (``register_file_loader``:
+  ``.conf`` files);
+- **access rules** for API names that are not kinds (``register_access``: faults, the audit log);
+- **hooks** other apps' writes must reach: admission plugins (``add_admission_plugin``:
+  NamespaceLifecycle), apply hooks (``add_apply_hook``: a bundle's namespaces), eviction hooks
+  (``add_eviction_hook``: a job hears that one of its pods was deleted by someone else) and
+  release hooks (``add_release_hook``: an emptied namespace finishes terminating);
+- what the **worker** runs each cycle: controllers before the session (``add_controller``),
+  node runtimes (``add_runtime``), hooks after it (``add_session_hook``) and start-up chores
+  (``add_startup_hook``);
+- the **access control** the API server's views apply (``set_access_control``): how callers are
+  authenticated, which namespaces they may see, and who acts for the audit log.
+
+The kernel (discovery, tables, OpenAPI, the change stream, admission, the store, garbage
+collection, finalizers) and the worker read this module; none of them imports an app. So adding
+a kind touches only its app.
+
+Registration is idempotent by key (a kind by group and plural, a hook by name), so an app's
+``ready()`` may run twice (Django's test runner, ``importlib.reload``) without serving a kind
+twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from django.db import models
+
+if TYPE_CHECKING:
+    from kube.manifest_kinds import Kind, Loaded
+    from kube.resources import Resource
+
+__all__ = [
+    "AGE",
+    "KUBE_AGE",
+    "READ_VERBS",
+    "WRITE_VERBS",
+    "AccessControl",
+    "AccessRule",
+    "AdmissionPlugin",
+    "Column",
+    "Controller",
+    "Entry",
+    "SessionHook",
+    "SessionReport",
+    "access_control",
+    "access_rule",
+    "add_admission_plugin",
+    "add_apply_hook",
+    "add_controller",
+    "add_eviction_hook",
+    "add_release_hook",
+    "add_runtime",
+    "add_session_hook",
+    "add_startup_hook",
+    "admission_plugins",
+    "apply_hooks",
+    "controllers",
+    "entries",
+    "entry_for_model",
+    "evicted",
+    "file_loaders",
+    "manifest_kinds",
+    "namespaced_entries",
+    "register_access",
+    "register_file_loader",
+    "register_kind",
+    "register_manifest",
+    "released",
+    "runtimes",
+    "served_models",
+    "session_hooks",
+    "set_access_control",
+    "startup_hooks",
+]
+
+READ_VERBS = ("get", "list", "watch")
+WRITE_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+
+
+# -- kinds ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    """One printer column: ``jsonPath`` is a dotted path from the object's root.
+
+    A path starting with ``@`` names a computed cell (``kube.tables``: ``@pod-status``).
+    """
+
+    name: str
+    type: str
+    json_path: str
+    priority: int = 0
+    format: str = ""
+    description: str = ""
+    # What kube-apiserver prints for an unset optional field (a pending pod's NODE is <none>).
+    empty: str | None = None
+
+
+# Volcano's CRDs name their age column AGE; kube-apiserver's own printers and a CRD without
+# printer columns say Age (kubectl upper-cases both; raw Table readers see the difference).
+AGE = Column("AGE", "date", ".metadata.creationTimestamp", description="Time since creation")
+KUBE_AGE = Column("Age", "date", ".metadata.creationTimestamp", description="Time since creation")
+
+
+@dataclass(frozen=True)
+class AccessRule:
+    """Which roles may read and write one API name (role names: ``accounts.roles``).
+
+    ``namespaced`` rules hold only in the namespaces a caller was granted; an empty ``write``
+    makes the name read-only (``pods/log``).
+    """
+
+    read: frozenset[str]
+    write: frozenset[str]
+    namespaced: bool
+
+
+class DeleteHook(Protocol):
+    """A kind's own deletion step, run in the store's transaction before the row goes.
+
+    Return True when the kind took the deletion over and the object stays for now (a pod on a
+    node terminating gracefully, a namespace terminating); False to let the store delete it.
+    """
+
+    def __call__(self, instance: Any, *, grace_period: int | None) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A served resource and what clients and the kernel are told about it."""
+
+    resource: Resource
+    singular: str
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    columns: tuple[Column, ...] = (KUBE_AGE,)
+    subresources: tuple[str, ...] = ()
+    # Every kind's table opens with Name but Event's, which kube-apiserver lists last and
+    # wide only (``kubectl get events`` prints LAST SEEN first).
+    name_first: bool = True
+    # Where ``manage.py apply`` takes this kind (what others refer to comes first); None: a
+    # manifest file may not create it (Secrets, Namespaces). Namespace clean-up deletes in the
+    # same order, owners before what they own.
+    apply_order: int | None = None
+    # The kind's own deletion step (``DeleteHook``), if any.
+    delete: DeleteHook | None = None
+    # Refuse a deletion: raise ``AdmissionError`` (Volcano keeps a queue that holds jobs).
+    admit_delete: Callable[[Any], None] | None = None
+    # Finish the deletion of an object whose last finalizer went; return whether it went
+    # (a namespace waits until it is empty). None: the store deletes the row.
+    finish: Callable[[Any], bool] | None = None
+    # Fields whose changes by a person are audited (``accounts.audit``), shown by these names.
+    audited_fields: tuple[str, ...] = ()
+
+    @property
+    def group_version(self) -> str:
+        """Return ``group/version`` (``v1`` for the core group)."""
+        resource = self.resource
+        return f"{resource.group}/{resource.version}" if resource.group else resource.version
+
+    @property
+    def verbs(self) -> tuple[str, ...]:
+        """Return the verbs the views serve for this resource."""
+        return WRITE_VERBS if self.resource.writable else READ_VERBS
+
+    @property
+    def model(self) -> type[models.Model]:
+        """Return the model that stores this resource."""
+        return self.resource.model
+
+    @property
+    def label(self) -> str:
+        """Return the model's label (``core.pod``): the change stream's and topics' name."""
+        return self.resource.model._meta.label_lower
+
+
+# -- the worker -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Controller:
+    """A level-triggered controller the worker runs each cycle, before the session.
+
+    ``reconcile(now)`` must be idempotent: running it twice changes nothing. Controllers run in
+    ``order`` (the job controller before the training operator's).
+    """
+
+    name: str
+    reconcile: Callable[[datetime], object]
+    order: int = 100
+
+
+@dataclass(frozen=True, slots=True)
+class SessionReport:
+    """What one scheduling session leaves for the apps that keep its figures.
+
+    Plain data, so that an app below the scheduler reads it without the engine's types:
+    ``sample`` is the session's figures in the history's layout (``monitoring/__init__.py``),
+    present when a hook's ``wants_sample`` asked for it; ``node_loads`` maps each node to its
+    requested ``cpu``, ``memory``, ``gpu`` (milli-units) and ``pods`` after the session.
+    """
+
+    now: datetime
+    sample: Mapping[str, Any] | None = None
+    node_loads: Mapping[str, Mapping[str, int]] | None = None
+
+
+@dataclass(frozen=True)
+class SessionHook:
+    """Run after each recorded session (``after``) and once per leader cycle (``housekeeping``).
+
+    A hook that fails is logged and the cycle goes on: figures are never worth a lost session.
+    """
+
+    name: str
+    after: Callable[[SessionReport], None]
+    wants_sample: Callable[[], bool] = field(default=lambda: False)
+    housekeeping: Callable[[datetime], object] | None = None
+
+
+# -- access control ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AccessControl:
+    """How the API server's views authenticate and authorise a call.
+
+    ``authentication_classes`` and ``permission_classes`` are DRF's; ``namespaces(user)``
+    returns the namespaces the user may see (None: every one). Who acts is kept by the kernel
+    (``kube.actor``) for the audit log to read.
+    """
+
+    authentication_classes: Sequence[type[Any]]
+    permission_classes: Sequence[type[Any]]
+    namespaces: Callable[[Any], frozenset[str] | None]
+
+
+# Hooks with a Kubernetes flavour: an admission plugin sees every API write.
+AdmissionPlugin = Callable[["Resource", Any, str], None]
+
+
+class _Registry:
+    """Everything the apps announced; one per process (``_REGISTRY``)."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[tuple[str, str], Entry] = {}
+        self.by_model: dict[type[models.Model], Entry] = {}
+        self.manifests: dict[tuple[str, str], tuple[int, Kind]] = {}
+        self.file_loaders: dict[str, Callable[[str], Loaded]] = {}
+        self.access: dict[str, AccessRule] = {}
+        self.admission: dict[str, AdmissionPlugin] = {}
+        self.apply_hooks: dict[str, Callable[[Sequence[Loaded]], list[str]]] = {}
+        self.eviction: dict[str, dict[str, Callable[[Any], object]]] = {}
+        self.release: dict[str, Callable[[Any], object]] = {}
+        self.controllers: dict[str, Controller] = {}
+        self.runtimes: dict[str, Callable[[], object]] = {}
+        self.session_hooks: dict[str, SessionHook] = {}
+        self.startup: dict[str, Callable[[], object]] = {}
+        self.access_control: AccessControl | None = None
+
+
+_REGISTRY = _Registry()
+
+
+# -- registering ------------------------------------------------------------------------
+
+
+def register_kind(entry: Entry, *, access: AccessRule | None = None) -> Entry:
+    """Serve ``entry``'s resource: discovery, tables, watch, admission, apply order, hooks.
+
+    ``access`` is the rule for the resource's access name (``entry.resource.access``), unless
+    another kind registered it already (the three Kubeflow kinds share one). The change
+    stream's and garbage collector's receivers listen to every model and act on served ones,
+    so a kind registered after them is recorded all the same.
+    """
+    resource = entry.resource
+    _REGISTRY.kinds[(resource.group, resource.plural)] = entry
+    _REGISTRY.by_model[resource.model] = entry
+    if entry.apply_order is not None:
+        register_manifest(resource.manifest, order=entry.apply_order)
+    if access is not None:
+        register_access(resource.access, access)
+    return entry
+
+
+def register_manifest(kind: Kind, *, order: int) -> None:
+    """Let ``manage.py apply`` read ``kind`` (``apiVersion``/``kind``), applied at ``order``."""
+    _REGISTRY.manifests[(kind.api_version, kind.kind)] = (order, kind)
+
+
+def register_file_loader(suffix: str, loader: Callable[[str], Loaded]) -> None:
+    """Read files ending in ``suffix`` (``.conf``) with ``loader`` instead of as YAML."""
+    _REGISTRY.file_loaders[suffix] = loader
+
+
+def register_access(name: str, rule: AccessRule) -> None:
+    """Say who may read and write the API name ``name`` (``faults``, ``jobs/status``)."""
+    _REGISTRY.access[name] = rule
+
+
+def add_admission_plugin(name: str, plugin: AdmissionPlugin) -> None:
+    """Run ``plugin(resource, instance, operation)`` on every API create and update.
+
+    ``operation`` is ``"CREATE"`` or ``"UPDATE"``; the plugin raises ``KubeError`` to refuse.
+    """
+    _REGISTRY.admission[name] = plugin
+
+
+def add_apply_hook(name: str, hook: Callable[[Sequence[Loaded]], list[str]]) -> None:
+    """Run ``hook(objects)`` before ``manage.py apply`` writes a bundle; it returns kubectl
+    lines for what it wrote itself (``namespace/team-a created``)."""
+    _REGISTRY.apply_hooks[name] = hook
+
+
+def add_eviction_hook(model_label: str, name: str, hook: Callable[[Any], object]) -> None:
+    """Call ``hook(instance)`` when an object of ``model_label`` is deleted by anyone but its
+    controller (an API DELETE, the admin, a finalizer's release), inside that transaction.
+
+    Volcano's job controller hears of every deleted pod of a job it did not delete itself and
+    raises ``PodEvicted``; this is how the jobs app hears it.
+    """
+    _REGISTRY.eviction.setdefault(model_label, {})[name] = hook
+
+
+def add_release_hook(name: str, hook: Callable[[Any], object]) -> None:
+    """Call ``hook(instance)`` after an object held by finalizers finally went."""
+    _REGISTRY.release[name] = hook
+
+
+def add_controller(controller: Controller) -> None:
+    """Run ``controller`` each cycle, before the session (in ``order``)."""
+    _REGISTRY.controllers[controller.name] = controller
+
+
+def add_runtime(name: str, tick: Callable[[], object]) -> None:
+    """Tick a node runtime once per embedded cycle (the simulated kubelet)."""
+    _REGISTRY.runtimes[name] = tick
+
+
+def add_session_hook(hook: SessionHook) -> None:
+    """Run ``hook`` after each recorded session and in the leader's housekeeping."""
+    _REGISTRY.session_hooks[hook.name] = hook
+
+
+def add_startup_hook(name: str, hook: Callable[[], object]) -> None:
+    """Run ``hook()`` when a scheduler loop starts (Volcano creates its built-in queues)."""
+    _REGISTRY.startup[name] = hook
+
+
+def set_access_control(control: AccessControl) -> None:
+    """Name how the API server's views authenticate and authorise (``accounts``)."""
+    _REGISTRY.access_control = control
+
+
+# -- reading ----------------------------------------------------------------------------
+
+
+def entries() -> list[Entry]:
+    """Return every served kind, by group, version and plural (a stable order)."""
+    return sorted(
+        _REGISTRY.kinds.values(),
+        key=lambda e: (e.resource.group, e.resource.version, e.resource.plural),
+    )
+
+
+def entry_for_model(model: type[models.Model]) -> Entry | None:
+    """Return the entry of the kind stored in ``model`` (None: not served)."""
+    return _REGISTRY.by_model.get(model)
+
+
+def served_models() -> list[type[models.Model]]:
+    """Return every model a watch can be opened on (each served kind's)."""
+    return [entry.model for entry in entries()]
+
+
+def manifest_kinds() -> list[Kind]:
+    """Return the kinds ``manage.py apply`` reads, in apply order."""
+    return [kind for _, kind in sorted(_REGISTRY.manifests.values(), key=lambda item: item[0])]
+
+
+def file_loaders() -> Mapping[str, Callable[[str], Loaded]]:
+    """Return the loaders of non-YAML files, by suffix."""
+    return dict(_REGISTRY.file_loaders)
+
+
+def access_rule(name: str) -> AccessRule | None:
+    """Return who may read and write the API name ``name`` (None: nobody)."""
+    return _REGISTRY.access.get(name)
+
+
+def admission_plugins() -> list[AdmissionPlugin]:
+    """Return the admission plugins, in registration order."""
+    return list(_REGISTRY.admission.values())
+
+
+def apply_hooks() -> list[Callable[[Sequence[Loaded]], list[str]]]:
+    """Return the hooks run before a bundle is applied."""
+    return list(_REGISTRY.apply_hooks.values())
+
+
+def evicted(instance: Any) -> None:
+    """Tell the eviction hooks of ``instance``'s kind that it is being deleted."""
+    for hook in _REGISTRY.eviction.get(instance._meta.label_lower, {}).values():
+        hook(instance)
+
+
+def released(instance: Any) -> None:
+    """Tell the release hooks that ``instance``, held by finalizers, went."""
+    for hook in _REGISTRY.release.values():
+        hook(instance)
+
+
+def controllers() -> list[Controller]:
+    """Return the controllers in the order the worker runs them."""
+    return sorted(_REGISTRY.controllers.values(), key=lambda c: (c.order, c.name))
+
+
+def runtimes() -> list[Callable[[], object]]:
+    """Return the node runtimes the embedded loop ticks."""
+    return list(_REGISTRY.runtimes.values())
+
+
+def session_hooks() -> list[SessionHook]:
+    """Return the after-session hooks."""
+    return list(_REGISTRY.session_hooks.values())
+
+
+def startup_hooks() -> list[Callable[[], object]]:
+    """Return the chores a starting scheduler loop runs."""
+    return list(_REGISTRY.startup.values())
+
+
+def access_control() -> AccessControl | None:
+    """Return how the API server authenticates and authorises (None: nobody is let in)."""
+    return _REGISTRY.access_control
+
+
+def namespaced_entries() -> Iterable[Entry]:
+    """Return the namespaced kinds, owners before what they own (apply order, then the rest)."""
+    namespaced = [e for e in entries() if e.resource.namespaced]
+    return sorted(namespaced, key=lambda e: (e.apply_order is None, e.apply_order or 0))

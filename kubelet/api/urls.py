@@ -1,0 +1,37 @@
+"""Kubernetes paths the kubelet serves: pod logs, metrics.k8s.io (``kubectl top``), faults."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, path
+
+from kubelet.api import faults, resource_metrics
+from kubelet.api.pod_log import PodLogView
+
+_METRICS = f"apis/{resource_metrics.GROUP_VERSION}"
+
+urlpatterns: list[URLPattern] = [
+    path(
+        "api/v1/namespaces/<str:namespace>/pods/<str:name>/log",
+        PodLogView.as_view(),
+        name="pods-log",
+    ),
+    path("api/v1/nodes/<str:name>/faults", faults.NodeFaultView.as_view(), name="nodes-faults"),
+    path(
+        "api/v1/namespaces/<str:namespace>/pods/<str:name>/faults",
+        faults.PodFaultView.as_view(),
+        name="pods-faults",
+    ),
+    # metrics-server's API, which `kubectl top` reads.
+    path(f"{_METRICS}/nodes", resource_metrics.NodeMetricsListView.as_view(), name="nodemetrics"),
+    path(f"{_METRICS}/nodes/<str:name>", resource_metrics.NodeMetricsItemView.as_view()),
+    path(f"{_METRICS}/pods", resource_metrics.PodMetricsListView.as_view(), name="podmetrics"),
+    path(
+        f"{_METRICS}/namespaces/<str:namespace>/pods",
+        resource_metrics.NamespacedPodMetricsListView.as_view(),
+        name="podmetrics-namespaced",
+    ),
+    path(
+        f"{_METRICS}/namespaces/<str:namespace>/pods/<str:name>",
+        resource_metrics.PodMetricsItemView.as_view(),
+    ),
+]

@@ -1,0 +1,189 @@
+"""Why is this job waiting? Plain words from what the scheduler recorded and the queue's state.
+
+Each session the engine records, per waiting job, Volcano's own verdicts on the rows the
+console reads: the PodGroup's phase (Pending: enqueue has not admitted it; Inqueue: admitted,
+not yet placed) and its ``Unschedulable`` condition (gang's summary, "3/4 tasks in gang
+unschedulable"), and on each pending pod its ``PodScheduled`` condition (the predicates'
+fit-error summary, "0/5 nodes are available: 3 node(s) Insufficient cpu") and its
+``nominatedNodeName`` when pipelined. This module only turns those, with the queue's state,
+capability and allocation, into sentences; it recomputes no scheduling.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from apis.quantity import format_quantity
+from apis.wire import is_binary_resource
+from scheduler.engine.api.resource import scheduling_quantities
+
+__all__ = ["Reason", "WaitReport", "why_waiting"]
+
+_WAITING_PHASES = frozenset({"", "Pending", "Restarting"})
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One cause, as a headline and optional detail lines."""
+
+    kind: str  # queue-closed, over-capability, enqueue, gang, predicates, pipelined, order
+    text: str
+    details: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class WaitReport:
+    """Everything the job page says about a waiting job, first cause first."""
+
+    reasons: list[Reason] = field(default_factory=list)
+    ahead: list[Any] = field(default_factory=list)  # jobs the engine takes before this one
+    position: int = 0  # 1-based place among the queue's waiting jobs (0: not waiting)
+
+    @property
+    def summary(self) -> str:
+        """Return the one-liner shown in lists."""
+        return self.reasons[0].text if self.reasons else ""
+
+
+def _quantity(name: str, milli: int) -> str:
+    return str(format_quantity(int(milli), binary=is_binary_resource(name)))
+
+
+def _short_of(
+    wanted: Mapping[str, int], room: Mapping[str, int], names: Iterable[str]
+) -> list[tuple[str, int, int]]:
+    return [(n, int(wanted.get(n, 0)), int(room.get(n, 0))) for n in names
+            if int(wanted.get(n, 0)) > int(room.get(n, 0))]  # fmt: skip
+
+
+def _queue_reasons(
+    job: Any, queue: Any | None, group: Any | None, cluster: Mapping[str, int]
+) -> list[Reason]:
+    if queue is None:
+        return [Reason("queue-closed", _("Queue %(q)s does not exist.") % {"q": job.queue})]
+    if queue.state != "Open":
+        return [Reason("queue-closed", _("Queue %(q)s is %(state)s: it admits no new jobs.")
+                       % {"q": queue.name, "state": queue.state})]  # fmt: skip
+    if group is None or group.phase not in ("", "Pending"):
+        return []
+    wanted = scheduling_quantities(group.min_resources or {})  # what enqueue compares
+    capability = dict(queue.capability or {})
+    allocated = dict(queue.allocated or {})
+    reasons: list[Reason] = []
+    if capability and wanted:
+        room = {n: max(0, int(capability[n]) - int(allocated.get(n, 0))) for n in capability}
+        short = _short_of(wanted, room, capability)
+        if short:
+            lines = tuple(
+                _("%(res)s: needs %(want)s, queue has %(room)s left of its capability %(cap)s")
+                % {"res": n, "want": _quantity(n, w), "room": _quantity(n, r),
+                   "cap": _quantity(n, int(capability[n]))}
+                for n, w, r in short
+            )  # fmt: skip
+            reasons.append(Reason("over-capability", _("Queue %(q)s is over its capability for "
+                                  "this job's minResources (%(res)s).")
+                                  % {"q": queue.name, "res": ", ".join(s[0] for s in short)},
+                                  lines))  # fmt: skip
+    if not reasons:
+        too_big = _short_of(wanted, cluster, [n for n in wanted if n in cluster or n == "cpu"])
+        details = tuple(
+            _("%(res)s: needs %(want)s, the cluster's ready nodes have %(have)s in all")
+            % {"res": n, "want": _quantity(n, w), "have": _quantity(n, h)}
+            for n, w, h in too_big
+        )  # fmt: skip
+        text = (
+            _("Not admitted: its minResources (%(res)s) are more than the whole cluster has.")
+            if too_big else
+            _("Not admitted yet: enqueue waits until the cluster and queue %(q)s have room for "
+              "minResources (%(res)s).")
+        ) % {"q": queue.name, "res": _resources_text(wanted)}  # fmt: skip
+        reasons.append(Reason("enqueue", text, details))
+    return reasons
+
+
+def _resources_text(resources: Mapping[str, int]) -> str:
+    if not resources:
+        return _("none requested")
+    return ", ".join(f"{n} {_quantity(n, int(v))}" for n, v in sorted(resources.items())
+                     if n in ("cpu", "memory") or "gpu" in n)  or _("none requested")  # fmt: skip
+
+
+def _condition(conditions: Sequence[Mapping[str, Any]], kind: str) -> Mapping[str, Any] | None:
+    for cond in conditions or ():
+        if cond.get("type") == kind:
+            return cond
+    return None
+
+
+def _pod_reasons(group: Any | None, pods: Sequence[Any]) -> list[Reason]:
+    reasons: list[Reason] = []
+    # Until the controller has created the pods (after enqueue admits the job), gang's "not
+    # enough valid pods" only repeats that they do not exist yet.
+    if group is not None and pods:
+        cond = _condition(group.conditions, "Unschedulable")
+        if cond is not None and cond.get("status") == "True" and cond.get("message"):
+            running = sum(1 for p in pods if p.node_id is not None and p.phase != "Failed")
+            reasons.append(Reason("gang", _("Gang not satisfied: %(n)s of minAvailable %(m)s "
+                                  "pods can be placed together.")
+                                  % {"n": running, "m": group.min_member},
+                                  (str(cond["message"]),)))  # fmt: skip
+    by_task: dict[str, Counter[str]] = defaultdict(Counter)
+    pipelined: dict[str, list[str]] = defaultdict(list)
+    for pod in pods:
+        if pod.node_id is not None or pod.phase != "Pending":
+            continue
+        if pod.nominated_node_name:
+            pipelined[pod.nominated_node_name].append(pod.name)
+        cond = _condition(pod.conditions, "PodScheduled")
+        if cond is not None and cond.get("status") == "False" and cond.get("message"):
+            by_task[pod.task_name or pod.name][str(cond["message"])] += 1
+    for task, messages in sorted(by_task.items()):
+        lines = tuple(f"{count} pod(s): {msg}" for msg, count in messages.most_common())
+        reasons.append(Reason("predicates", _("Task %(t)s: no node fits its pending pods.")
+                              % {"t": task}, lines))  # fmt: skip
+    for node, names in sorted(pipelined.items()):
+        reasons.append(Reason("pipelined", _("Pipelined: %(n)s pod(s) wait for node %(node)s, "
+                              "where pods are being evicted to make room.")
+                              % {"n": len(names), "node": node}, tuple(sorted(names))))  # fmt: skip
+    return reasons
+
+
+def why_waiting(
+    job: Any,
+    *,
+    group: Any | None,
+    pods: Sequence[Any],
+    queue: Any | None,
+    ahead: Sequence[Any] = (),
+    position: int = 0,
+    cluster: Mapping[str, int] | None = None,
+) -> WaitReport:
+    """Return why ``job`` waits (an empty report when it does not)."""
+    report = WaitReport(ahead=list(ahead), position=position)
+    waiting_pods = any(p.node_id is None and p.phase == "Pending" for p in pods)
+    if job.phase not in _WAITING_PHASES and not (job.phase == "Running" and waiting_pods):
+        return report
+    if job.phase == "" and group is None:
+        report.reasons.append(Reason("new", _("Just submitted: the controller has not created "
+                                     "its PodGroup yet.")))  # fmt: skip
+        return report
+    if pods and not waiting_pods and all(p.node_id is not None for p in pods):
+        report.reasons.append(Reason("starting", _("Placed: all its pods are bound and starting "
+                                     "on their nodes.")))  # fmt: skip
+        return report
+    report.reasons.extend(_queue_reasons(job, queue, group, cluster or {}))
+    report.reasons.extend(_pod_reasons(group, pods))
+    if ahead:
+        report.reasons.append(Reason("order", _("%(n)s job(s) ahead of it in queue %(q)s.")
+                                     % {"n": len(ahead), "q": job.queue}))  # fmt: skip
+    if not report.reasons and group is not None and group.phase == "Inqueue":
+        report.reasons.append(Reason("inqueue", _("Admitted (Inqueue): its pods are created and "
+                                     "placed at the next scheduling sessions.")))  # fmt: skip
+    elif not report.reasons:
+        report.reasons.append(Reason("session", _("Waiting for the next scheduling session.")))
+    return report

@@ -1,0 +1,130 @@
+"""The Overview: the cluster at a glance, live.
+
+Each region of the page is a live fragment; its data is a callable in the context, so a
+region's refresh computes only what that region shows (Django templates call callables).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any, TypeVar
+
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+
+from accounts.roles import role_required
+from apis.quantity import format_quantity
+from apis.wire import is_binary_resource
+from console.charts import base_layout, figure_data
+from console.namespaces import current_namespace, restrict
+from console.render import render_page
+from core.models import Event
+from jobs.models import Job
+from jobs.selectors import cluster_allocatable, wait_reports
+from queues.models import Queue
+from scheduler.models import SessionRecord
+
+__all__ = ["overview"]
+
+T = TypeVar("T")
+FRAGMENTS = (
+    "overview-capacity",
+    "overview-jobs",
+    "overview-queues",
+    "overview-waiting",
+    "overview-sessions",
+    "overview-events",
+)
+
+
+def _lazy(fn: Callable[[], T]) -> Callable[[], T]:
+    return cache(fn)
+
+
+def _capacity() -> list[dict[str, Any]]:
+    """Return per resource: allocatable on ready nodes, allocated to queues, percent."""
+    total = cluster_allocatable()
+    used: dict[str, int] = {}
+    for allocated in Queue.objects.values_list("allocated", flat=True):
+        for name, value in (allocated or {}).items():
+            used[name] = used.get(name, 0) + int(value)
+    rows = []
+    for name in sorted(set(total) | set(used), key=lambda n: (n not in ("cpu", "memory"), n)):
+        if name == "pods":
+            continue
+        have, take = total.get(name, 0), used.get(name, 0)
+        binary = is_binary_resource(name)
+        rows.append({
+            "name": name, "allocatable": format_quantity(have, binary=binary),
+            "allocated": format_quantity(take, binary=binary),
+            "percent": round(100 * take / have, 1) if have else 0.0,
+        })  # fmt: skip
+    return rows
+
+
+def _latency_figure(sessions: list[SessionRecord]) -> dict[str, Any]:
+    from plotly import graph_objs as go
+
+    ordered = list(reversed(sessions))
+    fig = go.Figure(
+        go.Scatter(
+            x=[s.started_at for s in ordered], y=[round(s.e2e_ms, 2) for s in ordered],
+            mode="lines+markers", name="e2e", line={"width": 2}, marker={"size": 4},
+            hovertemplate="%{y:.1f} ms<extra></extra>",
+        ),
+        layout=base_layout(yaxis={"title": {"text": "ms"}, "rangemode": "tozero"}, height=220,
+                           showlegend=False),
+    )  # fmt: skip
+    return figure_data(fig)
+
+
+@role_required()
+def overview(request: HttpRequest) -> HttpResponse:
+    """Render the Overview: capacity, jobs by phase, queues, waiting jobs, sessions, events."""
+    namespace = current_namespace(request)
+    user = request.user
+    jobs = restrict(Job.objects.all(), user, namespace)
+
+    def by_phase() -> list[tuple[str, int]]:
+        counts = jobs.order_by().values_list("phase").annotate(n=Count("pk"))
+        return sorted((phase or "New", n) for phase, n in counts)
+
+    def waiting() -> list[tuple[Job, Any]]:
+        oldest = list(jobs.filter(phase__in=["", "Pending"]).order_by("created_at", "id")[:10])
+        reports = wait_reports(oldest)
+        return [(job, reports.get(job.pk)) for job in oldest]
+
+    def waiting_total() -> int:
+        return int(jobs.filter(phase__in=["", "Pending"]).count())
+
+    def sessions() -> list[SessionRecord]:
+        return list(SessionRecord.objects.order_by("-started_at", "-pk")[:60])
+
+    def events() -> list[Event]:
+        return list(
+            restrict(Event.objects.all(), user, namespace).order_by("-last_timestamp", "-id")[:15]
+        )
+
+    def queues() -> list[tuple[Queue, float, str]]:
+        """Each queue with its dominant share of the cluster (DRF's measure) and resource."""
+        total = cluster_allocatable()
+        rows = []
+        for queue in Queue.objects.order_by("-weight", "name")[:20]:
+            shares = [(int(v) / total[n], n) for n, v in (queue.allocated or {}).items()
+                      if total.get(n) and n != "pods"]  # fmt: skip
+            share, resource = max(shares, default=(0.0, ""))
+            rows.append((queue, round(100 * share, 1), resource))
+        return rows
+
+    context = {
+        "capacity": _lazy(_capacity),
+        "by_phase": _lazy(by_phase),
+        "queues": _lazy(queues),
+        "waiting": _lazy(waiting),
+        "waiting_total": _lazy(waiting_total),
+        "sessions": _lazy(sessions),
+        "latency_figure": _lazy(lambda: _latency_figure(sessions())),
+        "events": _lazy(events),
+    }
+    return render_page(request, "console/overview.html", context, fragments=FRAGMENTS)
