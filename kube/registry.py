@@ -11,7 +11,9 @@ ready:
 - **manifests** that are applied but not served as a resource (``register_manifest``: the
   scheduler configuration as Volcano's ConfigMap) and file loaders (``register_file_loader``:
   ``.conf`` files);
-- **access rules** for API names that are not kinds (``register_access``: faults, the audit log);
+- **access rules** for API names that are not kinds (``register_access``: faults, the audit log)
+  and the discovery entries of resources an app serves with its own views
+  (``register_api_resource``: the scheduler configuration, metrics.k8s.io, the audit log);
 - **hooks** other apps' writes must reach: admission plugins (``add_admission_plugin``:
   NamespaceLifecycle), apply hooks (``add_apply_hook``: a bundle's namespaces), eviction hooks
   (``add_eviction_hook``: a job hears that one of its pods was deleted by someone else) and
@@ -28,7 +30,10 @@ a kind touches only its app.
 
 Registration is idempotent by key (a kind by group and plural, a hook by name), so an app's
 ``ready()`` may run twice (Django's test runner, ``importlib.reload``) without serving a kind
-twice.
+twice. Kinds keep the order they were first registered in (apps in ``INSTALLED_APPS`` order,
+each app's in its own): discovery lists them so, as kube-apiserver lists a group's resources
+in the order they were installed. ``unregister_kind`` stops serving one (a CRD deleted), which
+tests use to show that a kind is served only because its app registered it.
 """
 
 from __future__ import annotations
@@ -63,29 +68,36 @@ __all__ = [
     "add_apply_hook",
     "add_controller",
     "add_eviction_hook",
+    "add_kind_listener",
     "add_release_hook",
     "add_runtime",
     "add_session_hook",
     "add_startup_hook",
     "admission_plugins",
+    "api_resources",
     "apply_hooks",
     "controllers",
     "entries",
+    "entry",
     "entry_for_model",
     "evicted",
     "file_loaders",
     "manifest_kinds",
+    "namespace_model",
     "namespaced_entries",
     "register_access",
+    "register_api_resource",
     "register_file_loader",
     "register_kind",
     "register_manifest",
     "released",
+    "revision",
     "runtimes",
     "served_models",
     "session_hooks",
     "set_access_control",
     "startup_hooks",
+    "unregister_kind",
 ]
 
 READ_VERBS = ("get", "list", "watch")
@@ -138,7 +150,7 @@ class DeleteHook(Protocol):
     node terminating gracefully, a namespace terminating); False to let the store delete it.
     """
 
-    def __call__(self, instance: Any, *, grace_period: int | None) -> bool: ...
+    def __call__(self, instance: Any, /, *, grace_period: int | None) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -156,7 +168,9 @@ class Entry:
     name_first: bool = True
     # Where ``manage.py apply`` takes this kind (what others refer to comes first); None: a
     # manifest file may not create it (Secrets, Namespaces). Namespace clean-up deletes in the
-    # same order, owners before what they own.
+    # same order, owners before what they own. Today's places, in tens: PriorityClass 10,
+    # Queue 20, Node 30, the scheduler's ConfigMap 40, Job 50, the Kubeflow jobs 60-62,
+    # PodGroup 70, Pod 80, Command 90, Event 100.
     apply_order: int | None = None
     # The kind's own deletion step (``DeleteHook``), if any.
     delete: DeleteHook | None = None
@@ -167,6 +181,8 @@ class Entry:
     finish: Callable[[Any], bool] | None = None
     # Fields whose changes by a person are audited (``accounts.audit``), shown by these names.
     audited_fields: tuple[str, ...] = ()
+    # Those of them that hold a resource list in milli-units, shown as quantities (``2Gi``).
+    audited_quantities: tuple[str, ...] = ()
 
     @property
     def group_version(self) -> str:
@@ -251,8 +267,11 @@ class AccessControl:
     namespaces: Callable[[Any], frozenset[str] | None]
 
 
-# Hooks with a Kubernetes flavour: an admission plugin sees every API write.
-AdmissionPlugin = Callable[["Resource", Any, str], None]
+# Hooks with a Kubernetes flavour: an admission plugin sees every API create and update, as
+# the client sent it (``plugin(resource, manifest, operation)``), before it is read.
+AdmissionPlugin = Callable[["Resource", Mapping[str, Any], str], None]
+# Told of each kind when it is registered (and of those registered before it listened).
+KindListener = Callable[[Entry], None]
 
 
 class _Registry:
@@ -264,6 +283,7 @@ class _Registry:
         self.manifests: dict[tuple[str, str], tuple[int, Kind]] = {}
         self.file_loaders: dict[str, Callable[[str], Loaded]] = {}
         self.access: dict[str, AccessRule] = {}
+        self.api_resources: dict[str, dict[str, Mapping[str, Any]]] = {}
         self.admission: dict[str, AdmissionPlugin] = {}
         self.apply_hooks: dict[str, Callable[[Sequence[Loaded]], list[str]]] = {}
         self.eviction: dict[str, dict[str, Callable[[Any], object]]] = {}
@@ -273,6 +293,9 @@ class _Registry:
         self.session_hooks: dict[str, SessionHook] = {}
         self.startup: dict[str, Callable[[], object]] = {}
         self.access_control: AccessControl | None = None
+        self.kind_listeners: dict[str, KindListener] = {}
+        # Bumped whenever the served kinds change: what the kernel caches about them keys on it.
+        self.revision = 0
 
 
 _REGISTRY = _Registry()
@@ -284,19 +307,52 @@ _REGISTRY = _Registry()
 def register_kind(entry: Entry, *, access: AccessRule | None = None) -> Entry:
     """Serve ``entry``'s resource: discovery, tables, watch, admission, apply order, hooks.
 
-    ``access`` is the rule for the resource's access name (``entry.resource.access``), unless
-    another kind registered it already (the three Kubeflow kinds share one). The change
-    stream's and garbage collector's receivers listen to every model and act on served ones,
-    so a kind registered after them is recorded all the same.
+    ``access`` is the rule for the resource's access name (``entry.resource.access``; the
+    three Kubeflow kinds share one). The kind listeners hear of it at once: the change
+    stream's and garbage collector's receivers are connected to its model then, so a kind
+    registered late (a test's) is recorded all the same.
     """
     resource = entry.resource
     _REGISTRY.kinds[(resource.group, resource.plural)] = entry
     _REGISTRY.by_model[resource.model] = entry
+    _REGISTRY.revision += 1
     if entry.apply_order is not None:
         register_manifest(resource.manifest, order=entry.apply_order)
     if access is not None:
         register_access(resource.access, access)
+    for listener in list(_REGISTRY.kind_listeners.values()):
+        listener(entry)
     return entry
+
+
+def unregister_kind(group: str, plural: str) -> Entry | None:
+    """Stop serving ``plural`` of ``group`` (as when a CRD is deleted); return its entry.
+
+    Its manifest leaves the apply order with it. Access rules stay: they are names, which
+    another kind may share. Receivers already connected to its model stay too, and act only
+    on served kinds.
+    """
+    entry = _REGISTRY.kinds.pop((group, plural), None)
+    if entry is None:
+        return None
+    _REGISTRY.by_model = {e.resource.model: e for e in _REGISTRY.kinds.values()}
+    manifest = entry.resource.manifest
+    key = (manifest.api_version, manifest.kind)
+    if entry.apply_order is not None and _REGISTRY.manifests.get(key, (0, None))[1] is manifest:
+        del _REGISTRY.manifests[key]
+    _REGISTRY.revision += 1
+    return entry
+
+
+def add_kind_listener(name: str, listener: KindListener) -> None:
+    """Call ``listener(entry)`` for every kind served now and every kind registered later.
+
+    How the kernel's receivers reach each served model (``kube.changes``, ``kube.garbage``)
+    without the kernel importing an app or caring in which order the apps became ready.
+    """
+    _REGISTRY.kind_listeners[name] = listener
+    for entry in list(_REGISTRY.kinds.values()):
+        listener(entry)
 
 
 def register_manifest(kind: Kind, *, order: int) -> None:
@@ -314,10 +370,21 @@ def register_access(name: str, rule: AccessRule) -> None:
     _REGISTRY.access[name] = rule
 
 
-def add_admission_plugin(name: str, plugin: AdmissionPlugin) -> None:
-    """Run ``plugin(resource, instance, operation)`` on every API create and update.
+def register_api_resource(group_version: str, resource: Mapping[str, Any]) -> None:
+    """List ``resource`` (an ``APIResource``: name, kind, verbs...) in ``group_version``'s
+    discovery: for resources an app serves with its own views rather than as a kind."""
+    _REGISTRY.api_resources.setdefault(group_version, {})[str(resource["name"])] = resource
+    _REGISTRY.revision += 1
 
-    ``operation`` is ``"CREATE"`` or ``"UPDATE"``; the plugin raises ``KubeError`` to refuse.
+
+def add_admission_plugin(name: str, plugin: AdmissionPlugin) -> None:
+    """Run ``plugin(resource, manifest, operation)`` on every API create and update.
+
+    ``manifest`` is the object as the client sent it, checked against the path (``apiVersion``,
+    ``kind``, ``metadata.namespace`` filled from it) and not yet read: kube-apiserver runs its
+    admission chain before it validates the object, so NamespaceLifecycle's 404 comes before
+    any complaint about a field. ``operation`` is ``"CREATE"`` or ``"UPDATE"``; the plugin
+    raises ``KubeError`` to refuse.
     """
     _REGISTRY.admission[name] = plugin
 
@@ -372,11 +439,18 @@ def set_access_control(control: AccessControl) -> None:
 
 
 def entries() -> list[Entry]:
-    """Return every served kind, by group, version and plural (a stable order)."""
-    return sorted(
-        _REGISTRY.kinds.values(),
-        key=lambda e: (e.resource.group, e.resource.version, e.resource.plural),
-    )
+    """Return every served kind, in the order the kinds were first registered."""
+    return list(_REGISTRY.kinds.values())
+
+
+def entry(group: str, plural: str) -> Entry | None:
+    """Return the kind served as ``plural`` of ``group`` (``""``: the core group), if any."""
+    return _REGISTRY.kinds.get((group, plural))
+
+
+def revision() -> int:
+    """Return a number that changes whenever the served kinds change (for caches)."""
+    return _REGISTRY.revision
 
 
 def entry_for_model(model: type[models.Model]) -> Entry | None:
@@ -402,6 +476,11 @@ def file_loaders() -> Mapping[str, Callable[[str], Loaded]]:
 def access_rule(name: str) -> AccessRule | None:
     """Return who may read and write the API name ``name`` (None: nobody)."""
     return _REGISTRY.access.get(name)
+
+
+def api_resources() -> dict[str, list[Mapping[str, Any]]]:
+    """Return the resources served by apps' own views, by group version (registration order)."""
+    return {gv: list(found.values()) for gv, found in _REGISTRY.api_resources.items()}
 
 
 def admission_plugins() -> list[AdmissionPlugin]:
@@ -449,6 +528,16 @@ def startup_hooks() -> list[Callable[[], object]]:
 def access_control() -> AccessControl | None:
     """Return how the API server authenticates and authorises (None: nobody is let in)."""
     return _REGISTRY.access_control
+
+
+def namespace_model() -> type[models.Model] | None:
+    """Return the model of the served ``v1`` Namespaces, by name (None: no app serves them).
+
+    For the layers below core that read namespaces (grants, the console's namespace choice):
+    they find the kind as a client would, by its resource name, not by importing core.
+    """
+    served = _REGISTRY.kinds.get(("", "namespaces"))
+    return served.model if served is not None else None
 
 
 def namespaced_entries() -> Iterable[Entry]:
