@@ -1,4 +1,8 @@
-"""The accounts app: tokens, grants and the audit log (signal receivers connect here)."""
+"""The accounts app: tokens, grants and the audit log (signal receivers connect here).
+
+It also gives the kernel its access control (``accounts.api.access``): the API server's views
+authenticate and authorise through it without importing this app.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from django.apps import AppConfig
 
 
 class AccountsConfig(AppConfig):
-    """Registers the audit receivers on the models operators change."""
+    """Registers the audit receivers and the API server's access control."""
 
     name = "accounts"
     label = "accounts"
@@ -14,7 +18,10 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Connect the audit receivers."""
+        """Connect the audit receivers; hand the kernel its access control."""
+        # Both modules import this app's models, which load only once the apps are ready.
         from accounts import audit
+        from accounts.api import access
 
         audit.connect()
+        access.register()

@@ -9,15 +9,16 @@
   the scheduler configuration, statuses; and reads the audit log.
 - **admin** is an operator who may also use the Django admin (superusers are admins).
 
-Every API view names the resource it serves (``view.access_name``); the table
-below says which roles may read and write it. An anonymous call is 401, a
-refused one 403, both before anything is written.
+Every API view names the resource it serves (``view.access_name``); the app that
+serves it registered which roles may read and write it (``kube.registry.AccessRule``,
+built from the role sets here: ``EVERYONE``, ``SUBMITTERS``, ``OPERATORS``). A name no
+app registered is refused to everyone. An anonymous call is 401, a refused one 403,
+both before anything is written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
@@ -27,13 +28,17 @@ from django.http import HttpRequest, HttpResponse
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
+from kube import registry
 from kube.status import KubeError
 
 __all__ = [
     "ADMIN",
+    "EVERYONE",
     "OPERATOR",
+    "OPERATORS",
     "ROLES",
     "SUBMITTER",
+    "SUBMITTERS",
     "VIEWER",
     "KubeAccess",
     "allowed_namespaces",
@@ -44,45 +49,10 @@ __all__ = [
 
 VIEWER, SUBMITTER, OPERATOR, ADMIN = "viewer", "submitter", "operator", "admin"
 ROLES = (VIEWER, SUBMITTER, OPERATOR, ADMIN)
-_EVERYONE = frozenset(ROLES)
-_OPERATORS = frozenset({OPERATOR, ADMIN})
-_SUBMITTERS = frozenset({SUBMITTER, OPERATOR, ADMIN})
-
-
-@dataclass(frozen=True)
-class Rule:
-    """Which roles may read and write one resource, and whether grants apply."""
-
-    read: frozenset[str]
-    write: frozenset[str]
-    namespaced: bool
-
-
-POLICY: dict[str, Rule] = {
-    "jobs": Rule(_EVERYONE, _SUBMITTERS, namespaced=True),
-    "jobs/status": Rule(_EVERYONE, _OPERATORS, namespaced=True),
-    "commands": Rule(_EVERYONE, _SUBMITTERS, namespaced=True),
-    # Kubeflow's PyTorchJob, TFJob, MPIJob: submitted like VolcanoJobs; /status is the controller's.
-    "trainingjobs": Rule(_EVERYONE, _SUBMITTERS, namespaced=True),
-    "trainingjobs/status": Rule(_EVERYONE, _OPERATORS, namespaced=True),
-    "podgroups": Rule(_EVERYONE, _OPERATORS, namespaced=True),
-    "pods": Rule(_EVERYONE, _OPERATORS, namespaced=True),
-    # Status subresources: the controllers' writes; operators may too (stated: they repair).
-    "pods/status": Rule(_EVERYONE, _OPERATORS, namespaced=True),
-    "pods/log": Rule(_EVERYONE, frozenset(), namespaced=True),
-    "events": Rule(_EVERYONE, _OPERATORS, namespaced=True),
-    # Key material: not for viewers (Kubernetes' view role leaves Secrets out).
-    "secrets": Rule(_SUBMITTERS, _OPERATORS, namespaced=True),
-    "queues": Rule(_EVERYONE, _OPERATORS, namespaced=False),
-    "queues/status": Rule(_EVERYONE, _OPERATORS, namespaced=False),
-    "nodes": Rule(_EVERYONE, _OPERATORS, namespaced=False),
-    "namespaces": Rule(_EVERYONE, _OPERATORS, namespaced=False),
-    "priorityclasses": Rule(_EVERYONE, _OPERATORS, namespaced=False),
-    "schedulerconfigurations": Rule(_EVERYONE, _OPERATORS, namespaced=False),
-    "auditentries": Rule(_OPERATORS, frozenset(), namespaced=False),
-    # Fault injection (kubelet.api.faults): operators only, in any namespace.
-    "faults": Rule(_OPERATORS, _OPERATORS, namespaced=False),
-}
+# The role sets access rules are made of.
+EVERYONE = frozenset(ROLES)
+SUBMITTERS = frozenset({SUBMITTER, OPERATOR, ADMIN})
+OPERATORS = frozenset({OPERATOR, ADMIN})
 
 
 def roles_of(user: Any) -> frozenset[str]:
@@ -101,7 +71,7 @@ def roles_of(user: Any) -> frozenset[str]:
 
 def allowed_namespaces(user: Any) -> frozenset[str] | None:
     """Return the namespaces ``user`` may use (``None``: all of them), cached on the user."""
-    if roles_of(user) & _OPERATORS:
+    if roles_of(user) & OPERATORS:
         return None
     cached: frozenset[str] | None = getattr(user, "_volcano_namespaces", None)
     if cached is None:
@@ -118,8 +88,11 @@ def allowed_namespaces(user: Any) -> frozenset[str] | None:
 
 
 def can(user: Any, access: str, *, write: bool, namespace: str | None = None) -> bool:
-    """Return whether ``user`` may read (or write) ``access`` in ``namespace``."""
-    rule = POLICY.get(access)
+    """Return whether ``user`` may read (or write) ``access`` in ``namespace``.
+
+    The rule is the one the serving app registered (``kube.registry.access_rule``).
+    """
+    rule = registry.access_rule(access)
     if rule is None:
         return False
     if not roles_of(user) & (rule.write if write else rule.read):

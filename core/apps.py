@@ -15,6 +15,14 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         """Order node deletions after binds (``core.node_deletion``)."""
+        self.register()
         from core import node_deletion
 
         node_deletion.connect()
+
+    def register(self) -> None:
+        """Register the v1 kinds and the namespace machinery (``core.api.kinds``)."""
+        # Models load only once the apps are ready: the registration module imports them.
+        from core.api import kinds
+
+        kinds.register()

@@ -1,15 +1,17 @@
 """Namespaces as kube-apiserver keeps them: ``/api/v1/namespaces``.
 
 A namespaced object can only be created in a namespace that exists and is Active (404
-NotFound otherwise, 403 while it terminates). Deleting a namespace marks it Terminating,
-deletes every object in it (jobs take their pods and PodGroups with them) and then the
-namespace itself, in one transaction: the answer shows it Terminating, as kube-apiserver's
-does, and a following get finds it gone. ``default`` may not be deleted.
+NotFound otherwise, 403 while it terminates): ``namespace_lifecycle``, the admission plugin
+core registers (Kubernetes' NamespaceLifecycle). Deleting a namespace marks it Terminating,
+deletes every object in it (every namespaced kind the apps registered, owners first: jobs take
+their pods and PodGroups with them) and then the namespace itself, in one transaction: the
+answer shows it Terminating, as kube-apiserver's does, and a following get finds it gone.
+``default`` may not be deleted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -17,6 +19,8 @@ from django.utils import timezone
 
 from apis.wire import Fields, Manifest
 from core.models import Namespace, NamespacePhase
+from kube import registry
+from kube.finalizers import delete_or_finalize
 from kube.manifest_kinds import Kind, Loaded
 from kube.resources import Resource
 from kube.status import KubeError
@@ -25,9 +29,13 @@ __all__ = [
     "NAMESPACES",
     "PROTECTED",
     "NamespaceKind",
+    "bundle_namespaces",
     "check_namespace",
     "ensure_namespaces",
+    "namespace_delete",
     "namespace_finish",
+    "namespace_lifecycle",
+    "namespace_released",
     "namespace_terminate",
 ]
 
@@ -85,6 +93,13 @@ def check_namespace(name: str) -> None:
         )  # fmt: skip
 
 
+def namespace_lifecycle(resource: Resource, manifest: Mapping[str, Any], operation: str) -> None:
+    """Admission plugin (NamespaceLifecycle): create namespaced objects only in live namespaces."""
+    if operation != "CREATE" or not resource.namespaced:
+        return
+    check_namespace(str(manifest.get("metadata", {}).get("namespace") or "default"))
+
+
 def ensure_namespaces(names: Iterable[str]) -> list[str]:
     """Create the namespaces of ``names`` that do not exist yet; return those created.
 
@@ -98,13 +113,22 @@ def ensure_namespaces(names: Iterable[str]) -> list[str]:
     return created
 
 
-def _namespaced_models() -> list[Any]:
-    from core.models import Event, Pod, Secret
-    from jobs.models import Command, Job
-    from queues.models import PodGroup
+def bundle_namespaces(objects: Sequence[Loaded]) -> list[str]:
+    """Apply hook: create the namespaces a bundle's objects live in; return kubectl's lines.
 
-    # Jobs first: their pods and PodGroups go with them (foreign keys), then what is left.
-    return [Job, PodGroup, Pod, Command, Secret, Event]
+    As ``kubectl apply`` of a bundle that includes its namespaces: each object's namespace
+    exists before the object.
+    """
+    names = ensure_namespaces(
+        loaded.instance.namespace for loaded in objects if loaded.kind.namespaced
+    )
+    return [f"namespace/{name} created" for name in names]
+
+
+def _namespaced_models() -> list[Any]:
+    # Every namespaced kind served, in apply order: jobs before their pods and PodGroups
+    # (which go with them), then what is left.
+    return [entry.model for entry in registry.namespaced_entries()]
 
 
 def namespace_terminate(namespace: Namespace) -> Namespace:
@@ -114,15 +138,13 @@ def namespace_terminate(namespace: Namespace) -> Namespace:
             403, f'namespaces "{namespace.name}" is forbidden: this namespace may not be deleted',
             kind="namespaces", name=namespace.name,
         )  # fmt: skip
-    from kube.finalizers import delete_or_finalize
-
     with transaction.atomic():
         namespace.phase = NamespacePhase.TERMINATING
         if namespace.deletion_timestamp is None:
             namespace.deletion_timestamp = timezone.now().replace(microsecond=0)
         namespace.save()
         for model in _namespaced_models():
-            for obj in model.objects.filter(namespace=namespace.name).iterator():
+            for obj in model._default_manager.filter(namespace=namespace.name).iterator():
                 # One by one: each is a change event its watchers see. Objects holding
                 # finalizers stay Terminating, and the namespace with them.
                 delete_or_finalize(obj)
@@ -138,7 +160,21 @@ def namespace_finish(namespace: Namespace) -> bool:
     if namespace.phase != NamespacePhase.TERMINATING or namespace.finalizers:
         return False
     for model in _namespaced_models():
-        if model.objects.filter(namespace=namespace.name).exists():
+        if model._default_manager.filter(namespace=namespace.name).exists():
             return False
     Namespace.objects.filter(pk=namespace.pk).delete()
     return True
+
+
+def namespace_delete(namespace: Namespace, *, grace_period: int | None) -> bool:
+    """``Entry.delete`` of Namespace: terminate it (the answer shows it Terminating)."""
+    namespace_terminate(namespace)
+    return True
+
+
+def namespace_released(instance: Any) -> None:
+    """Release hook: once the last object held in a terminating namespace goes, it finishes."""
+    if name := getattr(instance, "namespace", ""):
+        terminating = Namespace.objects.filter(name=name, phase=NamespacePhase.TERMINATING)
+        if (held := terminating.first()) is not None:
+            namespace_finish(held)

@@ -10,9 +10,9 @@ pods the session just bound; a session that waited finds the node gone and binds
 The pods still running or waiting on the node are then collected as Kubernetes' pod garbage
 collector collects the pods of a node that no longer exists (``gcOrphaned``): each is marked
 ``Failed`` with the condition ``DisruptionTarget`` (reason ``DeletionByPodGC``, "PodGC: node no
-longer exists") and deleted at once. A job's pod deleted so is an eviction
-(``jobs.evictions.note_pod_deleted``): its job's controller sees ``PodEvicted`` and the job's
-policies apply (RestartJob, AbortJob, ...), where before the job stayed Running with pods on no
+longer exists") and deleted at once. A job's pod deleted so is an eviction (the pod kind's
+eviction hooks, ``kube.registry.evicted``, which the jobs app registers): its job's controller
+sees ``PodEvicted`` and the job's policies apply (RestartJob, AbortJob, ...), where before the job stayed Running with pods on no
 node. Finished pods keep their record, bound to no node.
 
 (Today the change stream's commit-order lock, ``kube.changes``, also makes the two wait for
@@ -28,7 +28,8 @@ from django.db import connection
 from django.db.models.signals import pre_delete
 from django.utils import timezone
 
-from core.models import Node
+from core.models import Node, Pod, PodPhase
+from kube import registry
 
 DISRUPTION_TARGET = "DisruptionTarget"
 POD_GC_REASON = "DeletionByPodGC"
@@ -54,9 +55,6 @@ def collect_pods(node: Node, now: dt.datetime | None = None) -> int:
 
     Called inside the node's deletion transaction, before its row goes.
     """
-    from core.models import Pod, PodPhase
-    from jobs.evictions import note_pod_deleted
-
     now = now or timezone.now()
     pods = list(
         Pod.objects.select_for_update()
@@ -77,7 +75,7 @@ def collect_pods(node: Node, now: dt.datetime | None = None) -> int:
         pod.conditions = [*others, condition]
         pod.finish_time = pod.finish_time or now
         pod.save(update_fields=["phase", "conditions", "finish_time"])  # watchers see Failed
-        note_pod_deleted(pod, now)
+        registry.evicted(pod)
         pod.delete()
     return len(pods)
 

@@ -10,6 +10,14 @@ On PostgreSQL, ids are handed out before commit, so two writers could commit
 out of order and a watcher could read past a gap; a transaction-scoped advisory
 lock makes writers of served objects commit in id order. SQLite already
 serialises writers.
+
+Served models are the registry's (each app registers its kinds). The receivers are connected
+per model, as each kind is registered (``registry.add_kind_listener``), rather than once for
+every sender: a ``pre_delete`` receiver for every model would make each model "listened to",
+and Django's deletion collector then gives up its fast path for all of them
+(``Collector.can_fast_delete``), so pruning 100,000 change events or old history samples would
+load and signal every row. Each receiver still checks that its sender is served, so a kind
+withdrawn (``registry.unregister_kind``) is no longer recorded.
 """
 
 from __future__ import annotations
@@ -24,12 +32,15 @@ from django.db import connection, models, transaction
 from django.db.models.signals import post_save, pre_delete, pre_save
 from django.utils import timezone
 
+from kube import registry
 from kube.models import ChangeEvent, ChangeType
 from kube.pg_arrays import int_array
+from kube.registry import Entry
 
 __all__ = [
     "WAKE",
     "add_commit_listener",
+    "announce_on_commit",
     "connect",
     "latest_resource_version",
     "model_label",
@@ -50,7 +61,8 @@ _SQL_CHUNK = 5000  # rows per statement on PostgreSQL (one array parameter)
 # Watchers in this process wait on it; writers notify after commit (others poll).
 WAKE = threading.Condition()
 # Called after each commit that wrote served objects, with the topics written
-# (``"<model label>@<namespace>"``; ``@*`` when a set-based write's namespaces are unknown).
+# (``"<model label>@<namespace>"``; ``@*`` when a set-based write's namespaces are unknown)
+# and the free topics announced in it (``console.audit``, ``scheduler.session``).
 # The console publishes them on the channel layer (``console.live``).
 _listeners: list[Callable[[frozenset[str]], None]] = []
 _touched = threading.local()
@@ -84,6 +96,21 @@ def _touch(kind: str, namespace: str) -> None:
     transaction.on_commit(_flush_touched)
 
 
+def announce_on_commit(*topics: str) -> None:
+    """Tell the commit listeners of free ``topics`` once this transaction commits.
+
+    For what changed outside the change stream (an audit entry, a recorded session): a free
+    topic has no ``@`` (``console.audit``). Outside a transaction they go at once.
+    """
+    if not _listeners or not topics:
+        return
+    pending: set[str] | None = getattr(_touched, "topics", None)
+    if pending is None:
+        pending = _touched.topics = set()
+    pending.update(topics)
+    transaction.on_commit(_flush_touched)
+
+
 def _flush_touched() -> None:
     topics: set[str] | None = getattr(_touched, "topics", None)
     if not topics:
@@ -99,18 +126,12 @@ def model_label(model: type[models.Model]) -> str:
 
 
 def served_models() -> list[type[models.Model]]:
-    """Return every model a watch can be opened on (each API resource's model)."""
-    # Secrets too: a DELETED event keeps the Secret's last state (its data) like any other
-    # kind's, and only a reader of Secrets may open their watch (roles.py, as for a list).
-    from core.models import Event, Namespace, Node, Pod, PriorityClass, Secret
-    from jobs.models import Command, Job
-    from queues.models import PodGroup, Queue
-    from training.models import MPIJob, PyTorchJob, TFJob
+    """Return every model a watch can be opened on (each served kind's, from the registry).
 
-    return [
-        Job, PodGroup, Pod, Command, Event, PriorityClass, Queue, Node, Secret, Namespace,
-        PyTorchJob, TFJob, MPIJob,
-    ]  # fmt: skip
+    Secrets too: a DELETED event keeps the Secret's last state (its data) like any other
+    kind's, and only a reader of Secrets may open their watch (``accounts.roles``).
+    """
+    return registry.served_models()
 
 
 def serialise_writers() -> None:
@@ -145,7 +166,7 @@ def _insert(instance: Any, kind: str, change: ChangeType, *, last_state: Any = N
 
 
 def _on_pre_save(sender: type[models.Model], instance: Any, raw: bool, **kwargs: Any) -> None:
-    if raw or not hasattr(instance, "resource_version"):
+    if raw or not hasattr(instance, "resource_version") or registry.entry_for_model(sender) is None:
         return
     change = ChangeType.ADDED if instance._state.adding else ChangeType.MODIFIED
     instance.resource_version = _insert(instance, model_label(sender), change)
@@ -155,42 +176,32 @@ def _on_post_save(
     sender: type[models.Model], instance: Any, created: bool, raw: bool, **kwargs: Any
 ) -> None:
     # Rows without a resourceVersion of their own (Events) are recorded once they have a pk.
-    if raw or hasattr(instance, "resource_version"):
+    if raw or hasattr(instance, "resource_version") or registry.entry_for_model(sender) is None:
         return
     change = ChangeType.ADDED if created else ChangeType.MODIFIED
     _insert(instance, model_label(sender), change)
 
 
-def _last_state(instance: Any) -> Any:
-    """Return the manifest a DELETED event shows.
-
-    Kinds ``manage.py apply`` reads come from ``kube.manifests``; API-only kinds (Secrets, which
-    no manifest file may create) from the serving resource's own manifest kind.
-    """
-    from kube.catalogue import catalogue
-    from kube.manifests import dump_manifest, kind_of
-
-    try:
-        kind_of(instance)
-    except KeyError:
-        for entry in catalogue():
-            if entry.resource.model is type(instance):
-                return entry.resource.manifest.dump(instance, None)
-        raise
-    return dump_manifest(instance)
-
-
 def _on_pre_delete(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
-    _insert(instance, model_label(sender), ChangeType.DELETED, last_state=_last_state(instance))
+    entry = registry.entry_for_model(sender)
+    if entry is None:
+        return
+    # The manifest a DELETED event shows: the serving kind's, Secrets' included.
+    last_state = entry.resource.manifest.dump(instance, None)
+    _insert(instance, model_label(sender), ChangeType.DELETED, last_state=last_state)
+
+
+def _connect_model(entry: Entry) -> None:
+    model = entry.model
+    uid = model_label(model)
+    pre_save.connect(_on_pre_save, sender=model, dispatch_uid=f"kube-pre-save-{uid}")
+    post_save.connect(_on_post_save, sender=model, dispatch_uid=f"kube-post-save-{uid}")
+    pre_delete.connect(_on_pre_delete, sender=model, dispatch_uid=f"kube-delete-{uid}")
 
 
 def connect() -> None:
-    """Connect the receivers for every served model (called once from ``AppConfig.ready``)."""
-    for model in served_models():
-        uid = model_label(model)
-        pre_save.connect(_on_pre_save, sender=model, dispatch_uid=f"kube-pre-save-{uid}")
-        post_save.connect(_on_post_save, sender=model, dispatch_uid=f"kube-post-save-{uid}")
-        pre_delete.connect(_on_pre_delete, sender=model, dispatch_uid=f"kube-delete-{uid}")
+    """Connect the receivers to each served model, now and as kinds are registered."""
+    registry.add_kind_listener("kube.changes", _connect_model)
 
 
 def record_changes(instances: Iterable[Any], change: ChangeType = ChangeType.MODIFIED) -> None:

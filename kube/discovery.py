@@ -6,6 +6,10 @@ first ask for the aggregated format (``as=APIGroupDiscoveryList``); this server
 answers the legacy lists with ``Content-Type: application/json``, which
 client-go reads as "not aggregated" and then fetches each group version
 (the documented fallback). Protobuf is never offered.
+
+What is listed is the registry's: each app's kinds (with their subresources), then the
+resources apps serve with their own views (``registry.register_api_resource``: the
+scheduler configuration, metrics.k8s.io, the audit log).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from django.http import HttpResponseBase, JsonResponse
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 
+from kube import registry
 from kube.catalogue import Entry, group_versions
 from kube.status import KubeError
 from kube.views import KubeAPIView
@@ -32,44 +37,6 @@ __all__ = [
 
 # What ``kubectl version`` shows for the server: the Kubernetes API level this server follows.
 SERVER_VERSION = {"major": "1", "minor": "32", "gitVersion": "v1.32.0-volcano-console"}
-# Extra resources that are not generic ``Resource``s (their own views).
-_EXTRA: dict[str, list[dict[str, Any]]] = {
-    "scheduler.volcano.sh/v1alpha1": [
-        {
-            "name": "schedulerconfigurations",
-            "singularName": "schedulerconfiguration",
-            "namespaced": False,
-            "kind": "SchedulerConfiguration",
-            "verbs": ["create", "get", "list", "update"],
-        }
-    ],
-    # metrics-server's group (kubelet.api.resource_metrics): what `kubectl top` reads.
-    "metrics.k8s.io/v1beta1": [
-        {
-            "name": "nodes",
-            "singularName": "",
-            "namespaced": False,
-            "kind": "NodeMetrics",
-            "verbs": ["get", "list"],
-        },
-        {
-            "name": "pods",
-            "singularName": "",
-            "namespaced": True,
-            "kind": "PodMetrics",
-            "verbs": ["get", "list"],
-        },
-    ],
-    "audit.volcano.sh/v1alpha1": [
-        {
-            "name": "auditentries",
-            "singularName": "auditentry",
-            "namespaced": False,
-            "kind": "AuditEntry",
-            "verbs": ["list"],
-        }
-    ],
-}
 
 
 def _json(body: dict[str, Any]) -> JsonResponse:
@@ -111,7 +78,8 @@ def api_resources(entries: list[Entry]) -> list[dict[str, Any]]:
 def _groups() -> dict[str, list[str]]:
     """Return each named group's versions (the core group excluded)."""
     groups: dict[str, list[str]] = {}
-    for group_version in [*group_versions(), *_EXTRA]:
+    # The kinds' groups first, then those only apps' own views serve.
+    for group_version in [*group_versions(), *registry.api_resources()]:
         if "/" in group_version:
             group, version = group_version.split("/", 1)
             groups.setdefault(group, [])
@@ -180,7 +148,7 @@ class APIResourceListView(DiscoveryView):
     def get(self, request: Request, group: str = "", version: str = "v1") -> HttpResponseBase:
         group_version = f"{group}/{version}" if group else version
         entries = group_versions().get(group_version)
-        extra = _EXTRA.get(group_version, [])
+        extra = [dict(item) for item in registry.api_resources().get(group_version, [])]
         if entries is None and not extra:
             raise KubeError(404, "the server could not find the requested resource")
         return _json(

@@ -5,6 +5,11 @@ set (with ``deletionGracePeriodSeconds: 0``) and watchers see it MODIFIED. The o
 Terminating, until clients remove its finalizers by update or patch; the write that leaves
 none deletes it (DELETED). While it waits, no finalizer may be added and its spec may not
 change: only metadata changes that let the deletion go on.
+
+When the last finalizer goes, the kind may finish the deletion its own way (``Entry.finish``:
+a namespace goes once it is empty); otherwise the row is deleted, the kind's eviction hooks
+hear of it (a job's pod deleted at last) and the release hooks learn that an object held by
+finalizers went (core: the last object held in a terminating namespace lets it finish).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from kube import registry
 from kube.status import Cause
 
 __all__ = ["delete_or_finalize", "finish_if_released", "terminating_update_causes"]
@@ -33,21 +39,12 @@ def finish_if_released(instance: Any) -> bool:
     """Delete ``instance`` and return True when it is being deleted and no finalizer is left."""
     if getattr(instance, "deletion_timestamp", None) is None or instance.finalizers:
         return False
-    from core.models import Namespace, NamespacePhase
-    from core.namespaces import namespace_finish
-
-    if isinstance(instance, Namespace):
-        return namespace_finish(instance)  # once empty
-    from core.models import Pod
-    from jobs.evictions import note_pod_deleted
-
-    if isinstance(instance, Pod):
-        note_pod_deleted(instance)  # deleted through the API at last: an eviction
+    entry = registry.entry_for_model(type(instance))
+    if entry is not None and entry.finish is not None:
+        return entry.finish(instance)  # a namespace: once empty
+    registry.evicted(instance)  # a pod deleted through the API at last: an eviction
     instance.delete()
-    if namespace := getattr(instance, "namespace", ""):
-        terminating = Namespace.objects.filter(name=namespace, phase=NamespacePhase.TERMINATING)
-        if (held := terminating.first()) is not None:
-            namespace_finish(held)  # the last object holding it went
+    registry.released(instance)  # the last object holding its namespace went
     return True
 
 

@@ -19,13 +19,17 @@ in it (https://kubernetes.io/docs/concepts/architecture/garbage-collection/#casc
 
 The owners our controllers imply through foreign keys (a Job's pods, PodGroup and Secrets)
 are collected by the database's cascade; Orphan sets those keys to null.
+
+Served kinds are the registry's; the receivers are connected to each kind's model as it is
+registered (a receiver for every sender would cost every other model Django's fast delete:
+``kube.changes`` says why).
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -33,30 +37,38 @@ from django.db import models, transaction
 from django.db.models.deletion import CASCADE, ProtectedError
 from django.db.models.signals import post_delete, post_save
 
+from kube import registry
+from kube.finalizers import delete_or_finalize
 from kube.models import ObjectMeta, OwnerLink
+from kube.registry import Entry
 
 __all__ = ["connect", "note_owner_change", "orphan_dependents", "served_models"]
 
 logger = logging.getLogger(__name__)
 
 
-@cache
 def served_models() -> dict[str, type[models.Model]]:
     """Return every served model that keeps metadata, by model label."""
-    from kube.changes import served_models as all_served
-
-    return {m._meta.label_lower: m for m in all_served() if issubclass(m, ObjectMeta)}
+    return _served_models(registry.revision())
 
 
-@cache
+# Keyed by the registry's revision: a kind served or withdrawn is seen at once.
+@lru_cache(maxsize=4)
+def _served_models(revision: int) -> dict[str, type[models.Model]]:
+    return {e.label: e.model for e in registry.entries() if issubclass(e.model, ObjectMeta)}
+
+
 def _kinds() -> dict[tuple[str, str], str]:
     """Return ``(API group, kind)`` → model label of every served kind."""
-    from kube.catalogue import catalogue
+    return _kinds_at(registry.revision())
 
+
+@lru_cache(maxsize=4)
+def _kinds_at(revision: int) -> dict[tuple[str, str], str]:
     return {
-        (entry.resource.group, entry.resource.kind): entry.resource.model._meta.label_lower
-        for entry in catalogue()
-        if issubclass(entry.resource.model, ObjectMeta)
+        (entry.resource.group, entry.resource.kind): entry.label
+        for entry in registry.entries()
+        if issubclass(entry.model, ObjectMeta)
     }
 
 
@@ -98,7 +110,7 @@ def _write_links(instance: Any, *, replace: bool) -> None:
 
 
 def _on_saved(sender: Any, instance: Any, created: bool, raw: bool, **kwargs: Any) -> None:
-    if raw:
+    if raw or sender._meta.label_lower not in served_models():
         return
     if created:
         if instance.owner_references:
@@ -108,6 +120,8 @@ def _on_saved(sender: Any, instance: Any, created: bool, raw: bool, **kwargs: An
 
 
 def _on_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
+    if sender._meta.label_lower not in served_models():
+        return
     if instance.owner_references:  # its own links go with it
         OwnerLink.objects.filter(
             dependent_kind=instance._meta.label_lower, dependent_pk=instance.pk
@@ -159,8 +173,6 @@ def _set_owner_references(instance: Any, refs: list[dict[str, Any]]) -> None:
 
 
 def _delete_dependent(dependent: Any) -> None:
-    from kube.finalizers import delete_or_finalize
-
     try:
         with transaction.atomic():
             delete_or_finalize(dependent)
@@ -197,8 +209,14 @@ def orphan_dependents(owner: Any) -> None:
             dependent.save(update_fields=[field.name])
 
 
+def _connect_model(entry: Entry) -> None:
+    if not issubclass(entry.model, ObjectMeta):
+        return
+    label, model = entry.label, entry.model
+    post_save.connect(_on_saved, sender=model, dispatch_uid=f"kube-owner-links-{label}")
+    post_delete.connect(_on_deleted, sender=model, dispatch_uid=f"kube-gc-{label}")
+
+
 def connect() -> None:
-    """Connect the link writer and the collector for every served kind (``AppConfig.ready``)."""
-    for label, model in served_models().items():
-        post_save.connect(_on_saved, sender=model, dispatch_uid=f"kube-owner-links-{label}")
-        post_delete.connect(_on_deleted, sender=model, dispatch_uid=f"kube-gc-{label}")
+    """Connect the link writer and the collector to each served kind, now and as registered."""
+    registry.add_kind_listener("kube.garbage", _connect_model)

@@ -23,6 +23,10 @@ from typing import Any, TypeVar
 
 from django.db import OperationalError, connection
 
+from kube import registry
+from kube.changes import _ADVISORY_LOCK_KEY, served_models
+from kube.models import ChangeEvent
+
 __all__ = ["TRANSIENT_CODES", "install", "is_transient", "retry_transient"]
 
 logger = logging.getLogger(__name__)
@@ -30,19 +34,18 @@ T = TypeVar("T")
 
 TRANSIENT_CODES = frozenset({"40P01", "40001"})  # deadlock_detected, serialization_failure
 _WRITES = ("INSERT", "UPDATE", "DELETE", "WITH")
-_tables: tuple[str, ...] | None = None
+# The quoted tables of the served kinds, at the registry's revision they were read at.
+_tables: tuple[int, tuple[str, ...]] = (-1, ())
 
 
 def _served_tables() -> tuple[str, ...]:
     global _tables
-    if _tables is None:
-        from kube.changes import served_models
-        from kube.models import ChangeEvent
-
+    revision, tables = _tables
+    if revision != registry.revision():
         models: list[Any] = [*served_models(), ChangeEvent]
-        names = [m._meta.db_table for m in models]
-        _tables = tuple(f'"{name}"' for name in names)
-    return _tables
+        tables = tuple(f'"{m._meta.db_table}"' for m in models)
+        _tables = (registry.revision(), tables)
+    return tables
 
 
 def _needs_writers_lock(sql: str) -> bool:
@@ -57,8 +60,6 @@ def _wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, con
         outermost = conn.atomic_blocks[0]
         if getattr(conn, "_volcano_writers_lock", None) is not outermost:
             conn._volcano_writers_lock = outermost  # a strong reference: its id is not reused
-            from kube.changes import _ADVISORY_LOCK_KEY
-
             with conn.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_ADVISORY_LOCK_KEY])
     return execute(sql, params, many, context)

@@ -1,10 +1,15 @@
-"""Manifests in and out, for every kind the console stores (YAML/JSON ⇄ models).
+"""Manifests in and out, for every kind the apps registered (YAML/JSON ⇄ models).
 
 ``load_manifest`` picks the kind from ``apiVersion``/``kind`` and returns an
 unsaved object; ``dump_manifest`` writes any stored or loaded object back in
 Volcano's spelling; ``apply_manifests`` creates or updates a batch of them in
 one transaction, in dependency order (classes and queues before jobs), and
 returns kubectl's lines (``job.batch.volcano.sh/test-job created``).
+
+Which kinds a manifest may hold, and their order, come from the registry: each kind's
+``Entry.apply_order`` and the manifests registered beside them (the scheduler's
+configuration as Volcano's ConfigMap), with the loaders of files that are not YAML
+(``.conf``). Apply hooks run before a bundle is written (a bundle's namespaces are created).
 """
 
 from __future__ import annotations
@@ -19,20 +24,10 @@ from django.db import transaction
 from apis.errors import ManifestError
 from apis.safe_yaml import YamlLimitError, load_all
 from apis.wire import Manifest, type_name
-from core.manifests.event import EventKind
-from core.manifests.node import NodeKind
-from core.manifests.pod import PodKind
-from core.manifests.priority_class import PriorityClassKind
-from jobs.manifests.command import CommandKind
-from jobs.manifests.job import JobKind
+from kube import registry
 from kube.manifest_kinds import Kind, Loaded
-from queues.manifests import QueueKind
-from queues.manifests.pod_group import PodGroupKind
-from scheduler.manifests import SchedulerConfigurationKind, load_conf_text
-from training.manifests import MPIJobKind, PyTorchJobKind, TFJobKind
 
 __all__ = [
-    "KINDS",
     "Loaded",
     "apply_manifests",
     "dump_manifest",
@@ -41,25 +36,7 @@ __all__ = [
     "read_manifests",
 ]
 
-# Apply order: what others refer to comes first.
-KINDS: tuple[Kind, ...] = (
-    PriorityClassKind(),
-    QueueKind(),
-    NodeKind(),
-    SchedulerConfigurationKind(),
-    JobKind(),
-    PyTorchJobKind(),
-    TFJobKind(),
-    MPIJobKind(),
-    PodGroupKind(),
-    PodKind(),
-    CommandKind(),
-    EventKind(),
-)
-_BY_TYPE = {(kind.api_version, kind.kind): kind for kind in KINDS}
-_BY_MODEL = {kind.model: kind for kind in KINDS}
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-CONF_SUFFIX = ".conf"
 
 
 def load_manifest(data: object) -> Loaded:
@@ -67,16 +44,25 @@ def load_manifest(data: object) -> Loaded:
     if not isinstance(data, dict):
         raise ManifestError("manifest", f"expected an object, got {type_name(data)}")
     api_version, kind = data.get("apiVersion"), data.get("kind")
-    handler = _BY_TYPE.get((str(api_version), str(kind)))
+    kinds = registry.manifest_kinds()
+    handler = next(
+        (k for k in kinds if (k.api_version, k.kind) == (str(api_version), str(kind))), None
+    )
     if handler is None:
-        known = ", ".join(f"{k.kind} ({k.api_version})" for k in KINDS)
+        known = ", ".join(f"{k.kind} ({k.api_version})" for k in kinds)
         raise ManifestError("kind", f"unsupported kind {kind!r} of {api_version!r}; known: {known}")
     return handler.load(data)
 
 
 def kind_of(instance: Any) -> Kind:
-    """Return the manifest kind that reads and writes rows of ``instance``'s model."""
-    return _BY_MODEL[type(instance)]
+    """Return the manifest kind that reads and writes rows of ``instance``'s model.
+
+    ``KeyError`` for a model no manifest file may hold (Secrets are served, not applied).
+    """
+    for kind in registry.manifest_kinds():
+        if kind.model is type(instance):
+            return kind
+    raise KeyError(type(instance))
 
 
 def dump_manifest(instance: Any, children: list[Any] | None = None) -> Manifest:
@@ -92,15 +78,14 @@ def dump_loaded(loaded: Loaded) -> Manifest:
 def read_manifests(path: Path) -> list[tuple[str, Loaded]]:
     """Return every object in ``path`` (a file or a directory, searched recursively).
 
-    YAML files may hold several documents; ``.conf`` files are scheduler
-    configurations. Each object comes with ``source`` (``file`` or ``file#2``)
-    for messages; the first bad one raises ``ManifestError`` prefixed with it.
+    YAML files may hold several documents; files with a registered loader (``.conf``:
+    scheduler configurations) are read by it. Each object comes with ``source`` (``file`` or
+    ``file#2``) for messages; the first bad one raises ``ManifestError`` prefixed with it.
     """
+    loaders = registry.file_loaders()
     files = (
         sorted(
-            p
-            for p in path.rglob("*")
-            if p.is_file() and p.suffix in (*MANIFEST_SUFFIXES, CONF_SUFFIX)
+            p for p in path.rglob("*") if p.is_file() and p.suffix in (*MANIFEST_SUFFIXES, *loaders)
         )
         if path.is_dir()
         else [path]
@@ -108,9 +93,9 @@ def read_manifests(path: Path) -> list[tuple[str, Loaded]]:
     loaded: list[tuple[str, Loaded]] = []
     for file in files:
         text = file.read_text()
-        if file.suffix == CONF_SUFFIX:
+        if (loader := loaders.get(file.suffix)) is not None:
             try:
-                loaded.append((str(file), load_conf_text(text)))
+                loaded.append((str(file), loader(text)))
             except ManifestError as exc:
                 raise ManifestError(f"{file}: {exc.field}", exc.message) from exc
             continue
@@ -144,18 +129,13 @@ def apply_manifests(objects: Iterable[tuple[str, Loaded]]) -> list[str]:
 
     Any error (``ManifestError`` naming the source and the field) rolls back the whole batch.
     """
-    from core.namespaces import ensure_namespaces
-
-    order = {kind.kind: position for position, kind in enumerate(KINDS)}
+    order = {kind.kind: position for position, kind in enumerate(registry.manifest_kinds())}
     objects = list(objects)
     lines = []
     with transaction.atomic():
-        # As `kubectl apply` of a bundle that includes its namespaces: each object's
-        # namespace exists before the object.
-        for name in ensure_namespaces(
-            loaded.instance.namespace for _, loaded in objects if loaded.kind.namespaced
-        ):
-            lines.append(f"namespace/{name} created")
+        # What the bundle needs first (core: each object's namespace exists before it).
+        for hook in registry.apply_hooks():
+            lines.extend(hook([loaded for _, loaded in objects]))
         for source, loaded in sorted(objects, key=lambda item: order[item[1].kind.kind]):
             try:
                 outcome = loaded.kind.apply(loaded)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
@@ -21,6 +21,7 @@ from django.http import HttpResponseBase, JsonResponse
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 
+from kube import registry
 from kube.catalogue import Entry, group_versions
 from kube.schemas import OBJECT_META, kind_schema
 from kube.status import KubeError
@@ -122,9 +123,14 @@ def _schemas(entries: list[Entry], prefix: str) -> dict[str, Any]:
 _INFO = {"title": "Volcano console (Kubernetes-shaped API)", "version": "v1.32.0"}
 
 
-@cache
 def v3_document(group_version: str) -> dict[str, Any] | None:
     """Return the OpenAPI v3 document of one group version (``None`` when not served)."""
+    return _v3_document(registry.revision(), group_version)
+
+
+# Keyed by the registry's revision: a kind served or withdrawn makes new documents.
+@lru_cache(maxsize=64)
+def _v3_document(revision: int, group_version: str) -> dict[str, Any] | None:
     entries = group_versions().get(group_version)
     if entries is None:
         return None
@@ -137,9 +143,13 @@ def v3_document(group_version: str) -> dict[str, Any] | None:
     }
 
 
-@cache
 def v2_document() -> dict[str, Any]:
     """Return the OpenAPI v2 (Swagger) document of every served resource."""
+    return _v2_document(registry.revision())
+
+
+@lru_cache(maxsize=4)
+def _v2_document(revision: int) -> dict[str, Any]:
     prefix = "#/definitions/"
     paths: dict[str, Any] = {}
     definitions: dict[str, Any] = {}

@@ -1,7 +1,8 @@
 """What the generic views need to know about one served resource (Kubernetes' APIResource).
 
-Each app's ``api/views.py`` declares its resources with ``Resource(...)``; the
-views in ``kube.views`` then serve them the same way.
+Each app's ``api/resources.py`` declares its resources with ``Resource(...)`` and registers
+them with the kernel (``api/kinds.py``: ``kube.registry.register_kind``); the views in
+``kube.views`` then serve them the same way.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class Resource:
     plural: str  # "jobs"
     group: str  # "batch.volcano.sh"; "" for the core group
     version: str  # "v1alpha1"
-    access: str  # the name roles.py grants on ("jobs", "queues", ...)
+    access: str  # the API name access rules are registered under ("jobs", "queues", ...)
     field_selectors: Mapping[str, str] = field(default_factory=dict)  # wire path → column
     select_related: tuple[str, ...] = ()
     prefetch_related: tuple[str | models.Prefetch[Any], ...] = ()

@@ -1,9 +1,14 @@
 """Writes through the API: create, replace (main resource or ``/status``), patch and delete.
 
 Every write follows the same steps: decode, check the object against the
-path, load it through the kind's manifest reader (shape errors name the field),
-run admission, check what may change, validate against the model, then save
-in one transaction, unless ``dryRun`` asked only for the would-be object.
+path, run the admission plugins (NamespaceLifecycle), load it through the kind's
+manifest reader (shape errors name the field), run admission, check what may
+change, validate against the model, then save in one transaction, unless
+``dryRun`` asked only for the would-be object.
+
+A delete runs the kind's own steps from the registry (``Entry.delete``: a pod on a node
+terminates gracefully, a namespace terminates) and tells the kind's eviction hooks
+(``registry.evicted``: the jobs app hears that one of its pods was deleted by someone else).
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from apis.errors import ManifestError
-from kube.admission import admit, admit_delete
+from kube import registry
+from kube.admission import admit, admit_delete, run_plugins
 from kube.bodies import JSON_PATCH, apply_json_patch, apply_merge_patch
 from kube.finalizers import (
     delete_or_finalize,
@@ -115,10 +121,7 @@ def object_create(
     if resource.status_subresource and not resource.status_on_create:
         document.pop("status", None)
     name = str(meta.get("name") or "")
-    if resource.namespaced:
-        from core.namespaces import check_namespace
-
-        check_namespace(str(meta.get("namespace") or namespace or "default"))
+    run_plugins(resource, document, "CREATE")
     _check_scheduler_fields(resource, document, name)
     loaded = _load(resource, document, name)
     instance = loaded.instance
@@ -220,6 +223,7 @@ def object_replace(
             )
     document = _check_document(resource, document, namespace)
     document["metadata"].setdefault("name", existing.name)
+    run_plugins(resource, document, "UPDATE")
     stored_children = resource.manifest.stored_children(existing)
     current = render(resource, existing, children=stored_children, generation=1)
     if subresource == "status":
@@ -341,20 +345,13 @@ def object_delete(
     uid and resourceVersion, so a client never deletes a newer incarnation by mistake. An
     object with finalizers is only marked (``deletionTimestamp``) and returned as it now is.
     ``propagation`` ``Orphan`` leaves its dependents, without their reference to it; any
-    other policy collects them (``kube.garbage``). A pod running on a node is
-    deleted gracefully (``core.pod_deletion``): marked, Running until its containers exit
-    or ``grace_period`` (``DeleteOptions.gracePeriodSeconds``) ends; 0 deletes it at once.
+    other policy collects them (``kube.garbage``). A kind may take the deletion over
+    (``Entry.delete``): a pod running on a node is deleted gracefully (marked, Running until
+    its containers exit or ``grace_period``, ``DeleteOptions.gracePeriodSeconds``, ends; 0
+    deletes it at once), a namespace terminates (shown Terminating, as kube-apiserver answers).
     """
     check_preconditions(resource, existing, preconditions)
-    from core.models import Namespace, Pod
-    from core.namespaces import namespace_terminate
-    from core.pod_deletion import pod_delete_gracefully
-    from jobs.evictions import note_pod_deleted
-
-    if isinstance(existing, Namespace):
-        if dry_run:
-            return render(resource, existing)
-        return render(resource, namespace_terminate(existing))  # shown Terminating
+    entry = registry.entry_for_model(type(existing))
     last = render(resource, existing)
     if causes := admit_delete(existing):
         raise _refused(resource, existing.name, "; ".join(c.message for c in causes))
@@ -364,12 +361,13 @@ def object_delete(
         with transaction.atomic():
             if propagation == "Orphan" and isinstance(existing, ObjectMeta):
                 orphan_dependents(existing)
-            if isinstance(existing, Pod) and pod_delete_gracefully(existing, grace_period):
-                return render(resource, existing)  # Terminating: the kubelet stops it
-            if isinstance(existing, Pod) and not existing.finalizers:
-                # Only the job controller deletes its pods without evicting them: this delete
-                # is an eviction, which the job's policies get to act on (PodEvicted).
-                note_pod_deleted(existing)
+            delete = entry.delete if entry is not None else None
+            if delete is not None and delete(existing, grace_period=grace_period):
+                return render(resource, existing)  # Terminating: its kind finishes it
+            if not getattr(existing, "finalizers", None):
+                # Only a controller deletes its own objects without this: a pod deleted here
+                # is an eviction, which its job's policies get to act on (PodEvicted).
+                registry.evicted(existing)
             if not delete_or_finalize(existing):
                 return render(resource, existing)  # Terminating until its finalizers go
     except ValidationError as exc:

@@ -2,7 +2,7 @@
 
 kubectl sends ``Accept: application/json;as=Table;v=v1;g=meta.k8s.io,...,application/json``;
 the server answers a Table whose columns are the CRD's ``additionalPrinterColumns``
-after NAME (catalogue.py), each row carrying the object's metadata (or the
+after NAME (the columns its app registered, ``Entry.columns``), each row carrying the object's metadata (or the
 whole object with ``includeObject=Object``). A client that did not ask gets
 the plain object or list. Protobuf is never offered, so clients use JSON.
 """

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path, re_path
 
-from core.namespaces import NAMESPACES
 from kube import discovery, openapi
-from kube.routes import resource_urls
-from kube.serializers import KubeObjectSerializer, list_serializer
 
 __all__ = ["urlpatterns"]
 
 urlpatterns: list[URLPattern] = [
-    *resource_urls(
-        NAMESPACES, KubeObjectSerializer, list_serializer(KubeObjectSerializer, "NamespaceList")
-    ),
     path("version", discovery.VersionView.as_view(), name="kube-version"),
     path("version/", discovery.VersionView.as_view()),
     path("api", discovery.APIVersionsView.as_view(), name="kube-api"),

@@ -1,4 +1,4 @@
-"""Kubernetes paths of the v1 kinds: pods, events, secrets, nodes, priority classes."""
+"""Kubernetes paths of the v1 kinds: namespaces, pods, events, secrets, nodes, priority classes."""
 
 from __future__ import annotations
 
@@ -8,9 +8,14 @@ from core.api import serializers as s
 from core.api.nodes import NODES
 from core.api.resources import EVENTS, PODS, PRIORITY_CLASSES
 from core.api.secrets import SECRETS, SecretListSerializer, SecretSerializer
+from core.namespaces import NAMESPACES
 from kube.routes import resource_urls
+from kube.serializers import KubeObjectSerializer, list_serializer
 
 urlpatterns: list[URLPattern] = [
+    *resource_urls(
+        NAMESPACES, KubeObjectSerializer, list_serializer(KubeObjectSerializer, "NamespaceList")
+    ),
     *resource_urls(PODS, s.PodSerializer, s.PodListSerializer),
     *resource_urls(EVENTS, s.EventSerializer, s.EventListSerializer),
     *resource_urls(SECRETS, SecretSerializer, SecretListSerializer),

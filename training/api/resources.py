@@ -3,7 +3,7 @@
 PyTorchJob, TFJob and MPIJob as the training operator's CRDs declare them: namespaced,
 with a ``status`` subresource (the controller's), found by ``metadata.name``, the
 namespace and the queue; whoever may submit VolcanoJobs may submit these
-(``roles.py``: ``trainingjobs``).
+(the ``trainingjobs`` access rule, registered in ``training.api.kinds``).
 """
 
 from __future__ import annotations

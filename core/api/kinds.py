@@ -1,0 +1,167 @@
+"""The v1 kinds as the API server serves them, registered with the kernel (``register``).
+
+Discovery names, printer columns and categories are kube-apiserver's (``kubectl get pods``
+prints READY, STATUS, RESTARTS, AGE; ``kubectl get events`` LAST SEEN first), with who may read
+and write each (``accounts.roles``) and where ``manage.py apply`` takes it. Core also brings the
+namespace machinery every namespaced kind relies on: NamespaceLifecycle admission, a bundle's
+namespaces created before it is applied, and a terminating namespace that finishes once its
+last object goes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.roles import EVERYONE, OPERATORS, SUBMITTERS
+from core.api.nodes import NODES
+from core.api.resources import EVENTS, PODS, PRIORITY_CLASSES
+from core.api.secrets import SECRETS
+from core.namespaces import (
+    NAMESPACES,
+    bundle_namespaces,
+    namespace_delete,
+    namespace_finish,
+    namespace_lifecycle,
+    namespace_released,
+)
+from core.pod_deletion import pod_delete_gracefully
+from kube import registry
+from kube.registry import KUBE_AGE, AccessRule, Column, Entry
+
+__all__ = ["register"]
+
+NAMESPACE_ENTRY = Entry(
+    NAMESPACES,
+    "namespace",
+    ("ns",),
+    columns=(Column("Status", "string", ".status.phase"), KUBE_AGE),
+    delete=namespace_delete,
+    finish=namespace_finish,
+)
+
+
+def _pod_delete(pod: Any, *, grace_period: int | None) -> bool:
+    """A pod on a node is deleted gracefully: marked, Running until its containers exit."""
+    return pod_delete_gracefully(pod, grace_period)
+
+
+POD_ENTRY = Entry(
+    PODS,
+    "pod",
+    ("po",),
+    ("all",),
+    columns=(
+        Column("Ready", "string", "@ready"),
+        Column("Status", "string", "@pod-status"),
+        Column("Restarts", "integer", "@restarts"),
+        KUBE_AGE,
+        # The wide columns, in kube-apiserver's order and wording.
+        Column("IP", "string", ".status.podIP", priority=1, empty="<none>"),
+        Column("Node", "string", ".spec.nodeName", priority=1, empty="<none>"),
+        Column(
+            "Nominated Node",
+            "string",
+            ".status.nominatedNodeName",
+            priority=1,
+            empty="<none>",
+            description="The node the scheduler pipelined the pod onto, to bind later",
+        ),
+        Column("Readiness Gates", "string", "@readiness-gates", priority=1),
+    ),
+    subresources=("log",),
+    apply_order=80,
+    delete=_pod_delete,
+)
+NODE_ENTRY = Entry(
+    NODES,
+    "node",
+    ("no",),
+    columns=(
+        Column("Status", "string", "@node-status"),
+        Column("Roles", "string", "@none"),
+        KUBE_AGE,
+        Column("Version", "string", ".status.nodeInfo.kubeletVersion"),
+        # The wide columns, in kube-apiserver's order and wording.
+        Column("Internal-IP", "string", "@address:InternalIP", priority=1),
+        Column("External-IP", "string", "@address:ExternalIP", priority=1),
+        Column("OS-Image", "string", ".status.nodeInfo.osImage", priority=1, empty="<unknown>"),
+        Column(
+            "Kernel-Version",
+            "string",
+            ".status.nodeInfo.kernelVersion",
+            priority=1,
+            empty="<unknown>",
+        ),
+        Column(
+            "Container-Runtime",
+            "string",
+            ".status.nodeInfo.containerRuntimeVersion",
+            priority=1,
+            empty="<unknown>",
+        ),
+    ),
+    apply_order=30,
+    # A person cordoning or tainting a node is in the audit log.
+    audited_fields=("unschedulable", "taints"),
+)
+EVENT_ENTRY = Entry(
+    EVENTS,
+    "event",
+    ("ev",),
+    columns=(
+        Column("Last Seen", "string", "@last-seen"),
+        Column("Type", "string", ".type"),
+        Column("Reason", "string", ".reason"),
+        Column("Object", "string", "@involved"),
+        Column("Subobject", "string", ".involvedObject.fieldPath", priority=1, empty=""),
+        Column("Source", "string", "@source", priority=1),
+        Column("Message", "string", ".message"),
+        Column("First Seen", "string", "@first-seen", priority=1),
+        Column("Count", "string", ".count", priority=1),
+        Column("Name", "string", ".metadata.name", priority=1, format="name"),
+    ),
+    name_first=False,
+    apply_order=100,
+)
+SECRET_ENTRY = Entry(
+    SECRETS,
+    "secret",
+    columns=(
+        Column("Type", "string", ".type"),
+        Column("Data", "integer", "@data-count", description="Keys in the secret"),
+        KUBE_AGE,
+    ),
+)
+PRIORITY_CLASS_ENTRY = Entry(
+    PRIORITY_CLASSES,
+    "priorityclass",
+    ("pc",),
+    columns=(
+        Column("Value", "integer", ".value"),
+        Column("Global-Default", "boolean", ".globalDefault"),
+        KUBE_AGE,
+        Column("PreemptionPolicy", "string", ".preemptionPolicy"),
+    ),
+    apply_order=10,
+)
+
+# Everyone reads the v1 kinds in their namespaces; operators write them.
+_NAMESPACED = AccessRule(EVERYONE, OPERATORS, namespaced=True)
+_CLUSTER = AccessRule(EVERYONE, OPERATORS, namespaced=False)
+
+
+def register() -> None:
+    """Serve the v1 kinds and the namespace machinery (``CoreConfig.ready``)."""
+    # The order discovery lists them in (/api/v1: namespaces, pods, nodes, events, secrets).
+    registry.register_kind(NAMESPACE_ENTRY, access=_CLUSTER)
+    registry.register_kind(POD_ENTRY, access=_NAMESPACED)
+    registry.register_kind(NODE_ENTRY, access=_CLUSTER)
+    registry.register_kind(EVENT_ENTRY, access=_NAMESPACED)
+    # Key material: not for viewers (Kubernetes' view role leaves Secrets out).
+    registry.register_kind(SECRET_ENTRY, access=AccessRule(SUBMITTERS, OPERATORS, namespaced=True))
+    registry.register_kind(PRIORITY_CLASS_ENTRY, access=_CLUSTER)
+    # A pod's status is the kubelet's and the scheduler's; operators may write it too (repairs).
+    registry.register_access("pods/status", _NAMESPACED)
+    registry.add_admission_plugin("NamespaceLifecycle", namespace_lifecycle)
+    registry.add_apply_hook("core.namespaces", bundle_namespaces)
+    registry.add_release_hook("core.namespace-finish", namespace_released)

@@ -1,0 +1,44 @@
+"""The jobs app's kinds as the API server serves them, registered with the kernel (``register``).
+
+Volcano's CRDs declare the names and printer columns (``config/crd/volcano/bases``:
+``kubectl get vcjob`` prints STATUS, minAvailable, RUNNINGS, AGE, and QUEUE when wide).
+Submitters write jobs and their bus Commands in their namespaces; ``/status`` is the
+controller's (operators may repair it). And the jobs app hears of every pod deleted by someone
+else than its controller (an eviction hook on ``core.pod``), as Volcano raises ``PodEvicted``.
+"""
+
+from __future__ import annotations
+
+from accounts.roles import EVERYONE, OPERATORS, SUBMITTERS
+from jobs.api.resources import COMMANDS, JOBS
+from jobs.evictions import note_pod_deleted
+from kube import registry
+from kube.registry import AGE, AccessRule, Column, Entry
+
+__all__ = ["register"]
+
+JOB_ENTRY = Entry(
+    JOBS,
+    "job",
+    ("vcjob", "vj"),
+    columns=(
+        Column("STATUS", "string", ".status.state.phase"),
+        Column("minAvailable", "integer", ".status.minAvailable"),
+        Column("RUNNINGS", "integer", ".status.running"),
+        AGE,
+        Column("QUEUE", "string", ".spec.queue", priority=1),
+    ),
+    subresources=("status",),
+    apply_order=50,
+)
+COMMAND_ENTRY = Entry(COMMANDS, "command", apply_order=90)
+
+_SUBMITTED = AccessRule(EVERYONE, SUBMITTERS, namespaced=True)
+
+
+def register() -> None:
+    """Serve Job and Command; hear of evicted pods (``JobsConfig.ready``)."""
+    registry.register_kind(JOB_ENTRY, access=_SUBMITTED)
+    registry.register_kind(COMMAND_ENTRY, access=_SUBMITTED)
+    registry.register_access("jobs/status", AccessRule(EVERYONE, OPERATORS, namespaced=True))
+    registry.add_eviction_hook("core.pod", "jobs.pod-evicted", note_pod_deleted)
