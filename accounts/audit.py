@@ -1,80 +1,35 @@
 """The audit log: every change a person makes to queues, nodes and the scheduler configuration.
 
-Queue and node changes are written by model signal receivers, so the admin,
-the API and anything else that saves those rows through the ORM all leave the
-same entries; configuration versions are recorded by ``scheduler.services``
-(they are switched with ``update()``, which sends no signal). Who
-acted comes from ``acting_as`` (set by the API views and by the middleware for
-pages and the admin); a write with nobody acting (the controllers, the worker)
-is not an operator's change and is not recorded.
+Which kinds are audited, and which of their fields, each kind says when its app registers it
+(``Entry.audited_fields``: a queue's weight, capability, state...; a node's unschedulable and
+taints). Their changes are written by model signal receivers, so the admin, the API and
+anything else that saves those rows through the ORM all leave the same entries; configuration
+versions are recorded by ``scheduler.services`` (they are switched with ``update()``, which
+sends no signal). Who acted comes from ``kube.actor`` (named by the API views, and by the
+middleware here for pages and the admin); a write with nobody acting (the controllers, the
+worker) is not an operator's change and is not recorded.
+
+Each entry is announced after commit as the free topic ``console.audit`` (the audit page and
+the objects' histories refresh), through the change stream's commit hook.
 """
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django.db.models.signals import post_delete, post_save, pre_save
 from django.http import HttpRequest, HttpResponse
 
+from accounts.models import AuditEntry
 from apis.wire import format_resources
+from kube import registry
+from kube.actor import acting_as, current_actor
+from kube.changes import announce_on_commit
+from kube.registry import Entry
 
-__all__ = [
-    "AuditMiddleware",
-    "acting_as",
-    "audit_record",
-    "connect",
-    "current_actor",
-    "set_actor",
-]
+__all__ = ["TOPIC", "AuditMiddleware", "audit_record", "connect"]
 
-# A one-item list, so a block opened before authentication can name its user afterwards.
-_ACTOR: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
-    "audit_actor", default=None
-)
-
-# Model label → the fields whose changes are recorded (resource lists shown as quantities).
-AUDITED = {
-    "queues.queue": (
-        "weight",
-        "capability",
-        "deserved",
-        "guarantee",
-        "state",
-        "reclaimable",
-        "parent",
-        "priority",
-    ),
-    "core.node": ("unschedulable", "taints"),
-}
-_RESOURCE_FIELDS = ("capability", "deserved", "guarantee")
-_KINDS = {"queues.queue": "Queue", "core.node": "Node"}
-
-
-def current_actor() -> Any | None:
-    """Return the authenticated user acting in this context, if any."""
-    holder = _ACTOR.get()
-    user = holder[0] if holder else None
-    return user if user is not None and getattr(user, "is_authenticated", False) else None
-
-
-@contextmanager
-def acting_as(user: Any) -> Iterator[None]:
-    """Attribute the writes made inside the block to ``user`` (``set_actor`` may name it later)."""
-    token = _ACTOR.set([user])
-    try:
-        yield
-    finally:
-        _ACTOR.reset(token)
-
-
-def set_actor(user: Any) -> None:
-    """Name the user of the innermost ``acting_as`` block (once the API has authenticated)."""
-    holder = _ACTOR.get()
-    if holder is not None:
-        holder[0] = user
+TOPIC = "console.audit"
 
 
 class AuditMiddleware:
@@ -89,12 +44,18 @@ class AuditMiddleware:
         return response
 
 
-def snapshot(instance: Any) -> dict[str, Any]:
-    """Return the audited fields of ``instance`` as plain JSON."""
+def _audited(model: type[Any]) -> Entry | None:
+    """Return the served kind of ``model`` when it audits fields (None: not audited)."""
+    entry = registry.entry_for_model(model)
+    return entry if entry is not None and entry.audited_fields else None
+
+
+def snapshot(entry: Entry, instance: Any) -> dict[str, Any]:
+    """Return the audited fields of ``instance`` as plain JSON (resource lists as quantities)."""
     values: dict[str, Any] = {}
-    for name in AUDITED[instance._meta.label_lower]:
+    for name in entry.audited_fields:
         value = getattr(instance, name)
-        values[name] = format_resources(value) if name in _RESOURCE_FIELDS else value
+        values[name] = format_resources(value) if name in entry.audited_quantities else value
     return values
 
 
@@ -102,13 +63,9 @@ def audit_record(
     *, action: str, kind: str, name: str, before: Any = None, after: Any = None
 ) -> None:
     """Write one entry for the current actor (nothing when nobody is acting)."""
-    from accounts.models import AuditEntry
-
     actor = current_actor()
     if actor is None:
         return
-    from console.live import publish_on_commit
-
     AuditEntry.objects.create(
         actor=actor,
         actor_name=actor.get_username(),
@@ -118,24 +75,26 @@ def audit_record(
         before=before,
         after=after,
     )
-    publish_on_commit("console.audit")  # the audit page and the objects' histories refresh
+    announce_on_commit(TOPIC)
 
 
 def _on_pre_save(sender: Any, instance: Any, raw: bool, **kwargs: Any) -> None:
-    if raw or current_actor() is None or instance._state.adding:
+    entry = _audited(sender)
+    if raw or entry is None or current_actor() is None or instance._state.adding:
         instance._audit_before = None
         return
     stored = sender._default_manager.filter(pk=instance.pk).first()
-    instance._audit_before = snapshot(stored) if stored is not None else None
+    instance._audit_before = snapshot(entry, stored) if stored is not None else None
 
 
 def _on_post_save(sender: Any, instance: Any, created: bool, raw: bool, **kwargs: Any) -> None:
-    if raw or current_actor() is None:
+    entry = _audited(sender)
+    if raw or entry is None or current_actor() is None:
         return
-    label = sender._meta.label_lower
-    after = snapshot(instance)
+    kind = entry.resource.kind
+    after = snapshot(entry, instance)
     if created:
-        audit_record(action="create", kind=_KINDS[label], name=instance.name, after=after)
+        audit_record(action="create", kind=kind, name=instance.name, after=after)
         return
     before = getattr(instance, "_audit_before", None)
     if before is None or before == after:
@@ -143,7 +102,7 @@ def _on_post_save(sender: Any, instance: Any, created: bool, raw: bool, **kwargs
     changed = [key for key in after if before.get(key) != after[key]]
     audit_record(
         action="update",
-        kind=_KINDS[label],
+        kind=kind,
         name=instance.name,
         before={key: before.get(key) for key in changed},
         after={key: after[key] for key in changed},
@@ -151,17 +110,22 @@ def _on_post_save(sender: Any, instance: Any, created: bool, raw: bool, **kwargs
 
 
 def _on_post_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
-    label = sender._meta.label_lower
-    audit_record(action="delete", kind=_KINDS[label], name=instance.name, before=snapshot(instance))
+    entry = _audited(sender)
+    if entry is None:
+        return
+    before = snapshot(entry, instance)
+    audit_record(action="delete", kind=entry.resource.kind, name=instance.name, before=before)
+
+
+def _connect_model(entry: Entry) -> None:
+    if not entry.audited_fields:
+        return
+    model, uid = entry.model, entry.label
+    pre_save.connect(_on_pre_save, sender=model, dispatch_uid=f"audit-pre-{uid}")
+    post_save.connect(_on_post_save, sender=model, dispatch_uid=f"audit-post-{uid}")
+    post_delete.connect(_on_post_delete, sender=model, dispatch_uid=f"audit-del-{uid}")
 
 
 def connect() -> None:
-    """Connect the receivers for every audited model."""
-    from core.models import Node
-    from queues.models import Queue
-
-    for model in (Queue, Node):
-        uid = model._meta.label_lower
-        pre_save.connect(_on_pre_save, sender=model, dispatch_uid=f"audit-pre-{uid}")
-        post_save.connect(_on_post_save, sender=model, dispatch_uid=f"audit-post-{uid}")
-        post_delete.connect(_on_post_delete, sender=model, dispatch_uid=f"audit-del-{uid}")
+    """Connect the receivers to every audited kind, now and as kinds are registered."""
+    registry.add_kind_listener("accounts.audit", _connect_model)

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from kube import registry
 from kube.validators import validate_dns1123_label
 
 __all__ = ["ApiToken", "AuditEntry", "NamespaceGrant"]
@@ -71,10 +72,12 @@ class NamespaceGrant(models.Model):
 
     def clean(self) -> None:
         """A grant refers to a namespace that exists (create the namespace first)."""
-        from core.models import Namespace
-
         super().clean()
-        if self.namespace and not Namespace.objects.filter(name=self.namespace).exists():
+        # The namespaces the API serves (core's), found through the kernel by resource name.
+        namespaces = registry.namespace_model()
+        if namespaces is None or not self.namespace:
+            return
+        if not namespaces._default_manager.filter(name=self.namespace).exists():
             raise ValidationError(
                 {"namespace": f'namespace "{self.namespace}" does not exist: create it first'}
             )

@@ -13,13 +13,9 @@ class ConsoleConfig(AppConfig):
     verbose_name = "Console"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_save
-
+        """Publish what every commit wrote (served objects and free topics) to live pages."""
+        # The change stream imports the kernel's models, which load only once apps are ready.
         from console import live
         from kube.changes import add_commit_listener
-        from scheduler.models import SessionRecord
 
         add_commit_listener(live.stream_written)
-        post_save.connect(
-            live.session_recorded, sender=SessionRecord, dispatch_uid="console-live-session"
-        )

@@ -2,7 +2,8 @@
 
 A *topic* names what changed, not how it looks: ``"<model label>@<namespace>"``
 (``jobs.job@default``; ``core.pod@*`` when a set-based write's namespaces are unknown;
-``queues.queue@`` for cluster-scoped kinds) or a free name such as ``scheduler.session``.
+``queues.queue@`` for cluster-scoped kinds) or a free name, with no ``@``, such as
+``scheduler.session`` (announced by the app that writes it: ``kube.changes.announce_on_commit``).
 Pages hold one socket (``consumers.LiveConsumer``) and refresh the regions whose topics
 match, each through an ordinary authorised GET of its fragment.
 
@@ -18,7 +19,8 @@ Without Redis (the embedded default) the channel layer lives in one process, so 
 by another process (``manage.py apply``, a second server on the same SQLite file) would never
 reach it. There the server tails the change stream instead (``tail_changes``: one indexed
 query every ``TAIL_SECONDS`` for the topics written since the last look) and the writers'
-hook stays quiet, so each change is announced once, whoever wrote it.
+hook passes on only the free topics, which the stream does not hold, so each change is
+announced once, whoever wrote it.
 """
 
 from __future__ import annotations
@@ -26,13 +28,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable
-from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import transaction
 from django.db.models import Max
+
+from kube.changes import latest_resource_version
+from kube.models import ChangeEvent
 
 __all__ = [
     "GROUP",
@@ -42,7 +46,6 @@ __all__ = [
     "ensure_tail",
     "publish",
     "publish_on_commit",
-    "session_recorded",
     "stream_written",
     "tails_stream",
 ]
@@ -79,15 +82,16 @@ def publish(topics: Iterable[str]) -> None:
 
 
 def stream_written(topics: frozenset[str]) -> None:
-    """The change stream's commit hook: announce served-object writes (unless tailed)."""
-    if not tails_stream():
-        publish(topics)
+    """The change stream's commit hook: announce what a commit wrote.
+
+    Served-object writes (``kind@namespace``) go unless the stream is tailed (the tail
+    announces them); free topics (``console.audit``) always, since no tail reads them.
+    """
+    publish(topics if not tails_stream() else {t for t in topics if "@" not in t})
 
 
 def changes_since(last: int) -> tuple[int, set[str]]:
     """Return the newest change-event id and the topics written after ``last``."""
-    from kube.models import ChangeEvent
-
     rows = (
         ChangeEvent.objects.filter(id__gt=last)
         .order_by()
@@ -101,14 +105,8 @@ def changes_since(last: int) -> tuple[int, set[str]]:
     return newest, topics
 
 
-def _latest() -> int:
-    from kube.changes import latest_resource_version
-
-    return latest_resource_version()
-
-
 async def _tail_forever() -> None:
-    last = await database_sync_to_async(_latest)()
+    last = await database_sync_to_async(latest_resource_version)()
     layer = get_channel_layer()
     while True:
         await asyncio.sleep(TAIL_SECONDS)
@@ -135,8 +133,3 @@ def publish_on_commit(*topics: str) -> None:
     """Publish ``topics`` once the current transaction commits (at once outside one)."""
     names = list(topics)
     transaction.on_commit(lambda: publish(names))
-
-
-def session_recorded(sender: Any, **kwargs: Any) -> None:
-    """``post_save`` receiver of ``SessionRecord``: pages showing sessions refresh."""
-    publish_on_commit("scheduler.session")

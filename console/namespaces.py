@@ -12,6 +12,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from accounts.roles import allowed_namespaces
+from kube import registry
 
 __all__ = ["SESSION_KEY", "current_namespace", "readable_namespaces", "restrict"]
 
@@ -21,14 +22,16 @@ SESSION_KEY = "console.namespace"
 def readable_namespaces(user: Any) -> list[str]:
     """Return the namespaces ``user`` may read, sorted: their grants, or every namespace.
 
-    Operators read every namespace (the Namespace objects, as ``kubectl get ns`` lists them).
+    Operators read every namespace (the Namespace objects, as ``kubectl get ns`` lists them;
+    the kernel names their model, so the console needs nothing of core).
     """
     allowed = allowed_namespaces(user)
     if allowed is not None:
         return sorted(allowed)
-    from core.models import Namespace
-
-    return list(Namespace.objects.order_by("name").values_list("name", flat=True))
+    namespaces = registry.namespace_model()
+    if namespaces is None:
+        return []
+    return list(namespaces._default_manager.order_by("name").values_list("name", flat=True))
 
 
 def current_namespace(request: HttpRequest) -> str:

@@ -2,26 +2,31 @@
 
 Each app's ``api/views.py`` subclasses these with ``resource = ...``; routing
 them at Kubernetes paths is all that is left to its ``api/urls.py``.
+
+Who may call is the access control's business (``registry.access_control()``, which
+``accounts`` sets): how callers authenticate, the permission that checks the roles, and the
+namespaces a caller may list. Without one, nobody is let in. Who acts is kept by
+``kube.actor`` for the audit log.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from django.core.exceptions import RequestDataTooBig
 from django.db import transaction
 from django.http import HttpRequest, HttpResponseBase
-from rest_framework.authentication import SessionAuthentication
+from rest_framework.authentication import BaseAuthentication
 from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.permissions import BasePermission
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.audit import acting_as, set_actor
-from accounts.authentication import TokenAuthentication
-from accounts.roles import KubeAccess, allowed_namespaces
+from kube import registry
+from kube.actor import acting_as, set_actor
 from kube.bodies import (
     APPLY_PATCH,
     JSON_PATCH,
@@ -57,11 +62,28 @@ class JSONOnly(BaseContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
-class KubeAPIView(APIView):
-    """Base of every API view: token or session auth, roles, ``Status`` errors, JSON out."""
+class _NobodyIn(BasePermission):
+    """No access control was registered: refuse every call."""
 
-    authentication_classes = [TokenAuthentication, SessionAuthentication]  # noqa: RUF012
-    permission_classes = [KubeAccess]  # noqa: RUF012
+    def has_permission(self, request: Any, view: Any) -> bool:
+        return False
+
+
+def _allowed_namespaces(user: Any) -> frozenset[str] | None:
+    """Return the namespaces ``user`` may list (None: every one), by the access control."""
+    control = registry.access_control()
+    return control.namespaces(user) if control is not None else frozenset()
+
+
+class KubeAPIView(APIView):
+    """Base of every API view: the access control's auth and roles, ``Status`` errors, JSON.
+
+    A view that names its own ``permission_classes`` (discovery: any signed-in caller) keeps
+    them; the others take the access control's.
+    """
+
+    authentication_classes = []  # noqa: RUF012  (the access control's: get_authenticators)
+    permission_classes = []  # noqa: RUF012  (the access control's, unless a view names its own)
     renderer_classes = [JSONRenderer]  # noqa: RUF012
     parser_classes = []  # noqa: RUF012
     content_negotiation_class = JSONOnly
@@ -70,6 +92,21 @@ class KubeAPIView(APIView):
 
     def get_exception_handler(self) -> Callable[[Exception, dict[str, Any]], Response | None]:
         return exception_handler
+
+    def get_authenticators(self) -> list[BaseAuthentication]:
+        """Return the access control's authenticators (token, then session)."""
+        control = registry.access_control()
+        classes = control.authentication_classes if control is not None else ()
+        return [authentication() for authentication in classes]
+
+    def get_permissions(self) -> Sequence[Any]:
+        """Return the view's own permissions, else the access control's (roles)."""
+        if self.permission_classes:
+            return super().get_permissions()
+        control = registry.access_control()
+        if control is None:
+            return [_NobodyIn()]
+        return [permission() for permission in control.permission_classes]
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         """Serve the call with the writes it makes attributed to its user (audit log).
@@ -216,7 +253,7 @@ class CollectionView(ResourceView):
         """Return what the call selects: the path's namespace, the roles', the selectors."""
         return ListQuery(
             namespace=self.namespace(),
-            allowed_namespaces=allowed_namespaces(request.user),
+            allowed_namespaces=_allowed_namespaces(request.user),
             labels=tuple(parse_label_selector(request.query_params.get("labelSelector"))),
             fields=tuple(
                 parse_field_selector(

@@ -9,9 +9,9 @@ from typing import Any
 
 from django.test import Client
 
-from accounts.audit import acting_as
 from accounts.models import AuditEntry
 from core.models import Node
+from kube.actor import acting_as
 from kubelet.faults import node_cordon
 from queues.models import Queue
 from tests.api.conftest import AUDIT, CONFIGURATIONS, NODES, QUEUES, example_text, token_client
