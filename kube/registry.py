@@ -97,6 +97,7 @@ __all__ = [
     "session_hooks",
     "set_access_control",
     "startup_hooks",
+    "unregister_access",
     "unregister_kind",
 ]
 
@@ -342,6 +343,11 @@ def unregister_kind(group: str, plural: str) -> Entry | None:
         del _REGISTRY.manifests[key]
     _REGISTRY.revision += 1
     return entry
+
+
+def unregister_access(name: str) -> None:
+    """Withdraw the rule of the API name ``name``: nobody may then use it."""
+    _REGISTRY.access.pop(name, None)
 
 
 def add_kind_listener(name: str, listener: KindListener) -> None:

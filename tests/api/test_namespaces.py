@@ -11,7 +11,10 @@ from django.test import Client
 from core.models import Namespace, Pod
 from jobs.models import Job
 from jobs.services import job_submit
+from kube.manifests import load_manifest
 from tests.api.conftest import JOBS
+from tests.training.kit import pytorch
+from training.models import PyTorchJob
 
 pytestmark = pytest.mark.django_db
 
@@ -60,6 +63,21 @@ def test_a_submitter_cannot_create_a_namespace(submitter: Client) -> None:
     assert not Namespace.objects.filter(name="mine").exists()
 
 
+def test_a_missing_namespace_is_named_before_any_invalid_field(operator: Client) -> None:
+    # NamespaceLifecycle admits before the object is read, as in kube-apiserver.
+    body = _job("nowhere")
+    body["spec"]["minAvailable"] = "three"
+    response = operator.post(
+        JOBS.format(ns="nowhere"), json.dumps(body), content_type="application/json"
+    )
+    assert response.status_code == 404
+    assert response.json()["message"] == 'namespaces "nowhere" not found'
+    assert operator.post(
+        JOBS.format(ns="default"), json.dumps({**body, "metadata": {"name": "train"}}),
+        content_type="application/json",
+    ).status_code == 422  # fmt: skip
+
+
 def test_deleting_a_namespace_terminates_it_and_everything_in_it(operator: Client) -> None:
     Namespace.objects.create(name="scratch")
     job = job_submit(manifest=_job("scratch"))
@@ -70,6 +88,20 @@ def test_deleting_a_namespace_terminates_it_and_everything_in_it(operator: Clien
     assert operator.get(f"{NAMESPACES}/scratch").status_code == 404
     assert not Job.objects.filter(namespace="scratch").exists()
     assert not Pod.objects.filter(namespace="scratch").exists()
+
+
+def test_deleting_a_namespace_takes_its_training_jobs_too(operator: Client) -> None:
+    # Every namespaced kind an app registered goes with its namespace (the Kubeflow kinds were
+    # left behind while the cascade named its models by hand).
+    Namespace.objects.create(name="scratch")
+    manifest = pytorch("mnist")
+    manifest["metadata"]["namespace"] = "scratch"
+    loaded = load_manifest(manifest)
+    loaded.kind.apply(loaded)
+    assert PyTorchJob.objects.filter(namespace="scratch").exists()
+    assert operator.delete(f"{NAMESPACES}/scratch").status_code == 200
+    assert not PyTorchJob.objects.filter(namespace="scratch").exists()
+    assert not Namespace.objects.filter(name="scratch").exists()
 
 
 def test_default_may_not_be_deleted(operator: Client) -> None:

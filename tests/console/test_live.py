@@ -12,12 +12,15 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
+from django.utils import timezone
 
 from console import live
 from console.consumers import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED
 from console.routing import websocket_urlpatterns
 from jobs.models import Job
+from kube.actor import acting_as
 from queues.models import Queue
+from scheduler.models import SessionRecord
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -179,6 +182,40 @@ def test_without_redis_a_socket_hears_a_write_made_by_another_process(
         return got
 
     assert asyncio.run(scenario()) == ["jobs.job@team-a"]
+
+
+def _drain(layer: Any, channel: str) -> set[str]:
+    async def drain() -> set[str]:
+        topics: set[str] = set()
+        while True:
+            try:
+                message = await asyncio.wait_for(layer.receive(channel), timeout=0.2)
+            except TimeoutError:
+                return topics
+            topics.update(message["topics"])
+
+    return asyncio.run(drain())
+
+
+def test_without_redis_an_audit_entry_and_a_session_still_reach_pages(
+    console_login: Callable[..., Any],
+) -> None:
+    # The tail reads the change stream only: the writers announce what is not in it
+    # (console.audit, scheduler.session), and leave the stream's own topics to the tail.
+    olga = console_login("olga", "operator").user
+    layer = get_channel_layer()
+
+    async def listen() -> str:
+        channel: str = await layer.new_channel()
+        await layer.group_add(live.GROUP, channel)
+        return channel
+
+    channel = asyncio.run(listen())
+    assert live.tails_stream()
+    with acting_as(olga), transaction.atomic():
+        Queue.objects.create(name="research", weight=2)  # audited: olga created it
+    SessionRecord.objects.create(started_at=timezone.now(), e2e_ms=1.0)
+    assert _drain(layer, channel) == {"console.audit", "scheduler.session"}
 
 
 def test_a_foreign_origin_is_refused(console_login: Callable[..., Any]) -> None:
