@@ -24,10 +24,12 @@ from typing import Any
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
+from accounts.models import NamespaceGrant
 from kube import registry
 from kube.status import KubeError
 
@@ -75,10 +77,6 @@ def allowed_namespaces(user: Any) -> frozenset[str] | None:
         return None
     cached: frozenset[str] | None = getattr(user, "_volcano_namespaces", None)
     if cached is None:
-        from django.db.models import Q
-
-        from accounts.models import NamespaceGrant
-
         grants = NamespaceGrant.objects.filter(
             Q(user=user) | Q(group__in=user.groups.all())
         ).values_list("namespace", flat=True)

@@ -129,7 +129,7 @@ def served_models() -> list[type[models.Model]]:
     """Return every model a watch can be opened on (each served kind's, from the registry).
 
     Secrets too: a DELETED event keeps the Secret's last state (its data) like any other
-    kind's, and only a reader of Secrets may open their watch (``accounts.roles``).
+    kind's, and only a reader of Secrets may open their watch (the ``secrets`` access rule).
     """
     return registry.served_models()
 

@@ -22,18 +22,20 @@ ready:
   node runtimes (``add_runtime``), hooks after it (``add_session_hook``) and start-up chores
   (``add_startup_hook``);
 - the **access control** the API server's views apply (``set_access_control``): how callers are
-  authenticated, which namespaces they may see, and who acts for the audit log.
+  authenticated and which namespaces they may see (who acts is kept by ``kube.actor``).
 
 The kernel (discovery, tables, OpenAPI, the change stream, admission, the store, garbage
 collection, finalizers) and the worker read this module; none of them imports an app. So adding
-a kind touches only its app.
+a kind touches only its app. Whoever must act on each served model (the change stream's and
+garbage collector's receivers, the audit log's) hears of each kind as it is registered
+(``add_kind_listener``), whatever order the apps become ready in.
 
 Registration is idempotent by key (a kind by group and plural, a hook by name), so an app's
 ``ready()`` may run twice (Django's test runner, ``importlib.reload``) without serving a kind
 twice. Kinds keep the order they were first registered in (apps in ``INSTALLED_APPS`` order,
-each app's in its own): discovery lists them so, as kube-apiserver lists a group's resources
-in the order they were installed. ``unregister_kind`` stops serving one (a CRD deleted), which
-tests use to show that a kind is served only because its app registered it.
+each app's in its own), and discovery lists them so: a group's resources in the order its app
+registers them. ``unregister_kind`` stops serving one (a CRD deleted), which tests use to show
+that a kind is served only because its app registered it.
 """
 
 from __future__ import annotations
