@@ -100,15 +100,13 @@ def announce_on_commit(*topics: str) -> None:
     """Tell the commit listeners of free ``topics`` once this transaction commits.
 
     For what changed outside the change stream (an audit entry, a recorded session): a free
-    topic has no ``@`` (``console.audit``). Outside a transaction they go at once.
+    topic has no ``@`` (``console.audit``). They go with this transaction's own commit, or
+    never if it rolls back; outside a transaction, at once.
     """
     if not _listeners or not topics:
         return
-    pending: set[str] | None = getattr(_touched, "topics", None)
-    if pending is None:
-        pending = _touched.topics = set()
-    pending.update(topics)
-    transaction.on_commit(_flush_touched)
+    names = frozenset(topics)
+    transaction.on_commit(lambda: _tell(names))
 
 
 def _flush_touched() -> None:
@@ -116,8 +114,12 @@ def _flush_touched() -> None:
     if not topics:
         return
     _touched.topics = None
+    _tell(frozenset(topics))
+
+
+def _tell(topics: frozenset[str]) -> None:
     for listener in _listeners:
-        listener(frozenset(topics))
+        listener(topics)
 
 
 def model_label(model: type[models.Model]) -> str:

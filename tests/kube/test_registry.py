@@ -17,6 +17,7 @@ from django.test import Client
 from accounts.roles import EVERYONE, OPERATORS
 from accounts.services import token_create
 from apis.errors import ManifestError
+from core.models import PriorityClass
 from kube import registry
 from kube.manifests import load_manifest
 from kube.registry import WRITE_VERBS, AccessRule
@@ -57,10 +58,17 @@ def test_a_kind_registered_at_run_time_is_discovered_and_printed_as_kubectl_asks
                 "verbs": list(WRITE_VERBS), "shortNames": ["wd"],
             }
         ]  # fmt: skip
+        created = operator.post(
+            WIDGETS_PATH,
+            json.dumps({"apiVersion": f"{GROUP}/v1", "kind": "Widget",
+                        "metadata": {"name": "blue"}, "value": 7}),
+            content_type="application/json",
+        )  # fmt: skip
+        assert created.status_code == 201, created.content
         table = operator.get(WIDGETS_PATH, HTTP_ACCEPT=TABLE).json()
         assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Value", "Age"]
         rows = {row["cells"][0]: row["cells"][1] for row in table["rows"]}
-        assert rows["system-cluster-critical"] == 2000000000  # what `kubectl get wd` prints
+        assert rows["blue"] == 7  # what `kubectl get wd` prints
         document = operator.get("/openapi/v2").json()
         assert f"{WIDGETS_PATH}/{{name}}" in document["paths"]
     assert GROUP not in _groups(operator)
@@ -91,6 +99,7 @@ def test_kubectl_gets_a_kind_registered_at_run_time_by_its_short_name(
     settings.ROOT_URLCONF = "tests.kube.registry_kit"
     user = django_user_model.objects.create_superuser("olga", "olga@example.com", "pw-olga")
     _, token = token_create(user=user, name="kubectl")
+    PriorityClass.objects.create(name="blue", value=7)  # a widget, as stored
     cert, key = self_signed(tmp_path)
     relay = TLSRelay(int(live_server.url.rsplit(":", 1)[1]), cert, key).start()
     kubeconfig = _kubeconfig(tmp_path, relay.url, cert, token)
@@ -114,7 +123,7 @@ def test_kubectl_gets_a_kind_registered_at_run_time_by_its_short_name(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["NAME", "VALUE", "AGE"]
-    assert any(line.split()[:2] == ["system-cluster-critical", "2000000000"] for line in lines)
+    assert any(line.split()[:2] == ["blue", "7"] for line in lines)
     assert gone.returncode != 0
     assert 'the server doesn\'t have a resource type "wd"' in gone.stderr
 
