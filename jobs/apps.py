@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
+from kube import registry
+
 
 class JobsConfig(AppConfig):
     """The jobs app."""
@@ -22,3 +24,12 @@ class JobsConfig(AppConfig):
             post_delete.connect(
                 collect_commands, sender=owner, dispatch_uid=f"gc-commands-{owner.__name__}"
             )
+        register_controllers()
+
+
+def register_controllers() -> None:
+    """Have the scheduler worker run the job controller each cycle, first of the controllers."""
+    # Imported once the apps are ready: the controller imports the models.
+    from jobs.controller import reconcile_all
+
+    registry.add_controller(registry.Controller("jobs", reconcile_all, order=10))

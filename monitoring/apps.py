@@ -10,3 +10,17 @@ class MonitoringConfig(AppConfig):
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "monitoring"
+
+    def ready(self) -> None:
+        """Register the history's after-session hooks with the worker (``kube.registry``)."""
+        register_session_hooks()
+
+
+def register_session_hooks() -> None:
+    """Record each session's sample and the nodes' loads; compact in the leader's housekeeping."""
+    # Imported once the apps are ready: the recorder's module imports the history's models.
+    from kube import registry
+    from monitoring.recorder import HISTORY_HOOK, NODE_HISTORY_HOOK
+
+    registry.add_session_hook(HISTORY_HOOK)
+    registry.add_session_hook(NODE_HISTORY_HOOK)

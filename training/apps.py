@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
+from kube import registry
+
 
 class TrainingConfig(AppConfig):
     """The Kubeflow training operator's kinds and their controller."""
@@ -11,3 +13,16 @@ class TrainingConfig(AppConfig):
     name = "training"
     verbose_name = "Training (kubeflow.org)"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        """Register the training operator's controller with the worker (``kube.registry``)."""
+        register_controllers()
+
+
+def register_controllers() -> None:
+    """Have the scheduler worker run the training operator each cycle, after the job controller
+    (the training jobs' PodGroups and pods are reconciled once the VolcanoJobs' are)."""
+    # Imported once the apps are ready: the controller imports the models.
+    from training.controller import reconcile_training_jobs
+
+    registry.add_controller(registry.Controller("training", reconcile_training_jobs, order=20))
