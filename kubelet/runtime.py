@@ -49,8 +49,8 @@ from core.container_lifecycle import (
     restarts_on,
 )
 from core.models import Event, EventType, Pod
+from kube import failpoints
 from kube.changes import record_rows
-from scheduler import failpoints
 from scheduler.cache.events import KUBELET, RowEvents, record_query_events
 
 __all__ = [

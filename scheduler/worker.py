@@ -52,10 +52,9 @@ from datetime import datetime
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from kube import registry
+from kube import failpoints, registry
 from kube.changes import prune_changes
 from kube.registry import SessionHook, SessionReport
-from scheduler import failpoints
 from scheduler.cache import ApplyResult, BindPipeline, Snapshot, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
 from scheduler.cache.wal import checkpoint_after

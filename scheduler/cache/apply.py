@@ -26,8 +26,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from core.models import EventType, Pod
+from kube import failpoints
 from queues.models import PodGroup
-from scheduler import failpoints
 from scheduler.cache.binds import write_binds
 from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter

@@ -33,7 +33,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from core.models import Node, Pod
-from scheduler import failpoints
+from kube import failpoints
 from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, write_rows
