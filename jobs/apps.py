@@ -25,6 +25,7 @@ class JobsConfig(AppConfig):
                 collect_commands, sender=owner, dispatch_uid=f"gc-commands-{owner.__name__}"
             )
         register_controllers()
+        register_eviction_hooks()
 
 
 def register_controllers() -> None:
@@ -33,3 +34,11 @@ def register_controllers() -> None:
     from jobs.controller import reconcile_all
 
     registry.add_controller(registry.Controller("jobs", reconcile_all, order=10))
+
+
+def register_eviction_hooks() -> None:
+    """Hear of every pod deleted by anyone but the job controller (Volcano's ``PodEvicted``)."""
+    # Imported once the apps are ready: the hook imports the models.
+    from jobs.evictions import note_pod_deleted
+
+    registry.add_eviction_hook("core.pod", "jobs.pod-evicted", note_pod_deleted)
