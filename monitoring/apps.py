@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
+from kube import registry
+
 
 class MonitoringConfig(AppConfig):
     """Django's registration of the monitoring app."""
@@ -19,7 +21,6 @@ class MonitoringConfig(AppConfig):
 def register_session_hooks() -> None:
     """Record each session's sample and the nodes' loads; compact in the leader's housekeeping."""
     # Imported once the apps are ready: the recorder's module imports the history's models.
-    from kube import registry
     from monitoring.recorder import HISTORY_HOOK, NODE_HISTORY_HOOK
 
     registry.add_session_hook(HISTORY_HOOK)
