@@ -1,4 +1,5 @@
-"""The kernel's rows and bases: ObjectMeta, the change stream, generations, owner links.
+"""The kernel's rows and bases: ObjectMeta, the change stream, generations, owner links, and
+the failpoints armed for every process (``kube.failpoints``).
 
 ``ObjectMeta`` and ``KubeObject`` are the abstract bases of every Kubernetes object row (each
 app's models subclass them). The change stream: one row per write of a Kubernetes object, in
