@@ -195,10 +195,7 @@ def run_case(case: Any) -> dict[str, float]:
         if binds.sent
         else ""
     )
-    actions = ", ".join(
-        f"{k.split('.', 1)[1]} {v * 1000:.0f}" for k, v in decisions.timings.items()
-        if k.startswith("action.")
-    )  # fmt: skip
+    actions = ", ".join(f"{k} {v * 1000:.0f}" for k, v in decisions.timings.actions.items())
     print(
         f"  {case.label}: {len(snapshot.cluster.nodes)} nodes, {len(snapshot.pods)} pods "
         f"(loaded in {load_s:.1f} s)\n"

@@ -69,17 +69,14 @@ def run_case(case: Case, *, profiler: cProfile.Profile | None) -> None:
     if profiler is not None:
         profiler.disable()
     timings = decisions.timings
-    session = timings["session"]
+    session = timings.session
     bound = len(decisions.binds)
-    actions = ", ".join(
-        f"{k.removeprefix('action.')} {v * 1000:.1f}"
-        for k, v in timings.items()
-        if k.startswith("action.")
-    )
+    actions = ", ".join(f"{k} {v * 1000:.1f}" for k, v in timings.actions.items())
     plugins = ", ".join(
-        f"{k.removeprefix('plugin.')} {v * 1000:.1f}"
-        for k, v in timings.items()
-        if k.startswith("plugin.") and v >= 0.0005
+        f"{name}.{hook} {v * 1000:.1f}"
+        for hook, by_plugin in (("open", timings.plugins_open), ("close", timings.plugins_close))
+        for name, v in by_plugin.items()
+        if v >= 0.0005
     )
     rate = bound / session if session else 0.0
     print(
@@ -107,7 +104,7 @@ def _run_after(case: Case, conf: SchedulerConf, first: Decisions) -> None:
     placed = sum(1 for key in first.pipelined if decisions.binds.get(key))
     print(
         f"  next session, the {len(first.evictions)} victims gone: session "
-        f"{decisions.timings['session'] * 1000:.1f} ms, cpu {cpu * 1000:.1f} ms | bound "
+        f"{decisions.timings.session * 1000:.1f} ms, cpu {cpu * 1000:.1f} ms | bound "
         f"{len(decisions.binds)} ({placed} of the {len(first.pipelined)} pipelined) | "
         f"evictions {len(decisions.evictions)} | still pending {len(decisions.unschedulable)} jobs"
     )
@@ -123,9 +120,7 @@ def run_q(seed: int) -> None:
         f"max {max(walls, default=0) * 1000:.1f} ms; snapshots {result.snapshot_wall:.1f} s total"
     )
     print(f"  bound {result.bound} | enqueued {result.enqueued} jobs")
-    actions = ", ".join(
-        f"{k.removeprefix('action.')} {v:.2f} s" for k, v in result.action_walls.items()
-    )
+    actions = ", ".join(f"{k} {v:.2f} s" for k, v in result.action_walls.items())
     print(f"  actions total: {actions}")
     for kind, waits in result.wait_by_class.items():
         mean = sum(waits) / len(waits) if waits else float("nan")

@@ -19,7 +19,7 @@ import django
 
 django.setup()
 
-from scheduler import failpoints  # noqa: E402
+from kube import failpoints  # noqa: E402
 
 N = 2_000_000
 

@@ -5,8 +5,8 @@ nodes, 8 queues, 400 mixed jobs). Each run builds the M-mixed snapshot twice and
 pure engine plus the history's database write (a fresh SQLite file):
 
 - *before*: ``run_session(report_shares=True)``, what the worker ran before the history;
-- *after*: the same session with the DRF observer, then ``record_session`` (sample built,
-  compressed, one row written), then what the worker adds for the Nodes pages and their
+- *after*: the same session with the DRF observer, then ``build_sample`` and
+  ``record_session`` (sample built, compressed, one row written), then what the worker adds for the Nodes pages and their
   history: ``record_node_sample`` (every node's load in one row; due every
   ``VOLCANO_HISTORY_NODE_PERIOD``, timed here at every session, the worst case), part of the
   recording, and ``store_node_loads`` (every node's load onto the node rows, one UPDATE of
@@ -14,7 +14,7 @@ pure engine plus the history's database write (a fresh SQLite file):
   the queues' shares, printed on its own line and not counted as recording.
 
 Prints the median of each; the verdict uses the recording's own time (the observer's calls
-plus ``record_session``), measured inside the *after* runs, since two whole sessions on a
+plus ``build_sample`` and ``record_session``), measured inside the *after* runs, since two whole sessions on a
 shared machine differ by more than 5% from load alone. Then the sample's stored size, then the size of a week
 at the default tiers for 100 queues and 10,000 running jobs (one synthetic sample of that
 size, times 3,600 + 1,440 + 1,008 rows) and how long reading a day of it (1,440 per-minute
@@ -46,7 +46,7 @@ class _TimedSampler:
     """The DRF observer, timed (its cost is inside the session's)."""
 
     def __init__(self) -> None:
-        from monitoring.sample import DrfSampler
+        from scheduler.session_sample import DrfSampler
 
         self.sampler = DrfSampler(top=50)
         self.seconds = 0.0
@@ -91,6 +91,7 @@ def _time_sessions(
     from monitoring.recorder import record_session
     from scheduler.engine import load_conf, run_session
     from scheduler.load_status import store_node_loads
+    from scheduler.session_sample import build_sample
 
     settings.VOLCANO_HISTORY_NODE_PERIOD = 0
 
@@ -118,11 +119,11 @@ def _time_sessions(
         loads = {pk: (c + run, m, g, p) for pk, (c, m, g, p) in _node_loads(cluster, pks).items()}
         paused = time.perf_counter() - started - e2e_ms / 1000
         began = time.perf_counter()
-        record_session(
-            now=datetime.now(UTC), cluster=cluster, decisions=decisions,
-            job_shares=timed.sampler.shares, e2e_ms=e2e_ms, binds=len(decisions.binds),
-            evictions=len(decisions.evictions),
+        sample = build_sample(
+            cluster=cluster, decisions=decisions, job_shares=timed.sampler.shares,
+            e2e_ms=e2e_ms, binds=len(decisions.binds), evictions=len(decisions.evictions),
         )  # fmt: skip
+        record_session(now=datetime.now(UTC), sample=sample)
         nodes_began = time.perf_counter()
         record_node_sample(loads, now=datetime.now(UTC))
         ended = time.perf_counter()

@@ -131,7 +131,7 @@ def main() -> None:
         began = time.perf_counter()
         runtime.tick(now=now, config=settings)
         t1 = time.perf_counter()
-        worker.reconcile_jobs(now)  # what run_once does first (step 1)
+        worker.reconcile_controllers(now)  # what run_once does first (step 1)
         t2 = time.perf_counter()
         summary = worker.run_once(now=now, reconcile=False)
         t3 = time.perf_counter()

@@ -121,10 +121,9 @@ def run_queueing(
             cluster = _snapshot(now, live, queues)
             result.snapshot_wall += time.perf_counter() - started
             decisions = run_session(cluster, conf, uid=f"q-{result.sessions}")
-            result.session_walls.append(decisions.timings["session"])
-            for key, value in decisions.timings.items():
-                if key.startswith("action."):
-                    result.action_walls[key] = result.action_walls.get(key, 0.0) + value
+            result.session_walls.append(decisions.timings.session)
+            for name, value in decisions.timings.actions.items():
+                result.action_walls[name] = result.action_walls.get(name, 0.0) + value
             result.sessions += 1
             result.enqueued += len(decisions.enqueued)
             by_name = {f"bench/{j.name}": j for j in live}

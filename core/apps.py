@@ -14,15 +14,17 @@ class CoreConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Order node deletions after binds (``core.node_deletion``)."""
-        self.register()
+        """Serve the v1 kinds (``kube.registry``); order node deletions after binds."""
         from core import node_deletion
 
         node_deletion.connect()
+        register_kinds()
 
-    def register(self) -> None:
-        """Register the v1 kinds and the namespace machinery (``core.api.kinds``)."""
-        # Models load only once the apps are ready: the registration module imports them.
-        from core.api import kinds
 
-        kinds.register()
+def register_kinds() -> None:
+    """Serve the v1 kinds and the namespace machinery (NamespaceLifecycle, a bundle's
+    namespaces, a terminating namespace that finishes once empty)."""
+    # Imported once the apps are ready: the kinds import the models.
+    from core.api import kinds
+
+    kinds.register()

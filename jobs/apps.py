@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
+from kube import registry
+
 
 class JobsConfig(AppConfig):
     """The jobs app."""
@@ -13,7 +15,6 @@ class JobsConfig(AppConfig):
 
     def ready(self) -> None:
         """Register with the kernel; collect a deleted job's or queue's Commands."""
-        self.register()
         from django.db.models.signals import post_delete
 
         from jobs.garbage import collect_commands
@@ -24,10 +25,30 @@ class JobsConfig(AppConfig):
             post_delete.connect(
                 collect_commands, sender=owner, dispatch_uid=f"gc-commands-{owner.__name__}"
             )
+        register_kinds()
+        register_controllers()
+        register_eviction_hooks()
 
-    def register(self) -> None:
-        """Register this app's kinds and eviction hook with the kernel (``jobs.api.kinds``)."""
-        # Models load only once the apps are ready: the registration module imports them.
-        from jobs.api import kinds
 
-        kinds.register()
+def register_kinds() -> None:
+    """Serve Job and Command: discovery names, printer columns, access rules, apply order."""
+    # Imported once the apps are ready: the kinds import the models.
+    from jobs.api import kinds
+
+    kinds.register()
+
+
+def register_controllers() -> None:
+    """Have the scheduler worker run the job controller each cycle, first of the controllers."""
+    # Imported once the apps are ready: the controller imports the models.
+    from jobs.controller import reconcile_all
+
+    registry.add_controller(registry.Controller("jobs", reconcile_all, order=10))
+
+
+def register_eviction_hooks() -> None:
+    """Hear of every pod deleted by anyone but the job controller (Volcano's ``PodEvicted``)."""
+    # Imported once the apps are ready: the hook imports the models.
+    from jobs.evictions import note_pod_deleted
+
+    registry.add_eviction_hook("core.pod", "jobs.pod-evicted", note_pod_deleted)

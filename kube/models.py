@@ -1,4 +1,5 @@
-"""The kernel's rows and bases: ObjectMeta, the change stream, generations, owner links.
+"""The kernel's rows and bases: ObjectMeta, the change stream, generations, owner links, and
+the failpoints armed for every process (``kube.failpoints``).
 
 ``ObjectMeta`` and ``KubeObject`` are the abstract bases of every Kubernetes object row (each
 app's models subclass them). The change stream: one row per write of a Kubernetes object, in
@@ -17,13 +18,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.db import models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 
 from kube.validators import validate_dns1123_label, validate_dns1123_subdomain
 
 __all__ = [
     "ChangeEvent",
     "ChangeType",
+    "Failpoint",
     "Generation",
     "KubeObject",
     "ObjectMeta",
@@ -159,3 +161,44 @@ class OwnerLink(models.Model):
     def __str__(self) -> str:
         where = f"{self.dependent_namespace}/" if self.dependent_namespace else ""
         return f"{self.owner_uid} owns {self.dependent_kind} {where}{self.dependent_name}"
+
+
+class Failpoint(models.Model):
+    """A failpoint armed for every process (``manage.py failpoint``; ``kube/failpoints.py``).
+
+    ``times`` None fires at every hit; a number fires that many times in all processes together.
+    """
+
+    name = models.CharField(max_length=64, unique=True)
+    action = models.CharField(max_length=16, blank=True)
+    value = models.FloatField(default=0)
+    match = models.CharField(max_length=253, blank=True)
+    times = models.PositiveIntegerField(null=True, blank=True)
+    armed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"failpoint {self.name}={self.action}"
+
+    @staticmethod
+    def shared_counts() -> bool:
+        """Return True where ``use`` can count across processes (PostgreSQL)."""
+        return connection.vendor == "postgresql"
+
+    @classmethod
+    def use(cls, pk: int) -> bool:
+        """Take one of the row's ``times`` (PostgreSQL only); False when none is left.
+
+        On a connection of its own, committed at once, so that a kill right after (which rolls
+        back the caller's transaction) cannot give the firing back.
+        """
+        own = connections.create_connection(DEFAULT_DB_ALIAS)
+        try:
+            with own.cursor() as cursor:
+                cursor.execute(
+                    f"UPDATE {cls._meta.db_table} SET times = times - 1 "
+                    "WHERE id = %s AND times > 0",
+                    [pk],
+                )
+                return bool(cursor.rowcount == 1)
+        finally:
+            own.close()

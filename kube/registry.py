@@ -230,14 +230,16 @@ class SessionReport:
     """What one scheduling session leaves for the apps that keep its figures.
 
     Plain data, so that an app below the scheduler reads it without the engine's types:
-    ``sample`` is the session's figures in the history's layout (``monitoring/__init__.py``),
-    present when a hook's ``wants_sample`` asked for it; ``node_loads`` maps each node to its
-    requested ``cpu``, ``memory``, ``gpu`` (milli-units) and ``pods`` after the session.
+    ``sample`` is the session's figures in the history's layout (``monitoring/__init__.py``;
+    built by ``scheduler.session_sample``, less the layout's version and latency buckets, which
+    the history adds), present when a hook's ``wants_sample`` asked for it; ``node_loads`` maps
+    each node's primary key to what its pods request after the session: ``(cpu, memory, gpu)``
+    in milli-units and the pod count (``scheduler.load_status.NodeLoads``).
     """
 
     now: datetime
     sample: Mapping[str, Any] | None = None
-    node_loads: Mapping[str, Mapping[str, int]] | None = None
+    node_loads: Mapping[int, tuple[int, int, int, int]] | None = None
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from core.models import Node, Pod
-from jobs.evictions import note_pod_deleted
+from kube import registry
 from kube.admin_kit import META_FIELDS
 from kube.forms import ResourceListField, format_resource_list
-from scheduler.services import node_cordon, node_down, node_up, pod_evict, pod_fail
+from kubelet.faults import node_cordon, node_down, node_up, pod_evict, pod_fail
 
 
 class NodeForm(forms.ModelForm):  # type: ignore[type-arg]
@@ -106,14 +106,15 @@ class PodAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         done = sum(pod_evict(pod=pod) for pod in queryset)
         self.message_user(request, f"{done} pod(s) evicted.")
 
-    # Deleting a job's pod here is an eviction, as through the API (jobs.evictions).
+    # Deleting a job's pod here is an eviction, as through the API: the pod's eviction hooks
+    # hear of it in the deleting transaction (kube.registry; the jobs app's: jobs.evictions).
     def delete_model(self, request: HttpRequest, obj: Pod) -> None:
         with transaction.atomic():
-            note_pod_deleted(obj)
+            registry.evicted(obj)
             super().delete_model(request, obj)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Pod]) -> None:
         with transaction.atomic():
             for pod in queryset:
-                note_pod_deleted(pod)
+                registry.evicted(pod)
             super().delete_queryset(request, queryset)

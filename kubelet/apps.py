@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
+from kube import registry
+
 
 class KubeletConfig(AppConfig):
     """The simulated kubelet: containers, faults, logs and metrics.k8s.io."""
@@ -13,12 +15,23 @@ class KubeletConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Register with the kernel."""
-        self.register()
+        """Register the kubelet's API names and the simulated runtime (``kube.registry``)."""
+        register_access()
+        register_runtimes()
 
-    def register(self) -> None:
-        """Register this app's API names with the kernel (``kubelet.api.access``)."""
-        # Models load only once the apps are ready: the registration module imports them.
-        from kubelet.api import access
 
-        access.register()
+def register_access() -> None:
+    """Say who may read pods' logs and inject faults; list metrics.k8s.io in discovery."""
+    # Imported once the apps are ready: the API modules import the models.
+    from kubelet.api import access
+
+    access.register()
+
+
+def register_runtimes() -> None:
+    """Have the embedded scheduler loop tick the simulated kubelet each period (the distributed
+    mode ticks it from Celery beat instead: ``kubelet.tasks.runtime_tick``)."""
+    # Imported once the apps are ready: the runtime imports the models.
+    from kubelet.runtime import tick
+
+    registry.add_runtime("kubelet.simulated", tick)

@@ -49,9 +49,9 @@ from core.container_lifecycle import (
     restarts_on,
 )
 from core.models import Event, EventType, Pod
+from core.row_events import KUBELET, RowEvents, record_query_events
+from kube import failpoints
 from kube.changes import record_rows
-from scheduler import failpoints
-from scheduler.cache.events import KUBELET, RowEvents, record_query_events
 
 __all__ = [
     "DURATION_ANNOTATION",

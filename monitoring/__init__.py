@@ -1,11 +1,12 @@
 """The scheduler's recorded history: what charts read, kept in the database, no extra service.
 
-What is recorded, after every session (``monitoring.recorder.record_session``, called by the
-worker): each queue's allocated, deserved, guarantee and capability per resource (milli-units,
+What is recorded, after every session (``monitoring.recorder.record_session``, run by the
+worker through the after-session hook this app registers; the scheduler builds the figures,
+``scheduler.session_sample``): each queue's allocated, deserved, guarantee and capability per resource (milli-units,
 as the engine holds them), its share (the sharing plugin's: proportion or capacity), weight and
 PodGroups Pending/Inqueue/Running and pods pending and running; the running jobs' DRF shares (the top N jobs with their
 dominant resource, and per queue the count, mean and max share), read from the drf plugin by a
-session observer that changes nothing; the session's end-to-end, per-action and per-plugin
+session observer that changes nothing (the scheduler's); the session's end-to-end, per-action and per-plugin
 latency, also as counts in Volcano's latency buckets (``monitoring.latency``); binds, evictions (in total, by action: preempt, reclaim, and by queue), pipelined pods and
 unschedulable jobs and tasks.
 

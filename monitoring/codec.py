@@ -48,7 +48,7 @@ def _part(value: Any) -> bytes:
 
 
 def encode(data: dict[str, Any]) -> bytes:
-    """Return ``data`` (the layout of ``monitoring.sample``) packed and compressed.
+    """Return ``data`` (the layout ``monitoring/__init__.py`` describes) packed and compressed.
 
     Three parts, each compressed on its own behind a 4-byte length: the queues (layout JSON
     plus the blocks), the session's figures (latency, counts) and the DRF shares. A chart
@@ -145,7 +145,7 @@ class QueueBlocks:
     amount_block: np.ndarray  # field x queue x resource, int64
 
     def queues(self) -> dict[str, Any]:
-        """Return the columns as lists (the layout of ``monitoring.sample``)."""
+        """Return the columns as lists (the layout ``monitoring/__init__.py`` describes)."""
         queues: dict[str, Any] = {"name": list(self.names)}
         queues.update(zip(self.scalars, self.scalar_block.tolist(), strict=True))
         queues.update(zip(self.amounts, self.amount_block.tolist(), strict=True))

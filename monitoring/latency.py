@@ -6,7 +6,7 @@ its sessions, so p50/p95/p99 over a day or a week were quantiles of means, not o
 Each sample now also counts its sessions per latency bucket, for the session (end to end),
 each action and each plugin, with the bucket boundaries ``/metrics`` exports for
 ``volcano_e2e_scheduling_latency_milliseconds``, ``volcano_action_scheduling_latency_milliseconds``
-and ``volcano_plugin_scheduling_latency_milliseconds`` (``scheduler.metrics.HISTOGRAMS``).
+and ``volcano_plugin_scheduling_latency_milliseconds`` (``apis.histograms.HISTOGRAMS``).
 Counts add up exactly when samples merge, so a week's point holds the distribution of its
 sessions to within one bucket.
 
@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from scheduler.metrics import HISTOGRAMS
+from apis.histograms import HISTOGRAMS
 
 __all__ = [
     "BOUNDS",

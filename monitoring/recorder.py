@@ -1,12 +1,20 @@
 """Writing the history: one sample per session, then roll-ups and retention by the worker.
 
+The worker knows none of this: the monitoring app registers two after-session hooks in its
+``ready()`` (``kube.registry.add_session_hook``): ``HISTORY_HOOK`` stores the sample the
+scheduler built of the session (``scheduler.session_sample``, handed over as plain data in
+``SessionReport.sample``) and rolls the history up in the leader's housekeeping;
+``NODE_HISTORY_HOOK`` stores every node's load when a node sample is due
+(``monitoring.node_history``).
+
 Settings (Django settings or the environment):
 
 - ``VOLCANO_HISTORY_ENABLED`` (default on): record a sample after each session.
 - ``VOLCANO_HISTORY_TIERS`` (default ``0:3600,60:86400,600:604800``): ``resolution:keep``
   seconds per tier, finest first; 0 is one sample per session. Each tier is built from the
   one before it, so each tier must keep at least the next tier's resolution.
-- ``VOLCANO_HISTORY_TOP_JOBS`` (default 50): running jobs whose DRF share is kept per sample.
+- ``VOLCANO_HISTORY_TOP_JOBS`` (default 50): running jobs whose DRF share is kept per sample
+  (read by the scheduler, which reads the shares: ``scheduler.session_sample.top_jobs``).
 - ``VOLCANO_HISTORY_COMPACT_PERIOD`` (default 60 s): how often the worker rolls up and prunes.
 """
 
@@ -15,7 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
@@ -25,19 +33,20 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
+from kube.registry import SessionHook, SessionReport
+from monitoring.latency import histogram
 from monitoring.merge import merge_samples
 from monitoring.models import HistorySample, decode, encode
-from monitoring.node_history import compact_node_history
-from monitoring.sample import DrfSampler, JobShares, build_sample
-from scheduler.engine.api.cluster_info import ClusterInfo
-from scheduler.engine.framework.decisions import Decisions
+from monitoring.node_history import compact_node_history, record_node_sample
 
 __all__ = [
+    "HISTORY_HOOK",
     "HISTORY_TOPIC",
+    "NODE_HISTORY_HOOK",
+    "VERSION",
     "Tier",
     "compact_history",
     "history_enabled",
-    "make_sampler",
     "maybe_compact_history",
     "record_session",
     "tiers",
@@ -48,6 +57,7 @@ DEFAULT_TIERS = "0:3600,60:86400,600:604800"
 # The live topic after which a new sample is there: the session's own (``SessionRecord`` is
 # saved just before its sample), so recording adds no message of its own to a session.
 HISTORY_TOPIC = "scheduler.session"
+VERSION = 1  # the layout of a sample's data (``monitoring/__init__.py``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,32 +104,49 @@ def tiers() -> list[Tier]:
     return out
 
 
-def make_sampler() -> DrfSampler | None:
-    """Return the session observer that copies DRF shares, or None when history is off."""
-    if not history_enabled():
-        return None
-    return DrfSampler(top=int(_setting("VOLCANO_HISTORY_TOP_JOBS", "50")))
-
-
-def record_session(
-    *,
-    now: datetime,
-    cluster: ClusterInfo,
-    decisions: Decisions,
-    job_shares: JobShares | None,
-    e2e_ms: float,
-    binds: int,
-    evictions: int,
-) -> HistorySample:
+def record_session(*, now: datetime, sample: Mapping[str, Any]) -> HistorySample:
     """Store one session's sample (resolution 0) and return it.
 
-    Open Metrics pages refresh on the session's topic (``HISTORY_TOPIC``) and extend their charts.
+    ``sample`` holds the session's figures as the scheduler built them; stored with the
+    layout's version and, beside the latencies, their count per Volcano latency bucket
+    (``monitoring.latency``), so roll-ups keep the distribution. Open Metrics pages refresh on
+    the session's topic (``HISTORY_TOPIC``) and extend their charts.
     """
-    data = build_sample(
-        cluster=cluster, decisions=decisions, job_shares=job_shares, e2e_ms=e2e_ms,
-        binds=binds, evictions=evictions,
-    )  # fmt: skip
+    latency = sample["latency"]
+    data = {
+        "v": VERSION,
+        **sample,
+        "latency": {
+            **latency,
+            "hist": histogram(latency["e2e"], latency["actions"], latency["plugins"]),
+        },
+    }
     return HistorySample.objects.create(at=now, resolution=0, samples=1, data=encode(data))
+
+
+def _record_sample(report: SessionReport) -> None:
+    """After a session: store its sample (the worker builds one when ``history_enabled``)."""
+    if report.sample is not None:
+        record_session(now=report.now, sample=report.sample)
+
+
+def _record_nodes(report: SessionReport) -> None:
+    """After a session: store every node's load when a node sample is due."""
+    if report.node_loads is not None and history_enabled():
+        record_node_sample(report.node_loads, now=report.now)
+
+
+def _housekeeping(now: datetime) -> None:
+    maybe_compact_history(now=now)
+
+
+HISTORY_HOOK = SessionHook(
+    name="monitoring.history",
+    after=_record_sample,
+    wants_sample=history_enabled,
+    housekeeping=_housekeeping,
+)
+NODE_HISTORY_HOOK = SessionHook(name="monitoring.node-history", after=_record_nodes)
 
 
 def _bucket(at: datetime, resolution: int) -> datetime:

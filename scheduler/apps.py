@@ -7,14 +7,6 @@ from typing import Any
 from django.apps import AppConfig
 
 
-def _session_recorded(sender: Any, **kwargs: Any) -> None:
-    """``post_save`` of ``SessionRecord``: pages showing sessions refresh after commit."""
-    # The change stream imports the kernel's models, which load only once apps are ready.
-    from kube.changes import announce_on_commit
-
-    announce_on_commit("scheduler.session")
-
-
 class SchedulerConfig(AppConfig):
     """The scheduler app."""
 
@@ -23,23 +15,38 @@ class SchedulerConfig(AppConfig):
 
     def ready(self) -> None:
         """Order node deletions after binds; start the embedded loop if asked (``make run``)."""
-        self.register()
         from core import node_deletion
         from scheduler import embedded
 
+        register_kinds()
+        register_session_topic()
         node_deletion.connect()
         embedded.start()
 
-    def register(self) -> None:
-        """Register with the kernel: the configuration's manifest, loader and API name, and
-        the ``scheduler.session`` topic announced for each recorded session."""
-        # Models load only once the apps are ready: the registration modules import them.
-        from django.db.models.signals import post_save
 
-        from scheduler.api import kinds
-        from scheduler.models import SessionRecord
+def register_kinds() -> None:
+    """Register the configuration's manifest, its ``.conf`` loader and its API resource."""
+    # Imported once the apps are ready: the manifests import the models.
+    from scheduler.api import kinds
 
-        kinds.register()
-        post_save.connect(
-            _session_recorded, sender=SessionRecord, dispatch_uid="scheduler-session-topic"
-        )
+    kinds.register()
+
+
+def register_session_topic() -> None:
+    """Announce ``scheduler.session`` after each recorded session: pages showing sessions
+    refresh (through the change stream's commit hook, which the console passes on)."""
+    # Imported once the apps are ready: both import models.
+    from django.db.models.signals import post_save
+
+    from scheduler.models import SessionRecord
+
+    post_save.connect(
+        _session_recorded, sender=SessionRecord, dispatch_uid="scheduler-session-topic"
+    )
+
+
+def _session_recorded(sender: Any, **kwargs: Any) -> None:
+    # Imported at the first session, long after the apps are ready: the stream imports models.
+    from kube.changes import announce_on_commit
+
+    announce_on_commit("scheduler.session")

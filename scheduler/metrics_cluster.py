@@ -17,11 +17,11 @@ from typing import Any
 
 from django.db.models import Count, Min, Sum
 
+from apis.histograms import exp_range
 from apis.prometheus_text import Family
 from core.models import Node, Pod
 from jobs.models import Job
 from queues.models import PodGroup, Queue
-from scheduler.metrics import exp_range
 
 __all__ = ["cluster_families", "water_fill"]
 

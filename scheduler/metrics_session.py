@@ -41,14 +41,13 @@ def observe_session(
     # 1. Latencies of the session, its actions and its plugins.
     state.observe("volcano_e2e_scheduling_latency_milliseconds", (), [e2e_ms])
     state.observe("volcano_open_session_duration_milliseconds", (), [open_ms])
-    for key, seconds in decisions.timings.items():
-        parts = key.split(".")
-        if parts[0] == "action" and len(parts) == 2:
-            state.observe("volcano_action_scheduling_latency_milliseconds", (parts[1],),
-                          [seconds * 1000])  # fmt: skip
-        elif parts[0] == "plugin" and len(parts) == 3:
-            hook = "OnSessionOpen" if parts[2] == "open" else "OnSessionClose"
-            state.observe("volcano_plugin_scheduling_latency_milliseconds", (parts[1], hook),
+    timings = decisions.timings
+    for name, seconds in timings.actions.items():
+        state.observe("volcano_action_scheduling_latency_milliseconds", (name,), [seconds * 1000])
+    for hook, by_plugin in (("OnSessionOpen", timings.plugins_open),
+                            ("OnSessionClose", timings.plugins_close)):  # fmt: skip
+        for name, seconds in by_plugin.items():
+            state.observe("volcano_plugin_scheduling_latency_milliseconds", (name, hook),
                           [seconds * 1000])  # fmt: skip
     state.observe("volcano_scheduling_stage_duration_milliseconds", ("Bind",),
                   [applied.seconds * 1000])  # fmt: skip

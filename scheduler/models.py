@@ -1,5 +1,5 @@
-"""The scheduler's own rows: SchedulerConfiguration (versioned, one active), SessionRecord,
-the leader lease and armed failpoints.
+"""The scheduler's own rows: SchedulerConfiguration (versioned, one active), SessionRecord
+and the leader lease.
 
 Resource lists (capacity, allocatable) are JSON objects of canonical milli-unit
 integers (``{"cpu": 4000, "memory": 8589934592000}``), written by the one
@@ -12,11 +12,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db import models
 from django.db.models import Q
 
 __all__ = [
-    "Failpoint",
     "LeaderLease",
     "SchedulerConfiguration",
     "SessionRecord",
@@ -118,44 +117,3 @@ class LeaderLease(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} held by {self.holder or 'nobody'}"
-
-
-class Failpoint(models.Model):
-    """A failpoint armed for every process (``manage.py failpoint``; ``scheduler/failpoints.py``).
-
-    ``times`` None fires at every hit; a number fires that many times in all processes together.
-    """
-
-    name = models.CharField(max_length=64, unique=True)
-    action = models.CharField(max_length=16, blank=True)
-    value = models.FloatField(default=0)
-    match = models.CharField(max_length=253, blank=True)
-    times = models.PositiveIntegerField(null=True, blank=True)
-    armed_at = models.DateTimeField(auto_now=True)
-
-    def __str__(self) -> str:
-        return f"failpoint {self.name}={self.action}"
-
-    @staticmethod
-    def shared_counts() -> bool:
-        """Return True where ``use`` can count across processes (PostgreSQL)."""
-        return connection.vendor == "postgresql"
-
-    @classmethod
-    def use(cls, pk: int) -> bool:
-        """Take one of the row's ``times`` (PostgreSQL only); False when none is left.
-
-        On a connection of its own, committed at once, so that a kill right after (which rolls
-        back the caller's transaction) cannot give the firing back.
-        """
-        own = connections.create_connection(DEFAULT_DB_ALIAS)
-        try:
-            with own.cursor() as cursor:
-                cursor.execute(
-                    f"UPDATE {cls._meta.db_table} SET times = times - 1 "
-                    "WHERE id = %s AND times > 0",
-                    [pk],
-                )
-                return bool(cursor.rowcount == 1)
-        finally:
-            own.close()

@@ -1,19 +1,24 @@
 """The scheduler worker: ``run_once`` is one scheduling cycle; ``EmbeddedWorker`` repeats it.
 
 Volcano's counterpart: ``pkg/scheduler/scheduler.go`` (``runOnce`` every ``schedulePeriod``) plus
-the controller-manager's sync loop, which here runs first in the same cycle. One cycle, in order:
+the controller-manager's sync loop, which here runs first in the same cycle. The worker imports
+no app: it runs what the apps registered in ``kube.registry`` (controllers, node runtimes,
+after-session hooks, start-up chores). One cycle, in order:
 
-1. The job controller reconciles (Jobs → PodGroups and Pods, phases, policies, Commands).
+1. The registered controllers reconcile, in their order (the job controller: Jobs → PodGroups
+   and Pods, phases, policies, Commands; then the training operator's).
 2. The cache reads one consistent snapshot.
 3. The engine runs the active configuration's actions and plugins on it.
 4. The cache writes the decisions in one transaction, refusing stale rows (on PostgreSQL a
    session's binds are sent in batches while step 3 still runs, in that same transaction).
-   Then the shares (``queues.share_status``) and each node's load (``scheduler.load_status``)
+   Then the shares (``scheduler.queue_status``) and each node's load (``scheduler.load_status``)
    the session ends with are stored for the pages.
 5. The session is recorded (``SessionRecord``, kept at most ``VOLCANO_SESSION_RETENTION``
-   records and ``VOLCANO_SESSION_TTL`` seconds, ``retention``), its sample added to
-   the history (``monitoring``: queues, DRF shares, latencies, counts; every node's load at
-   most once per ``VOLCANO_HISTORY_NODE_PERIOD``) and its metrics stored.
+   records and ``VOLCANO_SESSION_TTL`` seconds, ``retention``) and its metrics stored; the
+   after-session hooks get a ``SessionReport`` (the monitoring app adds the session's sample to
+   the history: queues, DRF shares, latencies, counts, built here by
+   ``scheduler.session_sample``; every node's load at most once per
+   ``VOLCANO_HISTORY_NODE_PERIOD``).
 
 On SQLite the write-ahead log is checkpointed after step 5, not inside step 4's commit
 (``cache.wal``).
@@ -21,13 +26,16 @@ On SQLite the write-ahead log is checkpointed after step 5, not inside step 4's 
 After the cycle, at most once per ``VOLCANO_CHANGE_PRUNE_PERIOD`` (default 60 s), the leader
 deletes the watch change stream's events older than ``VOLCANO_CHANGE_RETENTION`` (default 900 s,
 etcd's default compaction interval, so watches from older versions get 410 Expired and relist).
-In the same pass, at most once per ``VOLCANO_HISTORY_COMPACT_PERIOD`` (default 60 s), the history
-is rolled up into its coarser tiers and pruned (``monitoring.recorder``).
+In the same pass each after-session hook does its housekeeping (the history, at most once per
+``VOLCANO_HISTORY_COMPACT_PERIOD``, default 60 s, is rolled up into its coarser tiers and
+pruned: ``monitoring.recorder``).
 
 Two ways to run it, one code path: ``EmbeddedWorker`` is a thread in the server process (``make
-run``) that also plays the simulated kubelet (``runtime.tick``) each period; in the distributed
-mode Celery beat sends ``scheduler.tasks.schedule`` every period and whichever worker holds the
-lease runs the cycle (``run_leader_cycle``).
+run``) that also ticks the registered node runtimes (the simulated kubelet) each period; in the
+distributed mode Celery beat sends ``scheduler.tasks.schedule`` every period and whichever worker
+holds the lease runs the cycle (``run_leader_cycle``). A controller that fails fails its cycle
+(recorded, the next period tries again); a failing hook, runtime or start-up chore is logged and
+the cycle goes on.
 """
 
 from __future__ import annotations
@@ -44,19 +52,14 @@ from datetime import datetime
 from django.conf import settings
 from django.db import close_old_connections, connection
 
+from kube import failpoints, registry
 from kube.changes import prune_changes
-from kubelet import runtime
-from monitoring.node_history import record_node_sample
-from monitoring.recorder import make_sampler, maybe_compact_history, record_session
-from monitoring.sample import DrfSampler
-from queues.share_status import store_shares
-from scheduler import failpoints
-from scheduler.cache import ApplyResult, BindPipeline, apply_decisions, read_snapshot
+from kube.registry import SessionHook, SessionReport
+from scheduler.cache import ApplyResult, BindPipeline, Snapshot, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
 from scheduler.cache.wal import checkpoint_after
 from scheduler.conf_text import active_conf
 from scheduler.engine import run_session
-from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.engine.util.gc_pause import no_automatic_gc
@@ -65,17 +68,20 @@ from scheduler.load_status import NodeLoads, session_loads, store_node_loads
 from scheduler.metrics import load_state, save_state
 from scheduler.metrics_session import observe_session
 from scheduler.models import SchedulerConfiguration, SessionRecord
+from scheduler.queue_status import store_shares
 from scheduler.retention import prune_expired
+from scheduler.session_sample import DrfSampler, build_sample, top_jobs
 
 __all__ = [
     "EmbeddedWorker",
     "SessionSummary",
-    "ensure_builtin_queues",
     "prune_change_stream",
-    "reconcile_jobs",
+    "reconcile_controllers",
     "run_leader_cycle",
     "run_once",
+    "run_startup_hooks",
     "schedule_period",
+    "tick_runtimes",
 ]
 
 logger = logging.getLogger(__name__)
@@ -106,28 +112,34 @@ class SessionSummary:
     error: str = ""
 
 
-def reconcile_jobs(now: datetime) -> None:
-    """Run the job controllers (VolcanoJobs, then Kubeflow training jobs), if installed."""
-    try:
-        from jobs.controller import reconcile_all
-        from training.controller import reconcile_training_jobs
-    except ImportError:  # the controller is optional for the engine's own tests
-        return
-    reconcile_all(now=now)
-    reconcile_training_jobs(now)
+def reconcile_controllers(now: datetime) -> None:
+    """Run the registered controllers in their order (the job controller's, then the training
+    operator's); the first that raises fails the cycle."""
+    for controller in registry.controllers():
+        controller.reconcile(now)
 
 
-def ensure_builtin_queues() -> None:
-    """Create ``root`` and ``default`` if missing, as Volcano's scheduler does when it starts."""
-    from queues.services import queue_ensure_builtin
+def run_startup_hooks() -> None:
+    """Run the apps' start-up chores (Volcano's scheduler creates its built-in queues when it
+    starts); one that fails is logged and the loop still starts (the next start tries again)."""
+    for hook in registry.startup_hooks():
+        try:
+            hook()
+        except Exception:
+            logger.exception("start-up hook %s failed", _name(hook))
 
-    try:
-        made = queue_ensure_builtin()
-    except Exception:  # the loop still starts; the next start tries again
-        logger.exception("could not ensure the root and default queues")
-        return
-    if made:
-        logger.info("created the built-in queues %s", ", ".join(made))
+
+def tick_runtimes() -> None:
+    """Tick each registered node runtime once (the simulated kubelet); a failure is logged."""
+    for tick in registry.runtimes():
+        try:
+            tick()
+        except Exception:  # the cycle still runs: the pods move on at the next tick
+            logger.exception("node runtime %s failed", _name(tick))
+
+
+def _name(hook: Callable[..., object]) -> str:
+    return f"{hook.__module__}.{getattr(hook, '__qualname__', repr(hook))}"
 
 
 def _trim_records() -> None:
@@ -163,7 +175,7 @@ def run_once(
     controller_seconds = None
     if reconcile:
         try:
-            reconcile_jobs(now)  # 1.
+            reconcile_controllers(now)  # 1.
         except Exception as exc:  # recorded, and the next period tries again
             return _failed(uid, now, started, None, exc, record)
         controller_seconds = time.perf_counter() - started
@@ -204,10 +216,12 @@ def _cycle(
 ) -> SessionSummary:
     """Steps 2-5 of one cycle."""
     configuration: SchedulerConfiguration | None = None
+    hooks = registry.session_hooks() if record else []
     try:
         configuration, conf = active_conf()
         snapshot = read_snapshot(now=now)  # 2.
-        sampler = make_sampler() if record else None  # reads DRF shares for the history
+        # Reads the DRF shares for a hook that keeps the session's sample (the history).
+        sampler = DrfSampler(top=top_jobs()) if _sample_wanted(hooks) else None
         # Binds are sent while the engine runs, uncommitted until step 4 ends (bind_pipeline).
         with BindPipeline(snapshot, now=now, batch=bind_batch()) as binds:
             decisions = run_session(
@@ -237,31 +251,22 @@ def _cycle(
         return _failed(uid, now, started, configuration, exc, record)
     e2e_ms = (time.perf_counter() - started) * 1000
     timings = decisions.timings
-    opens = sum(v for k, v in timings.items() if k.startswith("plugin.") and k.endswith(".open"))
-    open_ms = snapshot.read_seconds * 1000 + opens * 1000
+    open_ms = (snapshot.read_seconds + timings.opening()) * 1000
     rec = None
     if record:  # 5.
-        plugin_ms: dict[str, dict[str, float]] = {}
-        for key, seconds in timings.items():
-            parts = key.split(".")
-            if parts[0] == "plugin" and len(parts) == 3:
-                hook = "OnSessionOpen" if parts[2] == "open" else "OnSessionClose"
-                plugin_ms.setdefault(parts[1], {})[hook] = seconds * 1000
         cluster = snapshot.cluster
         rec = SessionRecord.objects.create(
             started_at=now, configuration=configuration, e2e_ms=e2e_ms, open_ms=open_ms,
             apply_ms=applied.seconds * 1000,
-            action_ms={k.split(".", 1)[1]: v * 1000 for k, v in timings.items()
-                       if k.startswith("action.")},
-            plugin_ms=plugin_ms, node_count=len(cluster.nodes), job_count=len(cluster.jobs),
+            action_ms={name: s * 1000 for name, s in timings.actions.items()},
+            plugin_ms=_plugin_ms(decisions), node_count=len(cluster.nodes),
+            job_count=len(cluster.jobs),
             pending_task_count=sum(j.count(TaskStatus.PENDING) for j in cluster.jobs.values()),
             binds=applied.bound, evictions=applied.evicted, pipelined=len(decisions.pipelined),
             unschedulable=len(decisions.unschedulable),
         )  # fmt: skip
         _trim_records()
-        if sampler is not None:
-            _record_history(now, snapshot.cluster, decisions, sampler, e2e_ms, applied)
-            _record_nodes(now, loads)
+        _after_session(hooks, now, snapshot, decisions, sampler, e2e_ms, applied, loads)
     state = load_state()
     observe_session(state, snapshot=snapshot, decisions=decisions, applied=applied,
                     e2e_ms=e2e_ms, open_ms=open_ms, now=now,
@@ -276,22 +281,57 @@ def _cycle(
     return SessionSummary(rec, decisions, applied)
 
 
-def _record_history(
+def _plugin_ms(decisions: Decisions) -> dict[str, dict[str, float]]:
+    """Return each plugin's milliseconds by hook, as the session record keeps them."""
+    timings = decisions.timings
+    out: dict[str, dict[str, float]] = {}
+    for hook, by_plugin in (("OnSessionOpen", timings.plugins_open),
+                            ("OnSessionClose", timings.plugins_close)):  # fmt: skip
+        for name, seconds in by_plugin.items():
+            out.setdefault(name, {})[hook] = seconds * 1000
+    return out
+
+
+def _sample_wanted(hooks: list[SessionHook]) -> bool:
+    """Return whether a hook keeps the session's sample (a failing answer counts as no)."""
+    wanted = False
+    for hook in hooks:
+        try:
+            wanted = hook.wants_sample() or wanted
+        except Exception:  # figures are never worth a lost session
+            logger.exception("session hook %s failed", hook.name)
+    return wanted
+
+
+def _after_session(
+    hooks: list[SessionHook],
     now: datetime,
-    cluster: ClusterInfo,
+    snapshot: Snapshot,
     decisions: Decisions,
-    sampler: DrfSampler,
+    sampler: DrfSampler | None,
     e2e_ms: float,
     applied: ApplyResult,
+    loads: NodeLoads,
 ) -> None:
-    """Add the session's sample to the history; a failure is logged, the cycle goes on."""
-    try:
-        record_session(
-            now=now, cluster=cluster, decisions=decisions, job_shares=sampler.shares,
-            e2e_ms=e2e_ms, binds=applied.bound, evictions=applied.evicted,
-        )  # fmt: skip
-    except Exception:  # history is for charts: never worth a lost session
-        logger.exception("recording the session's history failed")
+    """Hand the session's report to each after-session hook; a failure is logged, the cycle
+    goes on (figures are never worth a lost session)."""
+    if not hooks:
+        return
+    sample = None
+    if sampler is not None:
+        try:
+            sample = build_sample(
+                cluster=snapshot.cluster, decisions=decisions, job_shares=sampler.shares,
+                e2e_ms=e2e_ms, binds=applied.bound, evictions=applied.evicted,
+            )  # fmt: skip
+        except Exception:
+            logger.exception("building the session's sample failed")
+    report = SessionReport(now=now, sample=sample, node_loads=loads)
+    for hook in hooks:
+        try:
+            hook.after(report)
+        except Exception:
+            logger.exception("session hook %s failed", hook.name)
 
 
 def _store_loads(loads: NodeLoads, now: datetime) -> None:
@@ -301,14 +341,6 @@ def _store_loads(loads: NodeLoads, now: datetime) -> None:
         store_node_loads(loads, now=now)
     except Exception:
         logger.exception("storing the nodes' loads failed")
-
-
-def _record_nodes(now: datetime, loads: NodeLoads) -> None:
-    """Add the nodes' loads to their history when one is due; a failure is logged."""
-    try:
-        record_node_sample(loads, now=now)
-    except Exception:  # history is for charts: never worth a lost session
-        logger.exception("recording the nodes' history failed")
 
 
 def _setting(name: str, default: float) -> float:
@@ -351,21 +383,25 @@ def run_leader_cycle(lease: Lease, *, tick_runtime: bool = False) -> SessionSumm
     if not lease.acquire():
         return None
     if tick_runtime:
-        runtime.tick()
+        tick_runtimes()
     summary = run_once(still_leader=lease.acquire)
     try:
         prune_change_stream()
     except Exception:  # housekeeping: the next period tries again
         logger.exception("pruning the change stream failed")
-    try:
-        maybe_compact_history(now=failpoints.now())
-    except Exception:  # housekeeping: the next period tries again
-        logger.exception("compacting the history failed")
+    now = failpoints.now()
+    for hook in registry.session_hooks():
+        if hook.housekeeping is None:
+            continue
+        try:
+            hook.housekeeping(now)
+        except Exception:  # housekeeping: the next period tries again
+            logger.exception("housekeeping of session hook %s failed", hook.name)
     return summary
 
 
 class EmbeddedWorker(threading.Thread):
-    """The scheduler loop inside the server process: kubelet tick + cycle every period."""
+    """The scheduler loop inside the server process: node runtimes' tick + cycle every period."""
 
     def __init__(self, *, period: float | None = None, lease: Lease | None = None) -> None:
         super().__init__(name="volcano-scheduler", daemon=True)
@@ -378,7 +414,7 @@ class EmbeddedWorker(threading.Thread):
         """Loop until ``stop()``; a failing cycle is logged and the loop goes on."""
         logger.info("embedded scheduler started (period %.2fs, %s)", self.period, self.lease.holder)
         try:
-            ensure_builtin_queues()
+            run_startup_hooks()
             while not self.stopping.is_set():
                 began = time.monotonic()
                 close_old_connections()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
+from kube import registry
+
 
 class TrainingConfig(AppConfig):
     """The Kubeflow training operator's kinds and their controller."""
@@ -13,12 +15,23 @@ class TrainingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Register with the kernel."""
-        self.register()
+        """Register the kinds and the training operator's controller (``kube.registry``)."""
+        register_kinds()
+        register_controllers()
 
-    def register(self) -> None:
-        """Register this app's kinds with the kernel (``training.api.kinds``)."""
-        # Models load only once the apps are ready: the registration module imports them.
-        from training.api import kinds
 
-        kinds.register()
+def register_kinds() -> None:
+    """Serve PyTorchJob, TFJob and MPIJob: discovery names, printer columns, access rules."""
+    # Imported once the apps are ready: the kinds import the models.
+    from training.api import kinds
+
+    kinds.register()
+
+
+def register_controllers() -> None:
+    """Have the scheduler worker run the training operator each cycle, after the job controller
+    (the training jobs' PodGroups and pods are reconciled once the VolcanoJobs' are)."""
+    # Imported once the apps are ready: the controller imports the models.
+    from training.controller import reconcile_training_jobs
+
+    registry.add_controller(registry.Controller("training", reconcile_training_jobs, order=20))

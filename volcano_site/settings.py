@@ -272,7 +272,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
 
-# Failpoints for crash testing (scheduler/failpoints.py): armed by this setting, or, when
+# Failpoints for crash testing (kube/failpoints.py): armed by this setting, or, when
 # enabled, by ``manage.py failpoint`` rows that every process reloads. Refused in production.
 VOLCANO_FAILPOINTS = os.environ.get("VOLCANO_FAILPOINTS", "")
 VOLCANO_FAILPOINTS_ENABLED = env_flag("VOLCANO_FAILPOINTS_ENABLED")

@@ -24,7 +24,7 @@ from volcano_site.settings import *  # noqa: F403
 from volcano_site.settings import env_flag
 
 DEBUG = False
-VOLCANO_PRODUCTION = True  # refuses failpoints (scheduler/failpoints.py)
+VOLCANO_PRODUCTION = True  # refuses failpoints (kube/failpoints.py)
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_flag("SECURE_SSL_REDIRECT", default=True)

@@ -3,15 +3,13 @@
 Volcano's CRDs declare the names and printer columns (``config/crd/volcano/bases``:
 ``kubectl get vcjob`` prints STATUS, minAvailable, RUNNINGS, AGE, and QUEUE when wide).
 Submitters write jobs and their bus Commands in their namespaces; ``/status`` is the
-controller's (operators may repair it). And the jobs app hears of every pod deleted by someone
-else than its controller (an eviction hook on ``core.pod``), as Volcano raises ``PodEvicted``.
+controller's (operators may repair it).
 """
 
 from __future__ import annotations
 
 from accounts.roles import EVERYONE, OPERATORS, SUBMITTERS
 from jobs.api.resources import COMMANDS, JOBS
-from jobs.evictions import note_pod_deleted
 from kube import registry
 from kube.registry import AGE, AccessRule, Column, Entry
 
@@ -37,8 +35,7 @@ _SUBMITTED = AccessRule(EVERYONE, SUBMITTERS, namespaced=True)
 
 
 def register() -> None:
-    """Serve Job and Command; hear of evicted pods (``JobsConfig.ready``)."""
+    """Serve Job and Command (``JobsConfig.ready``)."""
     registry.register_kind(JOB_ENTRY, access=_SUBMITTED)
     registry.register_kind(COMMAND_ENTRY, access=_SUBMITTED)
     registry.register_access("jobs/status", AccessRule(EVERYONE, OPERATORS, namespaced=True))
-    registry.add_eviction_hook("core.pod", "jobs.pod-evicted", note_pod_deleted)

@@ -17,8 +17,8 @@ from typing import Any
 from core.events import record_event
 from core.models import EventType, Pod, PodPhase, PriorityClass, Secret
 from jobs.models import Job, JobPhase, TaskSpec
+from kube import failpoints
 from queues.models import PodGroup
-from scheduler import failpoints
 
 __all__ = ["FINISHED_PHASES", "JobContext", "StatusCounts", "priority_classes"]
 

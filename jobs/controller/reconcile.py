@@ -56,9 +56,9 @@ from jobs.controller.requests import Request, observe_pods, take_commands, take_
 from jobs.controller.states import execute
 from jobs.controller.ttl import ttl_expired
 from jobs.models import Command, Job, PodEviction, TargetKind, TaskSpec
+from kube import failpoints
 from queues.controller.normal_pods import reconcile_normal_pods
 from queues.models import PodGroup
-from scheduler import failpoints
 
 __all__ = ["JobResult", "ReconcileReport", "reconcile_all", "reconcile_job"]
 

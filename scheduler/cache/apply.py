@@ -26,10 +26,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from core.models import EventType, Pod
+from core.row_events import RowEvents
+from kube import failpoints
 from queues.models import PodGroup
-from scheduler import failpoints
 from scheduler.cache.binds import write_binds
-from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import write_rows
 from scheduler.cache.snapshot import Snapshot

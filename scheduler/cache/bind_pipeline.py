@@ -43,6 +43,7 @@ from typing import Any, TypeVar
 from django.db import connection, transaction
 
 from core.models import Node, Pod
+from core.row_events import RowEvents
 from scheduler.cache.binds import (
     BIND_COLUMNS,
     BIND_WHERE,
@@ -51,7 +52,6 @@ from scheduler.cache.binds import (
     node_loads,
     usable_nodes,
 )
-from scheduler.cache.events import RowEvents
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, send_rows
 from scheduler.cache.snapshot import Snapshot

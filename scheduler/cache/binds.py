@@ -33,8 +33,8 @@ from typing import Any
 from django.db import connection, transaction
 
 from core.models import Node, Pod
-from scheduler import failpoints
-from scheduler.cache.events import RowEvents
+from core.row_events import RowEvents
+from kube import failpoints
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, write_rows
 from scheduler.cache.snapshot import PodRow, Snapshot

@@ -24,6 +24,7 @@ from typing import Any
 
 from django.db import connection, models
 
+from core.row_events import RowEvents, events_insert, record_object_events
 from kube.changes import (
     notify_on_commit,
     record_versions,
@@ -33,7 +34,6 @@ from kube.changes import (
     versions_insert,
 )
 from kube.pg_arrays import int_array, text_array
-from scheduler.cache.events import RowEvents, events_insert, record_object_events
 
 __all__ = ["Column", "keyed_rows", "send_rows", "write_rows"]
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from django.db import connection, transaction
 from django.db.models import TextField
@@ -37,7 +37,7 @@ from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
 from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase, QueueState, TaskStatus
 from scheduler.engine.util.gc_pause import no_automatic_gc
 
-__all__ = ["PodRow", "Snapshot", "read_snapshot"]
+__all__ = ["PodColumns", "PodRow", "Snapshot", "read_snapshot"]
 
 TASK_INDEX_LABEL = "volcano.sh/task-index"
 
@@ -189,15 +189,17 @@ def _read(now: datetime) -> Snapshot:
     occupants: list[TaskInfo] = []
     loads = snapshot.loads
     for row in _pod_rows():
-        group_pk, node_pk = row[3], row[5]
-        if node_pk is not None and row[6] in ACTIVE_PHASES:
+        (pk, _ns, version, group_pk, _name, node_pk, phase, _deleting, _prio, _task_name,
+         _created, cpu, memory, gpu, _requests, _spec, _labels, _annotations, conditions,
+         nominated) = row  # fmt: skip
+        if node_pk is not None and phase in ACTIVE_PHASES:
             held = loads.get(node_pk)
             if held is None:
-                loads[node_pk] = [row[13], row[14], row[15], 1]
+                loads[node_pk] = [cpu, memory, gpu, 1]
             else:
-                held[0] += row[13]
-                held[1] += row[14]
-                held[2] += row[15]
+                held[0] += cpu
+                held[1] += memory
+                held[2] += gpu
                 held[3] += 1
         if group_pk is None:
             # No PodGroup: not the scheduler's to place (the PodGroup controller gives a pod
@@ -218,8 +220,8 @@ def _read(now: datetime) -> Snapshot:
         job = jobs[group_uids[group_pk]]
         job.add_task(task)
         snapshot.pods[task.uid] = PodRow(
-            row[0], row[2], row[13], row[14], row[15], job.uid,
-            task.status == TaskStatus.PENDING, row[20], row[21],
+            pk, version, cpu, memory, gpu, job.uid, task.status == TaskStatus.PENDING,
+            conditions, nominated,
         )  # fmt: skip
     snapshot.cluster = ClusterInfo.build(
         now=now,
@@ -378,18 +380,66 @@ def _job(
     )
 
 
-_POD_SQL = """
-SELECT p.id, p.namespace, p.resource_version, p.pod_group_id, p.name, p.node_id, p.phase,
-       p.task_status, CASE WHEN p.deletion_time IS NULL THEN 0 ELSE 1 END, p.priority,
-       p.task_name, {created}, '', p.cpu_milli, p.memory_milli, p.gpu_milli,
-       CAST(p.requests AS TEXT), CAST(p.spec AS TEXT), {labels},
-       CAST(p.annotations AS TEXT), CAST(p.conditions AS TEXT), p.nominated_node_name
-FROM {pod} p LEFT JOIN {group} g ON g.id = p.pod_group_id
+class PodColumns(NamedTuple):
+    """One row of the pod read, its columns named in the order ``_POD_SQL`` selects them.
+
+    Only a type: rows stay the plain tuples the cursor returns (no object per pod at 50,000
+    pods), and the readers unpack them into these names, which mypy checks against this list.
+    """
+
+    pk: int
+    namespace: str
+    resource_version: int
+    pod_group_pk: int | None
+    name: str
+    node_pk: int | None
+    phase: str
+    deleting: int  # 1 while deletionTimestamp is set
+    priority: int | None
+    task_name: str
+    created: Any  # SQLite: zoned ISO text; PostgreSQL: an aware datetime (``_aware``)
+    cpu: int  # milli-units, as the pod row keeps them beside ``requests``
+    memory: int
+    gpu: int
+    requests: str | None  # JSON text, decoded once per distinct text
+    spec: str | None
+    labels: str | None  # without the task-index label (``_labels_but_index``)
+    annotations: str | None
+    conditions: str | None  # status.conditions, decoded on demand (``PodRow``)
+    nominated: str  # status.nominatedNodeName
+
+
+# Each column's SQL, by name; ``_POD_SQL`` selects them in ``PodColumns``' order.
+_POD_SELECT = {
+    "pk": "p.id",
+    "namespace": "p.namespace",
+    "resource_version": "p.resource_version",
+    "pod_group_pk": "p.pod_group_id",
+    "name": "p.name",
+    "node_pk": "p.node_id",
+    "phase": "p.phase",
+    "deleting": "CASE WHEN p.deletion_time IS NULL THEN 0 ELSE 1 END",
+    "priority": "p.priority",
+    "task_name": "p.task_name",
+    "created": "{created}",
+    "cpu": "p.cpu_milli",
+    "memory": "p.memory_milli",
+    "gpu": "p.gpu_milli",
+    "requests": "CAST(p.requests AS TEXT)",
+    "spec": "CAST(p.spec AS TEXT)",
+    "labels": "{labels}",
+    "annotations": "CAST(p.annotations AS TEXT)",
+    "conditions": "CAST(p.conditions AS TEXT)",
+    "nominated": "p.nominated_node_name",
+}
+_POD_SQL = f"""
+SELECT {", ".join(_POD_SELECT[column] for column in PodColumns._fields)}
+FROM {{pod}} p LEFT JOIN {{group}} g ON g.id = p.pod_group_id
 WHERE g.phase <> 'Completed' OR p.phase IN ('Pending', 'Running')
 """
 
 
-def _pod_rows() -> Iterator[tuple[Any, ...]]:
+def _pod_rows() -> Iterator[PodColumns]:
     """Yield pod rows by raw SQL: Django's per-row converters cost seconds at 50,000 pods."""
     sql = _POD_SQL.format(
         pod=Pod._meta.db_table,
@@ -401,7 +451,7 @@ def _pod_rows() -> Iterator[tuple[Any, ...]]:
         _timestamps_in_c(cursor)
         cursor.execute(sql)
         while batch := cursor.fetchmany(5000):
-            yield from batch
+            yield from cast(list[PodColumns], batch)  # plain tuples, in PodColumns' order
 
 
 def _labels_but_index(alias: str) -> str:
@@ -478,14 +528,15 @@ def _template(spec: Mapping[str, Any], namespace: str, labels: dict[str, str]) -
 
 
 def _task(
-    row: tuple[Any, ...],
+    row: PodColumns,
     decode: _Decoder,
     node_names: dict[int, str],
     classes: dict[str, int],
     default_priority: int,
 ) -> TaskInfo:
-    (_pk, ns, _rv, group_pk, name, node_pk, phase, _ts, deleting, prio, task_name, created, _g,
-     _c, _m, _gpu, requests_text, spec_text, labels_text, annotations_text) = row[:20]  # fmt: skip
+    (_pk, ns, _version, group_pk, name, node_pk, phase, deleting, prio, task_name, created, _cpu,
+     _memory, _gpu, requests_text, spec_text, labels_text, annotations_text, _conditions,
+     _nominated) = row  # fmt: skip
     key: tuple[object, ...] = (
         (group_pk, task_name, labels_text)
         if group_pk and task_name

@@ -13,8 +13,9 @@ from django.utils import timezone
 from core.events import record_event
 from core.models import Event
 from jobs.models import Job
-from scheduler import failpoints, worker
-from scheduler.failpoints import Armed
+from kube import failpoints
+from kube.failpoints import Armed
+from scheduler import worker
 from scheduler.leader import DatabaseLease
 from scheduler.models import SessionRecord
 from scheduler.worker import run_leader_cycle, run_once

@@ -17,8 +17,9 @@ import pytest
 from core.models import Event, Pod
 from jobs.models import Command, CommandAction, Job
 from jobs.services import command_issue
+from kube.models import Failpoint
 from scheduler.defaults import DEFAULT_SCHEDULER_CONF
-from scheduler.models import Failpoint, SessionRecord
+from scheduler.models import SessionRecord
 from scheduler.services import pod_evict
 from tests.distributed.conftest import Stack
 from tests.distributed.test_celery import completed, wait_for

@@ -1,4 +1,4 @@
-"""Samples made by hand, in the layout ``monitoring.sample.build_sample`` writes."""
+"""Samples made by hand, in the layout the history stores (``monitoring/__init__.py``)."""
 
 from __future__ import annotations
 

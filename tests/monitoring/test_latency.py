@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from apis.histograms import HISTOGRAMS
 from monitoring import charts
 from monitoring.history import session_series
 from monitoring.latency import BOUNDS, bucket_of, histogram, quantile, width_at
 from monitoring.merge import merge_samples
 from monitoring.models import HistorySample
 from monitoring.recorder import compact_history
-from scheduler.metrics import HISTOGRAMS
 from tests.monitoring.helpers import sample, store
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)  # on a ten-minute boundary

@@ -47,6 +47,21 @@ def test_a_session_leaves_a_sample_of_queues_job_shares_and_latency() -> None:
     assert data["latency"]["e2e"] > 0
 
 
+def test_a_recorded_sample_keeps_the_stored_layout_with_its_version_and_buckets() -> None:
+    make_node("n1")
+    make_gang("a", replicas=1)
+
+    run_once(reconcile=False)
+
+    data = HistorySample.objects.get().figures()
+    assert set(data) == {"v", "resources", "queues", "drf", "latency", "counts"}
+    assert data["v"] == recorder.VERSION == 1
+    latency = data["latency"]
+    assert set(latency) == {"e2e", "e2e_max", "actions", "plugins", "hist"}
+    assert sum(latency["hist"]["e2e"].values()) == 1  # this one session, in one bucket
+    assert set(latency["hist"]["actions"]) == set(latency["actions"])
+
+
 def test_history_off_records_nothing(settings: Any) -> None:
     settings.VOLCANO_HISTORY_ENABLED = "0"
     make_node("n1")

@@ -9,6 +9,7 @@ from core.models import Event, Node, Pod
 from kube.models import ChangeEvent
 from queues.models import PodGroup, Queue
 from scheduler.cache import Snapshot, apply_decisions, read_snapshot, snapshot_to_scenario
+from scheduler.cache.snapshot import _POD_SELECT, PodColumns
 from scheduler.engine import load_conf, load_scenario, run_session
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework.decisions import Decisions, Eviction
@@ -353,3 +354,7 @@ def test_exported_snapshot_replays_to_the_same_decisions() -> None:
 
     assert run_session(replay.cluster, replay.conf).binds == expected.binds
     assert sorted(replay.cluster.nodes) == ["n1", "n2"]
+
+
+def test_the_pod_read_selects_its_named_columns_in_order() -> None:
+    assert tuple(_POD_SELECT) == PodColumns._fields

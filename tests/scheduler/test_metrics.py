@@ -11,9 +11,9 @@ from django.test import Client
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
+from apis.histograms import exp_range
 from core.models import Pod
 from queues.models import PodGroup
-from scheduler.metrics import exp_range
 from scheduler.worker import run_once
 from tests.scheduler.factories import make_gang, make_node, make_queue
 

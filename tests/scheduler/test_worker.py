@@ -1,18 +1,29 @@
-"""The worker: one cycle recorded, retention, leases, the embedded loop."""
+"""The worker: one cycle recorded, retention, leases, the embedded loop, what the apps
+registered for it to run."""
 
 from __future__ import annotations
 
+import logging
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from django.utils import timezone
 
 from core.models import Pod
+from kube import registry
+from kube.registry import Controller, SessionHook, SessionReport
+from monitoring.models import HistorySample
+from queues.models import Queue
 from scheduler.leader import DatabaseLease
 from scheduler.models import LeaderLease, SchedulerConfiguration, SessionRecord
-from scheduler.worker import EmbeddedWorker, run_leader_cycle, run_once
+from scheduler.worker import (
+    EmbeddedWorker,
+    run_leader_cycle,
+    run_once,
+    run_startup_hooks,
+)
 from tests.scheduler.factories import make_gang, make_node, use_conf
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +131,87 @@ def test_the_embedded_loop_schedules_every_period_and_stops_cleanly() -> None:
     assert Pod.objects.filter(phase="Running").count() == 2
     assert SessionRecord.objects.count() >= 2
     assert DatabaseLease(ttl=2, holder="x").current_holder() == ""  # released on stop
+
+
+def test_the_apps_register_what_the_worker_runs() -> None:
+    controllers = [c.name for c in registry.controllers()]
+    assert controllers.index("jobs") < controllers.index("training")  # today's order
+    hooks = {h.name: h for h in registry.session_hooks()}
+    assert {"monitoring.history", "monitoring.node-history"} <= set(hooks)
+    assert hooks["monitoring.history"].housekeeping is not None
+    assert any(tick.__module__ == "kubelet.runtime" for tick in registry.runtimes())
+
+
+def test_controllers_run_in_their_order_before_the_session(monkeypatch: Any) -> None:
+    ran: list[str] = []
+
+    def controller(name: str, order: int) -> Controller:
+        def reconcile(now: datetime) -> None:
+            ran.append(name)
+
+        return Controller(name, reconcile, order=order)
+
+    controllers = {"second": controller("second", 2), "first": controller("first", 1)}
+    monkeypatch.setattr(registry._REGISTRY, "controllers", controllers)
+
+    run_once()
+
+    assert ran == ["first", "second"]
+
+
+def test_a_failing_controller_fails_the_cycle_and_the_next_one_tries_again(
+    monkeypatch: Any,
+) -> None:
+    make_node("n1")
+    make_gang("g", replicas=1)
+
+    def broken(now: datetime) -> None:
+        raise RuntimeError("controller down")
+
+    monkeypatch.setattr(registry._REGISTRY, "controllers", {"broken": Controller("broken", broken)})
+
+    summary = run_once()
+
+    assert summary.error == "RuntimeError: controller down"
+    assert summary.record is not None
+    assert summary.record.error == summary.error
+    assert not Pod.objects.filter(node__isnull=False).exists()
+
+
+def test_a_failing_session_hook_is_logged_and_the_session_and_the_others_go_on(
+    monkeypatch: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    make_node("n1")
+    make_gang("g", replicas=2)
+
+    def broken(report: SessionReport) -> None:
+        raise RuntimeError("figures lost")
+
+    monkeypatch.setitem(
+        registry._REGISTRY.session_hooks, "test.broken", SessionHook("test.broken", broken)
+    )
+    with caplog.at_level(logging.ERROR, logger="scheduler.worker"):
+        summary = run_once(reconcile=False)
+
+    assert summary.error == ""
+    assert summary.record is not None
+    assert summary.record.binds == 2
+    assert HistorySample.objects.count() == 1  # the history's own hook still ran
+    assert "session hook test.broken failed" in caplog.text
+
+
+def test_a_starting_loop_creates_the_built_in_queues_even_after_a_failing_chore(
+    monkeypatch: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    Queue.objects.filter(name="default").update(name="lost")  # a restore without it
+
+    def broken() -> None:
+        raise RuntimeError("no luck")
+
+    startup = {"test.broken": broken, **registry._REGISTRY.startup}
+    monkeypatch.setattr(registry._REGISTRY, "startup", startup)
+    with caplog.at_level(logging.ERROR, logger="scheduler.worker"):
+        run_startup_hooks()
+
+    assert Queue.objects.filter(name="default").exists()
+    assert "start-up hook tests.scheduler.test_worker" in caplog.text

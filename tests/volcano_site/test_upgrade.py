@@ -2,7 +2,7 @@
 
 ``tests/fixtures/databases/main-2effdda.sqlite3.gz`` is a real database made at commit 2effdda
 (the layout before Pod, Node, Namespace, Event, Secret and PriorityClass moved to ``core``,
-PodGroup to ``queues`` and the Kubeflow jobs to ``training``): the demo cluster, jobs run for
+PodGroup to ``queues``, the Kubeflow jobs to ``training`` and Failpoint to ``kube``): the demo cluster, jobs run for
 a few sessions, Kubeflow jobs, an ssh job's Secrets (their keys replaced by placeholders), a
 namespace with a grant and a token, a pending Command, an eviction, audit entries and history.
 The second test makes the old layout on the test database itself (PostgreSQL in CI), fills it
@@ -47,6 +47,7 @@ MOVED = {
     "jobs.pytorchjob": "training.pytorchjob", "jobs.tfjob": "training.tfjob",
     "jobs.mpijob": "training.mpijob", "scheduler.node": "core.node",
     "scheduler.nodeloadstamp": "core.nodeloadstamp", "kube.namespace": "core.namespace",
+    "scheduler.failpoint": "kube.failpoint",
 }  # fmt: skip
 
 # Read back through today's models, in a process of its own on the upgraded file.
@@ -112,6 +113,8 @@ OLD = [
     ("core", None),
     ("training", None),
 ]
+# The apps that had migrations then, at those migrations: the old models' state.
+OLD_STATE = [(app, name) for app, name in OLD if name is not None]
 
 
 def _old_rows(old: Any) -> None:
@@ -132,8 +135,10 @@ def _old_rows(old: Any) -> None:
         owner_uid="1" * 32, owner_kind="jobs.podgroup", dependent_kind="jobs.pod",
         dependent_pk=1, dependent_name="j1-w-0",
     )  # fmt: skip
+    old.get_model("scheduler", "Failpoint").objects.create(name="bind.node", action="error")
     content_types = old.get_model("contenttypes", "ContentType").objects
     content_types.get_or_create(app_label="jobs", model="pod")
+    content_types.get_or_create(app_label="scheduler", model="failpoint")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -143,7 +148,7 @@ def test_the_old_layout_migrates_forward_and_back_on_this_database() -> None:
     try:
         executor.migrate(OLD)
         executor.loader.build_graph()
-        _old_rows(executor.loader.project_state(OLD[:4]).apps)
+        _old_rows(executor.loader.project_state(OLD_STATE).apps)
 
         executor.loader.build_graph()
         executor.migrate(latest)
@@ -160,13 +165,18 @@ def test_the_old_layout_migrates_forward_and_back_on_this_database() -> None:
         )  # fmt: skip
         assert ContentType.objects.filter(app_label="core", model="pod").exists()
         assert not ContentType.objects.filter(app_label="jobs", model="pod").exists()
+        armed = apps.get_model("kube", "Failpoint").objects.get()
+        assert (armed.name, armed.action) == ("bind.node", "error")
+        assert ContentType.objects.filter(app_label="kube", model="failpoint").exists()
+        assert not ContentType.objects.filter(app_label="scheduler", model="failpoint").exists()
 
         # And back: the old layout keeps the rows and takes its labels again.
         executor.loader.build_graph()
         executor.migrate(OLD)
-        old = executor.loader.project_state(OLD[:4]).apps
+        old = executor.loader.project_state(OLD_STATE).apps
         assert old.get_model("jobs", "Pod").objects.get().name == "j1-w-0"
         assert old.get_model("kube", "ChangeEvent").objects.get().kind == "jobs.pod"
+        assert old.get_model("scheduler", "Failpoint").objects.get().name == "bind.node"
     finally:
         executor.loader.build_graph()
         executor.migrate(latest)

@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.models import Node, Pod
-from scheduler import services
+from kubelet import faults
 
 FAULTS = ("pod-fail", "pod-evict", "node-down", "node-up", "cordon", "uncordon", "bind-failure",
           "bind-recovery")  # fmt: skip
@@ -35,9 +35,9 @@ class Command(BaseCommand):
             if pod is None:
                 raise CommandError(f"pod {target} not found")
             if fault == "pod-fail":
-                done = services.pod_fail(pod=pod, exit_code=options["exit_code"])
+                done = faults.pod_fail(pod=pod, exit_code=options["exit_code"])
             else:
-                done = services.pod_evict(pod=pod)
+                done = faults.pod_evict(pod=pod)
             if not done:
                 raise CommandError(f"pod {target} is not running or pending")
             self.stdout.write(f"pod/{pod.name} {'failed' if fault == 'pod-fail' else 'evicted'}")
@@ -46,16 +46,16 @@ class Command(BaseCommand):
         if node is None:
             raise CommandError(f"node {target} not found")
         if fault == "node-down":
-            failed = services.node_down(node=node)
+            failed = faults.node_down(node=node)
             self.stdout.write(f"node/{node.name} NotReady ({failed} pod(s) failed)")
         elif fault.startswith("bind-"):
-            services.node_bind_failure(node=node, fail=fault == "bind-failure")
+            faults.node_bind_failure(node=node, fail=fault == "bind-failure")
             self.stdout.write(
                 f"node/{node.name} binds {'fail' if fault == 'bind-failure' else 'work'}"
             )
         elif fault == "node-up":
-            services.node_up(node=node)
+            faults.node_up(node=node)
             self.stdout.write(f"node/{node.name} Ready")
         else:
-            services.node_cordon(node=node, unschedulable=fault == "cordon")
+            faults.node_cordon(node=node, unschedulable=fault == "cordon")
             self.stdout.write(f"node/{node.name} {fault}ed")

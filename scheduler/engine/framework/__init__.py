@@ -8,7 +8,7 @@ register_plugin``.
 from __future__ import annotations
 
 from scheduler.engine.framework.arguments import ArgSpec, Arguments
-from scheduler.engine.framework.decisions import Decisions, Eviction
+from scheduler.engine.framework.decisions import Decisions, Eviction, SessionTimings
 from scheduler.engine.framework.interface import Action, Event, EventHandler, Plugin
 from scheduler.engine.framework.registry import register_action, register_plugin
 from scheduler.engine.framework.session import Session, close_session, open_session, run_session
@@ -24,6 +24,7 @@ __all__ = [
     "Eviction",
     "Plugin",
     "Session",
+    "SessionTimings",
     "Statement",
     "close_session",
     "open_session",

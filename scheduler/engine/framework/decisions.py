@@ -15,7 +15,7 @@ from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase
 if TYPE_CHECKING:
     from scheduler.engine.shares import ShareReport
 
-__all__ = ["Decisions", "Eviction"]
+__all__ = ["Decisions", "Eviction", "SessionTimings"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -35,11 +35,39 @@ class Eviction:
 
 
 @dataclass(slots=True)
+class SessionTimings:
+    """How long one session's steps took, in seconds (``time.perf_counter`` differences).
+
+    Volcano's counterpart: what ``framework.go`` and ``scheduler.go`` observe into
+    ``plugin_scheduling_latency`` (per plugin and ``OnSessionOpen``/``OnSessionClose``),
+    ``action_scheduling_latency`` and ``e2e_scheduling_latency``. Read by the worker's session
+    record, the metrics and the history sample; the engine's decisions never depend on them.
+    """
+
+    session: float = 0.0  # open to close, every action included
+    actions: dict[str, float] = field(default_factory=dict)  # action → seconds, in run order
+    plugins_open: dict[str, float] = field(default_factory=dict)  # plugin → OnSessionOpen
+    plugins_close: dict[str, float] = field(default_factory=dict)  # plugin → OnSessionClose
+    shares: float | None = None  # reading every queue's share (``report_shares``), if asked
+
+    def opening(self) -> float:
+        """Return the seconds every plugin's ``OnSessionOpen`` took together."""
+        return sum(self.plugins_open.values())
+
+    def plugins(self) -> dict[str, float]:
+        """Return each plugin's seconds, open and close together, in conf order."""
+        total = dict(self.plugins_open)
+        for name, seconds in self.plugins_close.items():
+            total[name] = total.get(name, 0.0) + seconds
+        return total
+
+
+@dataclass(slots=True)
 class Decisions:
     """Binds, evictions, pipelined pods and PodGroup status after one session.
 
-    Keys are ``<namespace>/<name>`` of pods and PodGroups. ``timings`` (seconds per action and per
-    plugin open/close) is measured, so it is left out of equality.
+    Keys are ``<namespace>/<name>`` of pods and PodGroups. ``timings`` (``SessionTimings``) is
+    measured, so it is left out of equality.
     """
 
     binds: dict[str, str] = field(default_factory=dict)
@@ -50,7 +78,7 @@ class Decisions:
     unschedulable: dict[str, str] = field(default_factory=dict)
     task_fit_errors: dict[str, str] = field(default_factory=dict)
     enqueued: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict, compare=False)
+    timings: SessionTimings = field(default_factory=SessionTimings, compare=False)
     # Every queue's share as the sharing plugin computed it at session open, when the caller
     # asked for it (``run_session(..., report_shares=True)``): what the console shows.
     shares: ShareReport | None = field(default=None, compare=False)

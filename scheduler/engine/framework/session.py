@@ -242,7 +242,7 @@ def open_session(
         ssn.plugins[option.name] = plugin
         started = time.perf_counter()
         plugin.on_session_open(ssn)
-        ssn.decisions.timings[f"plugin.{option.name}.open"] = time.perf_counter() - started
+        ssn.decisions.timings.plugins_open[option.name] = time.perf_counter() - started
     forget_job_amounts(ssn)
     _mark_invalid_jobs(ssn)
     return ssn
@@ -265,7 +265,7 @@ def close_session(ssn: Session) -> Decisions:
     for name, plugin in ssn.plugins.items():
         started = time.perf_counter()
         plugin.on_session_close(ssn)
-        ssn.decisions.timings[f"plugin.{name}.close"] = time.perf_counter() - started
+        ssn.decisions.timings.plugins_close[name] = time.perf_counter() - started
     update_jobs(ssn)
     return ssn.decisions
 
@@ -315,7 +315,7 @@ def _run_session(
 
         began = time.perf_counter()
         ssn.decisions.shares = share_report(ssn)
-        ssn.decisions.timings["shares"] = time.perf_counter() - began
+        ssn.decisions.timings.shares = time.perf_counter() - began
     if observer is not None:
         observer(ssn, "opened")
     for name in conf.actions:
@@ -324,12 +324,12 @@ def _run_session(
             raise KeyError(f"action {name!r} is not registered")
         began = time.perf_counter()
         action.execute(ssn)
-        ssn.decisions.timings[f"action.{name}"] = time.perf_counter() - began
+        ssn.decisions.timings.actions[name] = time.perf_counter() - began
     if observer is not None:
         observer(ssn, "closing")
     decisions = close_session(ssn)
     ssn.release()
-    decisions.timings["session"] = time.perf_counter() - started
+    decisions.timings.session = time.perf_counter() - started
     # Debug: the caller (the worker, simulate) logs the one info line per session with its own
     # figures (database read and write included).
     logger.debug(
@@ -338,6 +338,6 @@ def _run_session(
         len(decisions.binds),
         len(decisions.evictions),
         len(decisions.pipelined),
-        decisions.timings["session"],
+        decisions.timings.session,
     )
     return decisions

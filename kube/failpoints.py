@@ -1,6 +1,7 @@
 """Named failpoints for crash testing, as etcd's gofail and Kubernetes' fault injection use them.
 
-A failpoint is a named spot in the job controller, the command handling or the scheduling cycle
+In the kernel because every layer above has spots: the job controller, the command handling,
+the simulated kubelet's clock and the scheduling cycle. A failpoint is a named spot
 (``POINTS``) where a test can make the process die on the spot, wait, or fail the step:
 
 - ``kill``: ``os._exit(137)``, what SIGKILL leaves behind: no ``finally``, no rollback sent, no
@@ -41,6 +42,8 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
+
+from kube.models import Failpoint
 
 __all__ = [
     "ACTIONS",
@@ -137,8 +140,6 @@ def refresh() -> None:
         _from_setting = parse(text)
     armed = dict(_from_setting)
     if getattr(settings, "VOLCANO_FAILPOINTS_ENABLED", False) and not _production():
-        from scheduler.models import Failpoint
-
         for row in Failpoint.objects.all():
             times = None if row.times is None else row.times - _spent.get(row.pk, 0)
             if times is None or times > 0:
@@ -190,8 +191,6 @@ def _use(armed: Armed) -> bool:
     if armed.times is None:
         return True
     if armed.pk is not None:
-        from scheduler.models import Failpoint
-
         # Counted on a connection of its own, committed at once: a kill rolls back the caller's
         # transaction, and the count must survive it or the next process would fire again.
         # SQLite has one writer, busy with the caller's transaction: there each process counts.

@@ -5,7 +5,7 @@ manage.py failpoint disarm NAME | disarm --all
 manage.py failpoint list
 
 Processes see the rows when they run with ``VOLCANO_FAILPOINTS_ENABLED=1`` (once per controller
-pass and scheduling cycle). Refused in production settings. See ``scheduler/failpoints.py``.
+pass and scheduling cycle). Refused in production settings. See ``kube/failpoints.py``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scheduler import failpoints
-from scheduler.models import Failpoint
+from kube import failpoints
+from kube.models import Failpoint
 
 
 class Command(BaseCommand):

@@ -16,9 +16,9 @@ from core.models import Pod
 from jobs.controller import reconcile_all
 from jobs.models import Command, CommandAction, Job
 from jobs.services import command_issue
-from scheduler import failpoints
-from scheduler.failpoints import Armed, FailpointError
-from scheduler.models import Failpoint
+from kube import failpoints
+from kube.failpoints import Armed, FailpointError
+from kube.models import Failpoint
 from scheduler.worker import run_once
 from tests.jobs.controller_kit import NOW, admit, set_pods, start, submit, tick
 from tests.scheduler.factories import make_gang, make_node, make_queue

@@ -1,28 +1,34 @@
-"""One session's sample: plain figures built from the snapshot, the decisions and the DRF plugin.
+"""One session's sample for the recorded history: plain figures from the snapshot, the decisions
+and the drf plugin.
 
-Pure (no Django, no clock): the worker hands in what the session already computed. Queue
-figures are columns (one list per field, one entry per queue, amounts per resource in the
-engine's milli-units), so a sample of 100 queues is a few lists, not 100 rows.
+The scheduler owns the session, so it is the one that can read it: the engine's objects stay on
+this side, and the history (``monitoring``) gets plain data through its after-session hook
+(``kube.registry.SessionReport.sample``), in the layout ``monitoring/__init__.py`` describes
+but for two things the history adds as it stores it: the layout's version and the sessions per
+latency bucket. Pure (no Django, no clock) but for ``top_jobs``, which reads a setting: the
+worker hands in what the session already computed. Queue figures are columns (one list per
+field, one entry per queue, amounts per resource in the engine's milli-units), so a sample of
+100 queues is a few lists, not 100 rows.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 
-from monitoring.latency import histogram
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.engine.framework.session import Session
 
-__all__ = ["DrfSampler", "JobShares", "build_sample"]
+__all__ = ["DrfSampler", "JobShares", "build_sample", "top_jobs"]
 
-VERSION = 1
 _PHASES = {
     PodGroupPhase.PENDING: "pending",
     PodGroupPhase.INQUEUE: "inqueue",
@@ -36,6 +42,15 @@ class JobShares:
 
     top: list[list[Any]] = field(default_factory=list)  # [job, queue, share, dominant]
     queues: dict[str, list[float]] = field(default_factory=dict)  # queue -> [jobs, mean, max]
+
+
+def top_jobs() -> int:
+    """Return how many running jobs' DRF shares a sample keeps (``VOLCANO_HISTORY_TOP_JOBS``,
+    default 50: the history's setting, read here where the shares are)."""
+    value = getattr(settings, "VOLCANO_HISTORY_TOP_JOBS", None)
+    if value is None or value == "":
+        value = os.environ.get("VOLCANO_HISTORY_TOP_JOBS")
+    return 50 if value is None or value == "" else int(value)
 
 
 class DrfSampler:
@@ -105,7 +120,7 @@ def build_sample(
     binds: int,
     evictions: int,
 ) -> dict[str, Any]:
-    """Return one session's figures (the layout ``monitoring/__init__.py`` describes)."""
+    """Return one session's figures (the history's layout, less its version and buckets)."""
     report = decisions.shares
     resources = tuple(report.resources) if report is not None else ()
     # 1. PodGroups per queue and phase, after the session (its phase decisions applied); pods
@@ -153,20 +168,15 @@ def build_sample(
     for eviction in decisions.evictions:
         by_action[eviction.action] = by_action.get(eviction.action, 0) + 1
     shares = job_shares or JobShares()
-    actions = {k[7:]: round(v * 1000, 3) for k, v in timings.items() if k.startswith("action.")}
-    plugins = _plugin_ms(timings)
     return {
-        "v": VERSION,
         "resources": list(resources),
         "queues": queues,
         "drf": {"top": shares.top, "queues": shares.queues},
         "latency": {
             "e2e": round(e2e_ms, 3),
             "e2e_max": round(e2e_ms, 3),
-            "actions": actions,
-            "plugins": plugins,
-            # the sessions per Volcano latency bucket, so roll-ups keep the distribution
-            "hist": histogram(e2e_ms, actions, plugins),
+            "actions": {k: round(v * 1000, 3) for k, v in timings.actions.items()},
+            "plugins": {k: round(v * 1000, 3) for k, v in timings.plugins().items()},
         },
         "counts": {
             "binds": binds,
@@ -178,13 +188,3 @@ def build_sample(
             "unschedulable_tasks": len(decisions.task_fit_errors),
         },
     }
-
-
-def _plugin_ms(timings: Mapping[str, float]) -> dict[str, float]:
-    """Return milliseconds per plugin (open and close together)."""
-    out: dict[str, float] = {}
-    for key, seconds in timings.items():
-        parts = key.split(".")
-        if parts[0] == "plugin" and len(parts) == 3:
-            out[parts[1]] = out.get(parts[1], 0.0) + seconds * 1000
-    return {k: round(v, 3) for k, v in out.items()}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from monitoring.sample import build_sample
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework.decisions import Decisions, Eviction
+from scheduler.session_sample import build_sample
 from tests.engine.builders import build_cluster, build_node, build_pod, build_pod_group, build_queue
 
 

@@ -1,17 +1,25 @@
-"""The scheduler's Kubernetes Events: what ``kubectl describe pod`` and ``describe podgroup`` show.
+"""Kubernetes Events recorded set-based, one per row a write touches: the scheduler's and the
+simulated kubelet's.
 
-Volcano's counterpart: the scheduler cache's event recorder. A bind records ``Normal Scheduled
-Successfully assigned <ns>/<pod> to <node>``; a pod whose ``PodScheduled=False`` condition changes
-records ``Warning FailedScheduling <why>`` (``taskUnschedulable`` records it only then, so a pod
-that waits for an hour does not get an event every second); a PodGroup newly stamped
-Unschedulable records ``Warning Unschedulable <why>``.
+The controllers record their events one by one and aggregate repeats (``core.events``); the
+scheduler and the kubelet write thousands of rows in one statement, so their events are written
+the same way: one ``INSERT … SELECT`` that takes each object's namespace, name and uid from its
+own row (only ids and messages travel). In the core app beside ``Event`` because both writers
+use it (``scheduler.cache``, ``kubelet.runtime``) and neither may import the other.
 
-One session can bind 10,000 pods, so the rows are written set-based: one ``INSERT … SELECT``
-that takes each object's namespace, name and uid from its own row (only ids and messages travel).
-On PostgreSQL the insert is part of the write itself (``RowEvents`` given to ``rows.write_rows``
-becomes a CTE fed by the write's ``RETURNING``), so an event exists exactly when its write took,
-at no extra statement. Events are not aggregated here as the controllers' ``record_event`` does:
-each one marks a change, never a repeat. They expire with the other events (``prune_events``).
+The scheduler's, as Volcano's scheduler cache records them (``kubectl describe pod`` and
+``describe podgroup`` show them): a bind records ``Normal Scheduled Successfully assigned
+<ns>/<pod> to <node>``; a pod whose ``PodScheduled=False`` condition changes records ``Warning
+FailedScheduling <why>`` (``taskUnschedulable`` records it only then, so a pod that waits for an
+hour does not get an event every second); a PodGroup newly stamped Unschedulable records
+``Warning Unschedulable <why>``. The kubelet's: a container that restarts or ends
+(``record_query_events`` over the tick's own query).
+
+On PostgreSQL the insert is part of the write itself (``RowEvents`` given to
+``scheduler.cache.rows.write_rows`` becomes a CTE fed by the write's ``RETURNING``), so an event
+exists exactly when its write took, at no extra statement. Events are not aggregated here as
+the controllers' ``record_event`` does: each one marks a change, never a repeat. They expire
+with the other events (``prune_events``).
 """
 
 from __future__ import annotations
