@@ -14,17 +14,16 @@ from django.http import Http404
 
 from accounts.roles import can
 from console.namespaces import restrict
-from core.models import Event, Node, Pod, PriorityClass
+from core.models import Event, Pod, PriorityClass
 from jobs.models import Job, TaskSpec
 from queues.models import PodGroup, Queue
-from queues.why import WaitReport, why_waiting
+from queues.why import WaitReport, cluster_allocatable, why_waiting
 
 __all__ = [
     "JOB_SORTS",
     "TERMINAL_PHASES",
     "JobPage",
     "TaskRow",
-    "cluster_allocatable",
     "job_list",
     "job_page",
     "queue_waiting_line",
@@ -79,17 +78,6 @@ def queue_waiting_line(queues: set[str]) -> dict[str, list[Job]]:
     for jobs in line.values():
         jobs.sort(key=lambda j: (-values.get(j.priority_class_name, 0), j.created_at, j.name))
     return line
-
-
-def cluster_allocatable() -> dict[str, int]:
-    """Return the allocatable resources of the ready, schedulable nodes, summed (milli-units)."""
-    total: dict[str, int] = {}
-    for allocatable in Node.objects.filter(ready=True, unschedulable=False).values_list(
-        "allocatable", flat=True
-    ):
-        for name, value in (allocatable or {}).items():
-            total[name] = total.get(name, 0) + int(value)
-    return total
 
 
 def wait_reports(jobs: list[Job]) -> dict[int, WaitReport]:

@@ -15,12 +15,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from jobs.models import CommandAction
 from kube.admission_causes import Causes
 from queues.admission import ROOT, admit_queue, admit_queue_delete
 from queues.controller import ROOT_NOT_CLOSED, queue_execute
 from queues.manifests import QueueKind
-from queues.models import Queue
+from queues.models import Queue, QueueAction
 
 DEFAULT = "default"
 
@@ -68,7 +67,7 @@ def queue_ensure_builtin() -> list[str]:
 def queue_open(*, queue: Queue) -> Queue:
     """Open ``queue`` to new jobs (and the children it closed), as an OpenQueue command does."""
     with transaction.atomic():
-        queue_execute(queue, CommandAction.OPEN_QUEUE, timezone.now(), {})
+        queue_execute(queue, QueueAction.OPEN_QUEUE, timezone.now(), {})
     return queue
 
 
@@ -82,7 +81,7 @@ def queue_close(*, queue: Queue) -> Queue:
         causes.forbidden("status.state", ROOT_NOT_CLOSED)
         causes.raise_if_any(kind="Queue", name=queue.name)
     with transaction.atomic():
-        queue_execute(queue, CommandAction.CLOSE_QUEUE, timezone.now(), {})
+        queue_execute(queue, QueueAction.CLOSE_QUEUE, timezone.now(), {})
     return queue
 
 

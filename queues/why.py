@@ -18,11 +18,11 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from apis.quantity import format_quantity
+from apis.quantity import format_quantity, scheduling_quantities
 from apis.wire import is_binary_resource
-from scheduler.engine.api.resource import scheduling_quantities
+from core.models import Node
 
-__all__ = ["Reason", "WaitReport", "why_waiting"]
+__all__ = ["Reason", "WaitReport", "cluster_allocatable", "why_waiting"]
 
 _WAITING_PHASES = frozenset({"", "Pending", "Restarting"})
 
@@ -151,6 +151,17 @@ def _pod_reasons(group: Any | None, pods: Sequence[Any]) -> list[Reason]:
                               "where pods are being evicted to make room.")
                               % {"n": len(names), "node": node}, tuple(sorted(names))))  # fmt: skip
     return reasons
+
+
+def cluster_allocatable() -> dict[str, int]:
+    """Return the allocatable resources of the ready, schedulable nodes, summed (milli-units)."""
+    total: dict[str, int] = {}
+    for allocatable in Node.objects.filter(ready=True, unschedulable=False).values_list(
+        "allocatable", flat=True
+    ):
+        for name, value in (allocatable or {}).items():
+            total[name] = total.get(name, 0) + int(value)
+    return total
 
 
 def why_waiting(

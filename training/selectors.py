@@ -16,9 +16,8 @@ from django.http import Http404
 from accounts.roles import can
 from console.namespaces import restrict
 from core.models import Event, Pod
-from jobs.selectors import cluster_allocatable
 from queues.models import PodGroup, Queue
-from queues.why import WaitReport, why_waiting
+from queues.why import WaitReport, cluster_allocatable, why_waiting
 from training.frameworks import FRAMEWORKS, Framework
 from training.models import TrainingJob
 from training.wiring import replicas_of

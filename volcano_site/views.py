@@ -21,8 +21,9 @@ from console.namespaces import current_namespace, restrict
 from console.render import render_page
 from core.models import Event
 from jobs.models import Job
-from jobs.selectors import cluster_allocatable, wait_reports
+from jobs.selectors import wait_reports
 from queues.models import Queue
+from queues.why import cluster_allocatable
 from scheduler.models import SessionRecord
 
 __all__ = ["overview"]
