@@ -15,7 +15,7 @@ from django.http import Http404
 from accounts.roles import can
 from console.namespaces import restrict
 from core.models import Event, Pod, PriorityClass
-from jobs.models import Job, TaskSpec
+from jobs.models import WAITING_PHASES, Job, TaskSpec
 from queues.models import PodGroup, Queue
 from queues.why import WaitReport, cluster_allocatable, why_waiting
 
@@ -67,7 +67,7 @@ def queue_waiting_line(queues: set[str]) -> dict[str, list[Job]]:
     takes the older job first (creation time, then name).
     """
     waiting = (
-        Job.objects.filter(queue__in=sorted(queues), phase__in=["", "Pending", "Restarting"])
+        Job.objects.filter(queue__in=sorted(queues), phase__in=WAITING_PHASES)
         .order_by()
         .only("id", "namespace", "name", "queue", "priority_class_name", "created_at")
     )
@@ -82,7 +82,7 @@ def queue_waiting_line(queues: set[str]) -> dict[str, list[Job]]:
 
 def wait_reports(jobs: list[Job]) -> dict[int, WaitReport]:
     """Return a one-liner report for each waiting job of a page (four queries in all)."""
-    waiting = [j for j in jobs if j.phase in ("", "Pending", "Restarting")]
+    waiting = [j for j in jobs if j.phase in WAITING_PHASES]
     if not waiting:
         return {}
     ids = [j.pk for j in waiting]
@@ -153,13 +153,15 @@ def job_page(user: Any, namespace: str, name: str, *, event_limit: int = 200) ->
         tasks.append(row)
     ahead: list[Job] = []
     position = 0
-    if job.phase in ("", "Pending", "Restarting"):
+    waiting = job.phase in WAITING_PHASES
+    if waiting:
         line = queue_waiting_line({job.queue}).get(job.queue, [])
         ids = [j.pk for j in line]
         if job.pk in ids:
             position = ids.index(job.pk) + 1
             ahead = line[: position - 1]
-    wait = why_waiting(job, group=group, pods=pods, queue=queue, ahead=ahead, position=position,
+    wait = why_waiting(job, waiting=waiting, group=group, pods=pods, queue=queue, ahead=ahead,
+                       position=position,
                        cluster=cluster_allocatable() if job.phase in ("", "Pending") else {})  # fmt: skip
     return JobPage(
         job=job,

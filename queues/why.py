@@ -24,8 +24,6 @@ from core.models import Node
 
 __all__ = ["Reason", "WaitReport", "cluster_allocatable", "why_waiting"]
 
-_WAITING_PHASES = frozenset({"", "Pending", "Restarting"})
-
 
 @dataclass(frozen=True, slots=True)
 class Reason:
@@ -167,6 +165,7 @@ def cluster_allocatable() -> dict[str, int]:
 def why_waiting(
     job: Any,
     *,
+    waiting: bool = True,
     group: Any | None,
     pods: Sequence[Any],
     queue: Any | None,
@@ -174,10 +173,15 @@ def why_waiting(
     position: int = 0,
     cluster: Mapping[str, int] | None = None,
 ) -> WaitReport:
-    """Return why ``job`` waits (an empty report when it does not)."""
+    """Return why ``job`` waits (an empty report when it does not).
+
+    ``waiting`` says whether the job's phase is one in which it waits (the jobs app's
+    ``WAITING_PHASES``); a job in another phase has reasons only while it is Running with pods
+    no node took yet.
+    """
     report = WaitReport(ahead=list(ahead), position=position)
     waiting_pods = any(p.node_id is None and p.phase == "Pending" for p in pods)
-    if job.phase not in _WAITING_PHASES and not (job.phase == "Running" and waiting_pods):
+    if not waiting and not (job.phase == "Running" and waiting_pods):
         return report
     if job.phase == "" and group is None:
         report.reasons.append(Reason("new", _("Just submitted: the controller has not created "
