@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
+from kube import registry
+
 
 class JobsConfig(AppConfig):
     """The jobs app."""
@@ -22,3 +24,12 @@ class JobsConfig(AppConfig):
             post_delete.connect(
                 collect_commands, sender=owner, dispatch_uid=f"gc-commands-{owner.__name__}"
             )
+        register_queue_references()
+
+
+def register_queue_references() -> None:
+    """Count the jobs naming a queue, which the console will not delete from under them."""
+    # Imported once the apps are ready: the selectors import the models.
+    from jobs.selectors import queue_job_count
+
+    registry.add_reference_counter("queues.queue", "jobs", queue_job_count)

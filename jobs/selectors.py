@@ -1,15 +1,16 @@
 """Reads for the job console's pages (HackSoft's selectors): the jobs list, a job's page, the
-waiting line of a queue. Each returns what a page shows in a fixed number of queries,
-whatever the number of rows, and only what the user may read.
+waiting line of a queue and its jobs by phase (the queue page's fragment). Each returns what a
+page shows in a fixed number of queries, whatever the number of rows, and only what the user
+may read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from accounts.roles import can
@@ -23,9 +24,13 @@ __all__ = [
     "JOB_SORTS",
     "TERMINAL_PHASES",
     "JobPage",
+    "LineEntry",
     "TaskRow",
     "job_list",
     "job_page",
+    "queue_job_count",
+    "queue_jobs_by_phase",
+    "queue_line",
     "queue_waiting_line",
     "wait_reports",
 ]
@@ -99,6 +104,62 @@ def wait_reports(jobs: list[Job]) -> dict[int, WaitReport]:
         )
         for j in waiting
     }
+
+
+@dataclass(slots=True)
+class LineEntry:
+    """One waiting job in its queue's line: 1-based place, the job, why it waits."""
+
+    position: int
+    group: str  # namespace/PodGroup name, as the engine names it
+    job: Job | None
+    wait: WaitReport | None
+
+
+def queue_line(
+    user: Any, queue: str, order: Sequence[str], waiting: int, *, limit: int = 50
+) -> tuple[list[LineEntry], int]:
+    """Return the queue's waiting jobs in the engine's order (readable ones), and how many hidden.
+
+    Jobs in namespaces the user may not read keep their place in the numbering but are not
+    shown; the count of those is returned so the page can say so.
+    """
+    keys = [tuple(g.split("/", 1)) for g in order[: limit * 4]]  # (namespace, name)
+    groups: dict[tuple[str, str], int | None] = {}
+    if keys:
+        names = {name for _ns, name in keys}
+        for ns, name, owner in PodGroup.objects.filter(queue=queue, name__in=names).values_list(
+            "namespace", "name", "job_id"
+        ):
+            groups[(ns, name)] = owner
+    job_ids = [j for j in groups.values() if j]
+    readable = {j.pk: j for j in restrict(Job.objects.filter(pk__in=job_ids), user)}
+    reports = wait_reports(list(readable.values()))
+    entries: list[LineEntry] = []
+    hidden = 0
+    for position, key in enumerate(keys, start=1):
+        job_id = groups.get((key[0], key[1]))
+        job = readable.get(job_id) if job_id else None
+        if job_id and job is None:
+            hidden += 1
+            continue
+        if len(entries) < limit:
+            entries.append(
+                LineEntry(position, "/".join(key), job, reports.get(job.pk) if job else None)
+            )
+    hidden += max(0, waiting - len(keys))
+    return entries, hidden
+
+
+def queue_job_count(queue: Queue) -> int:
+    """Return how many jobs name ``queue`` (whatever their phase or namespace)."""
+    return int(Job.objects.filter(queue=queue.name).count())
+
+
+def queue_jobs_by_phase(queue: str) -> list[tuple[str, int]]:
+    """Return ``(phase, count)`` of the jobs in ``queue``, by phase name (a new job's is New)."""
+    counts = Job.objects.filter(queue=queue).order_by().values_list("phase").annotate(n=Count("pk"))
+    return sorted((phase or "New", n) for phase, n in counts)
 
 
 @dataclass(slots=True)
