@@ -20,8 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.roles import can, role_required
-from apis.errors import ManifestError
-from kube.admission_causes import AdmissionError
+from kube.status import KubeError
 from queues.editor import editor_context, initial_editor, read_editor
 from queues.models import Queue
 from queues.services import QueueChangedError, queue_create, queue_edit
@@ -63,10 +62,10 @@ def queue_editor(request: HttpRequest, name: str | None = None) -> HttpResponse:
             if queue is not None:
                 queue.refresh_from_db()
             status = 409
-        except AdmissionError as exc:
+        except KubeError as exc:  # refused by the API's write (someone changed the cluster)
             editor.errors.extend((c.field, c.message) for c in exc.causes)
-        except ManifestError as exc:
-            editor.errors.append((exc.field, exc.message))
+            if not exc.causes:
+                editor.errors.append(("", exc.message))
     context = editor_context(editor, queue, preview=True)
     return render(request, "queues/queue_edit.html", context, status=status)
 

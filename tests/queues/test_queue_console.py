@@ -14,6 +14,8 @@ from django.test import Client
 from accounts.models import AuditEntry
 from jobs.models import Job
 from jobs.services import job_submit
+from kube.render import render
+from queues.api.resources import QUEUES
 from queues.models import Queue
 from queues.services import spec_fingerprint
 from scheduler.live_shares import live_shares
@@ -379,3 +381,20 @@ def test_the_queue_page_shows_its_jobs_by_phase_from_the_jobs_fragment(
     assert '<a href="/jobs/?queue=a&amp;phase=New">New 1</a>' in shown
     assert client.get("/queues/ghost/jobs/").status_code == 404
     assert Client().get("/queues/a/jobs/").status_code == 302  # signed out: sign in first
+
+
+def test_saving_in_the_editor_is_the_apis_write_with_its_generation_and_audit(
+    console_login: Callable[..., Client], busy_cluster: None
+) -> None:
+    client = console_login("olga", "operator")
+    queue = Queue.objects.get(name="a")
+    before = render(QUEUES, queue)["metadata"]
+    saved = client.post("/queues/a/edit/", _editor_post(queue, weight=3))
+    assert saved.status_code == 302
+    after = render(QUEUES, Queue.objects.get(name="a"))["metadata"]
+    assert after["generation"] == before["generation"] + 1  # a spec change, as kubectl's
+    assert int(after["resourceVersion"]) > int(before["resourceVersion"])
+    entry = AuditEntry.objects.get(kind="Queue", name="a", action="update")
+    assert entry.actor_name == "olga"
+    assert entry.after is not None
+    assert entry.after["weight"] == 3
