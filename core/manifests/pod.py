@@ -28,7 +28,9 @@ _COLUMNS_IN_SPEC = ("nodeName", "priority", "schedulerName")
 
 def _pod_groups() -> Any:
     """Return the PodGroups' manager, reached through ``Pod.pod_group`` (queues is above core)."""
-    return Pod._meta.get_field("pod_group").related_model._default_manager  # type: ignore[union-attr]
+    group_model = Pod._meta.get_field("pod_group").related_model
+    assert isinstance(group_model, type), "Pod.pod_group is not resolved yet"
+    return group_model._default_manager
 
 
 class PodKind(Kind):

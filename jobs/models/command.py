@@ -24,7 +24,8 @@ class CommandAction(models.TextChoices):
     RESTART_JOB = "RestartJob"
     TERMINATE_JOB = "TerminateJob"
     COMPLETE_JOB = "CompleteJob"
-    # The queue controller's own actions (``queues.models``), taken by ``jobs.controller.queue_commands``.
+    # The queue controller's own actions (``queues.models``), which the job controller takes
+    # for it (``jobs.controller.queue_commands``).
     OPEN_QUEUE = QueueAction.OPEN_QUEUE.value
     CLOSE_QUEUE = QueueAction.CLOSE_QUEUE.value
 
