@@ -11,11 +11,12 @@ are rounded up, as Kubernetes does when it asks for a milli value.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
 
 from apis.errors import QuantityError
 
-__all__ = ["format_quantity", "parse_quantity"]
+__all__ = ["format_quantity", "parse_quantity", "scheduling_quantities"]
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
@@ -104,3 +105,22 @@ def format_quantity(milli: int, *, binary: bool = False) -> str:
             if whole % factor == 0:
                 return f"{whole // factor}{suffix}"
     return str(whole)
+
+
+# Names a PodGroup's minResources carries for ResourceQuota only (``count/pods``,
+# ``requests.cpu``, ``limits.memory``): Volcano's ``NewResource`` skips them.
+_QUOTA_ONLY_PREFIXES = ("count/", "requests.", "limits.")
+
+
+def scheduling_quantities(quantities: Mapping[str, int]) -> dict[str, int]:
+    """Return a resource list without its quota-only names, as Volcano's scheduler reads it.
+
+    Volcano's job controller writes a PodGroup's minResources as Kubernetes' quota usage of
+    its pods (``pods``, ``count/pods``, ``requests.<r>``, ``limits.<r>`` beside the plain
+    names); the scheduler keeps the plain names and ``pods`` only.
+    """
+    return {
+        name: amount
+        for name, amount in quantities.items()
+        if not name.startswith(_QUOTA_ONLY_PREFIXES)
+    }

@@ -28,6 +28,7 @@ class JobsConfig(AppConfig):
         register_kinds()
         register_controllers()
         register_eviction_hooks()
+        register_queue_references()
 
 
 def register_kinds() -> None:
@@ -52,3 +53,11 @@ def register_eviction_hooks() -> None:
     from jobs.evictions import note_pod_deleted
 
     registry.add_eviction_hook("core.pod", "jobs.pod-evicted", note_pod_deleted)
+
+
+def register_queue_references() -> None:
+    """Count the jobs naming a queue, which the console will not delete from under them."""
+    # Imported once the apps are ready: the selectors import the models.
+    from jobs.selectors import queue_job_count
+
+    registry.add_reference_counter("queues.queue", "jobs", queue_job_count)

@@ -1,32 +1,36 @@
 """Reads for the job console's pages (HackSoft's selectors): the jobs list, a job's page, the
-waiting line of a queue. Each returns what a page shows in a fixed number of queries,
-whatever the number of rows, and only what the user may read.
+waiting line of a queue and its jobs by phase (the queue page's fragment). Each returns what a
+page shows in a fixed number of queries, whatever the number of rows, and only what the user
+may read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from accounts.roles import can
 from console.namespaces import restrict
-from core.models import Event, Node, Pod, PriorityClass
-from jobs.models import Job, TaskSpec
+from core.models import Event, Pod, PriorityClass
+from jobs.models import WAITING_PHASES, Job, TaskSpec
 from queues.models import PodGroup, Queue
-from queues.why import WaitReport, why_waiting
+from queues.why import WaitReport, cluster_allocatable, why_waiting
 
 __all__ = [
     "JOB_SORTS",
     "TERMINAL_PHASES",
     "JobPage",
+    "LineEntry",
     "TaskRow",
-    "cluster_allocatable",
     "job_list",
     "job_page",
+    "queue_job_count",
+    "queue_jobs_by_phase",
+    "queue_line",
     "queue_waiting_line",
     "wait_reports",
 ]
@@ -68,7 +72,7 @@ def queue_waiting_line(queues: set[str]) -> dict[str, list[Job]]:
     takes the older job first (creation time, then name).
     """
     waiting = (
-        Job.objects.filter(queue__in=sorted(queues), phase__in=["", "Pending", "Restarting"])
+        Job.objects.filter(queue__in=sorted(queues), phase__in=WAITING_PHASES)
         .order_by()
         .only("id", "namespace", "name", "queue", "priority_class_name", "created_at")
     )
@@ -81,20 +85,9 @@ def queue_waiting_line(queues: set[str]) -> dict[str, list[Job]]:
     return line
 
 
-def cluster_allocatable() -> dict[str, int]:
-    """Return the allocatable resources of the ready, schedulable nodes, summed (milli-units)."""
-    total: dict[str, int] = {}
-    for allocatable in Node.objects.filter(ready=True, unschedulable=False).values_list(
-        "allocatable", flat=True
-    ):
-        for name, value in (allocatable or {}).items():
-            total[name] = total.get(name, 0) + int(value)
-    return total
-
-
 def wait_reports(jobs: list[Job]) -> dict[int, WaitReport]:
     """Return a one-liner report for each waiting job of a page (four queries in all)."""
-    waiting = [j for j in jobs if j.phase in ("", "Pending", "Restarting")]
+    waiting = [j for j in jobs if j.phase in WAITING_PHASES]
     if not waiting:
         return {}
     ids = [j.pk for j in waiting]
@@ -111,6 +104,62 @@ def wait_reports(jobs: list[Job]) -> dict[int, WaitReport]:
         )
         for j in waiting
     }
+
+
+@dataclass(slots=True)
+class LineEntry:
+    """One waiting job in its queue's line: 1-based place, the job, why it waits."""
+
+    position: int
+    group: str  # namespace/PodGroup name, as the engine names it
+    job: Job | None
+    wait: WaitReport | None
+
+
+def queue_line(
+    user: Any, queue: str, order: Sequence[str], waiting: int, *, limit: int = 50
+) -> tuple[list[LineEntry], int]:
+    """Return the queue's waiting jobs in the engine's order (readable ones), and how many hidden.
+
+    Jobs in namespaces the user may not read keep their place in the numbering but are not
+    shown; the count of those is returned so the page can say so.
+    """
+    keys = [tuple(g.split("/", 1)) for g in order[: limit * 4]]  # (namespace, name)
+    groups: dict[tuple[str, str], int | None] = {}
+    if keys:
+        names = {name for _ns, name in keys}
+        for ns, name, owner in PodGroup.objects.filter(queue=queue, name__in=names).values_list(
+            "namespace", "name", "job_id"
+        ):
+            groups[(ns, name)] = owner
+    job_ids = [j for j in groups.values() if j]
+    readable = {j.pk: j for j in restrict(Job.objects.filter(pk__in=job_ids), user)}
+    reports = wait_reports(list(readable.values()))
+    entries: list[LineEntry] = []
+    hidden = 0
+    for position, key in enumerate(keys, start=1):
+        job_id = groups.get((key[0], key[1]))
+        job = readable.get(job_id) if job_id else None
+        if job_id and job is None:
+            hidden += 1
+            continue
+        if len(entries) < limit:
+            entries.append(
+                LineEntry(position, "/".join(key), job, reports.get(job.pk) if job else None)
+            )
+    hidden += max(0, waiting - len(keys))
+    return entries, hidden
+
+
+def queue_job_count(queue: Queue) -> int:
+    """Return how many jobs name ``queue`` (whatever their phase or namespace)."""
+    return int(Job.objects.filter(queue=queue.name).count())
+
+
+def queue_jobs_by_phase(queue: str) -> list[tuple[str, int]]:
+    """Return ``(phase, count)`` of the jobs in ``queue``, by phase name (a new job's is New)."""
+    counts = Job.objects.filter(queue=queue).order_by().values_list("phase").annotate(n=Count("pk"))
+    return sorted((phase or "New", n) for phase, n in counts)
 
 
 @dataclass(slots=True)
@@ -165,13 +214,15 @@ def job_page(user: Any, namespace: str, name: str, *, event_limit: int = 200) ->
         tasks.append(row)
     ahead: list[Job] = []
     position = 0
-    if job.phase in ("", "Pending", "Restarting"):
+    waiting = job.phase in WAITING_PHASES
+    if waiting:
         line = queue_waiting_line({job.queue}).get(job.queue, [])
         ids = [j.pk for j in line]
         if job.pk in ids:
             position = ids.index(job.pk) + 1
             ahead = line[: position - 1]
-    wait = why_waiting(job, group=group, pods=pods, queue=queue, ahead=ahead, position=position,
+    wait = why_waiting(job, waiting=waiting, group=group, pods=pods, queue=queue, ahead=ahead,
+                       position=position,
                        cluster=cluster_allocatable() if job.phase in ("", "Pending") else {})  # fmt: skip
     return JobPage(
         job=job,

@@ -2,6 +2,9 @@
 
 The console never moves a job between phases itself: it issues a bus Command,
 which the job controller consumes (Volcano's vcctl ``job suspend/resume`` path).
+A Job (or PodGroup) is created, changed and deleted through the API server's own write
+(``kube.store``), whoever asks: admission, resourceVersion and generation, the audit log
+and the change stream are the same for the demo, the console and kubectl.
 """
 
 from __future__ import annotations
@@ -15,11 +18,10 @@ from django.db import transaction
 
 from accounts.audit import audit_record
 from accounts.roles import can
-from jobs.admission import admit_job
-from jobs.manifests.job import JobKind
-from jobs.models import Command, CommandAction, Job, TargetKind, TaskSpec
-from kube.manifest_kinds import Loaded
-from queues.admission import admit_pod_group
+from jobs.api.resources import JOBS
+from jobs.models import Command, CommandAction, Job, TargetKind
+from kube.store import object_create, object_delete, object_replace
+from queues.api.resources import PODGROUPS
 from queues.models import PodGroup
 
 __all__ = [
@@ -55,45 +57,32 @@ class BulkOutcome:
         return len(self.done) + len(self.refused)
 
 
-def job_submit(
-    *, manifest: Mapping[str, Any] | Loaded | Job, tasks: list[TaskSpec] | None = None
-) -> Job:
-    """Admit a new job (a manifest, or a Job with ``tasks``) and store it with its tasks.
+def job_submit(*, manifest: Mapping[str, Any], user: Any | None = None) -> Job:
+    """Create the job of ``manifest`` (in its namespace, else ``default``) as the API does.
 
-    Raises ``kube.admission_causes.AdmissionError`` naming every bad field; then nothing is stored.
+    Raises ``KubeError``: 422 naming every field admission refuses, 404 when the namespace
+    does not exist, 409 when the name is taken; then nothing is stored.
     """
-    with transaction.atomic():
-        loaded = admit_job(manifest, tasks=tasks)
-        kind = JobKind()
-        job: Job = kind.new_row(loaded)
-        job.uid = None  # a new object gets a new uid
-        kind.validate(job)
-        job.save()
-        kind.save_children(job, loaded.children)
-    return job
+    namespace = str((manifest.get("metadata") or {}).get("namespace") or "default")
+    created = object_create(JOBS, manifest, namespace=namespace, dry_run=False, user=user)
+    return Job.objects.get(namespace=namespace, name=created["metadata"]["name"])
 
 
-def job_update(*, job: Job, manifest: Mapping[str, Any] | Loaded) -> Job:
-    """Apply an update to a stored job: only the fields Volcano lets change may differ."""
+def job_update(*, job: Job, manifest: Mapping[str, Any]) -> Job:
+    """Replace ``job``'s spec with ``manifest``'s as the API does: only the fields Volcano lets
+    change may differ (``KubeError`` 422 naming each other one; nothing is stored then)."""
     with transaction.atomic():
         stored = Job.objects.select_for_update().get(pk=job.pk)
-        loaded = admit_job(manifest, old=stored)
-        kind = JobKind()
-        for name in kind.spec_fields:
-            setattr(stored, name, getattr(loaded.instance, name))
-        kind.validate(stored)
-        stored.save()
-        kind.save_children(stored, loaded.children)
+        object_replace(JOBS, stored, manifest, dry_run=False)
+    stored.refresh_from_db()
     return stored
 
 
-def pod_group_create(*, manifest: Mapping[str, Any] | Loaded | PodGroup) -> PodGroup:
-    """Admit and store a PodGroup (its queue must exist and be Open)."""
-    with transaction.atomic():
-        group: PodGroup = admit_pod_group(manifest).instance
-        group.uid = None
-        group.save()
-    return group
+def pod_group_create(*, manifest: Mapping[str, Any]) -> PodGroup:
+    """Create a PodGroup as the API does (its queue must exist and be Open; ``KubeError``)."""
+    namespace = str((manifest.get("metadata") or {}).get("namespace") or "default")
+    created = object_create(PODGROUPS, manifest, namespace=namespace, dry_run=False)
+    return PodGroup.objects.get(namespace=namespace, name=created["metadata"]["name"])
 
 
 def command_issue(*, job: Job, action: CommandAction, issuer: Any | None = None) -> Command:
@@ -127,9 +116,6 @@ def job_act(*, job: Job, action: str, user: Any) -> None:
             command_issue(job=job, action=command, issuer=user)
         return
     # The API's own delete path, so the console deletes exactly as kubectl does.
-    from jobs.api.resources import JOBS
-    from kube.store import object_delete
-
     object_delete(JOBS, job, dry_run=False)
 
 

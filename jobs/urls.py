@@ -1,10 +1,11 @@
-"""The job console's URLs: the jobs list, a job's page and its actions, Submit."""
+"""The job console's URLs: the jobs list, a job's page and its actions, Submit; the jobs of a
+queue (a fragment of the queue's page)."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from jobs.views import job_detail, job_list, submit
+from jobs.views import job_detail, job_list, queue_jobs, submit
 
 app_name = "jobs"
 
@@ -16,4 +17,5 @@ urlpatterns: list[URLPattern] = [
     path("submit/", submit.job_submit_view, name="job_submit"),
     path("submit/validate/", submit.job_validate, name="job_validate"),
     path("submit/preview/", submit.job_preview, name="job_preview"),
+    path("queues/<str:name>/jobs/", queue_jobs.queue_jobs, name="queue_jobs"),
 ]

@@ -17,7 +17,9 @@ ready:
 - **hooks** other apps' writes must reach: admission plugins (``add_admission_plugin``:
   NamespaceLifecycle), apply hooks (``add_apply_hook``: a bundle's namespaces), eviction hooks
   (``add_eviction_hook``: a job hears that one of its pods was deleted by someone else) and
-  release hooks (``add_release_hook``: an emptied namespace finishes terminating);
+  release hooks (``add_release_hook``: an emptied namespace finishes terminating) and
+  reference counters (``add_reference_counter``: the jobs that name a queue, which the
+  console will not delete from under them);
 - what the **worker** runs each cycle: controllers before the session (``add_controller``),
   node runtimes (``add_runtime``), hooks after it (``add_session_hook``) and start-up chores
   (``add_startup_hook``);
@@ -71,6 +73,7 @@ __all__ = [
     "add_controller",
     "add_eviction_hook",
     "add_kind_listener",
+    "add_reference_counter",
     "add_release_hook",
     "add_runtime",
     "add_session_hook",
@@ -87,6 +90,7 @@ __all__ = [
     "manifest_kinds",
     "namespace_model",
     "namespaced_entries",
+    "references",
     "register_access",
     "register_api_resource",
     "register_file_loader",
@@ -297,6 +301,7 @@ class _Registry:
         self.runtimes: dict[str, Callable[[], object]] = {}
         self.session_hooks: dict[str, SessionHook] = {}
         self.startup: dict[str, Callable[[], object]] = {}
+        self.references: dict[str, dict[str, Callable[[Any], int]]] = {}
         self.access_control: AccessControl | None = None
         self.kind_listeners: dict[str, KindListener] = {}
         # Bumped whenever the served kinds change: what the kernel caches about them keys on it.
@@ -440,6 +445,16 @@ def add_startup_hook(name: str, hook: Callable[[], object]) -> None:
     _REGISTRY.startup[name] = hook
 
 
+def add_reference_counter(model_label: str, name: str, count: Callable[[Any], int]) -> None:
+    """Count, with ``count(instance)``, the objects of another app that name an object of
+    ``model_label`` by a plain field (a Job names its queue in ``spec.queue``).
+
+    The app that owns the named kind reads the counts (``references``) without importing the
+    apps that name it: the console refuses to delete a queue that jobs still name.
+    """
+    _REGISTRY.references.setdefault(model_label, {})[name] = count
+
+
 def set_access_control(control: AccessControl) -> None:
     """Name how the API server's views authenticate and authorise (``accounts``)."""
     _REGISTRY.access_control = control
@@ -507,6 +522,12 @@ def evicted(instance: Any) -> None:
     """Tell the eviction hooks of ``instance``'s kind that it is being deleted."""
     for hook in _REGISTRY.eviction.get(instance._meta.label_lower, {}).values():
         hook(instance)
+
+
+def references(instance: Any) -> dict[str, int]:
+    """Return how many objects of each counter name ``instance`` (only counters that found some)."""
+    counters = _REGISTRY.references.get(instance._meta.label_lower, {})
+    return {name: n for name, count in counters.items() if (n := count(instance))}
 
 
 def released(instance: Any) -> None:

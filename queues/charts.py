@@ -1,8 +1,9 @@
 """Charts of queue shares: per resource, every queue's allocated, deserved, guarantee, capability.
 
 Pure functions of the rows (no query): bars for what a queue holds and deserves, markers for
-its guarantee (the floor) and its capability (the ceiling), in the resource's own unit; and on
-a queue's page, its allocated against its deserved share over time (recorded history).
+its guarantee (the floor) and its capability (the ceiling), in the resource's own unit; and a
+queue's allocated against its deserved share over time, which the monitoring app draws from
+its recorded history on the queue's page (``monitoring.queue_history``).
 """
 
 from __future__ import annotations

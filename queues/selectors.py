@@ -1,7 +1,9 @@
-"""Reads for the queue pages: rows in hierarchy order, resource columns, a queue's line of jobs.
+"""Reads for the queue pages: rows in hierarchy order, resource columns, a queue's audit.
 
-Shares come from ``scheduler.live_shares`` (the engine's figures); everything else is the Queue rows
-the controllers keep (PodGroup counts per phase, allocated) and the audit log.
+Shares are the engine's figures the worker stored on each queue row after its last session
+(``queues.share_status``); everything else is the Queue rows the controllers keep (PodGroup
+counts per phase, allocated) and the audit log. The jobs of a queue are the jobs app's
+(``jobs.selectors.queue_line``), shown on the queue's page as its fragment.
 """
 
 from __future__ import annotations
@@ -13,22 +15,16 @@ from typing import Any
 from django.db.models import QuerySet
 
 from accounts.models import AuditEntry
-from console.namespaces import restrict
 from console.units import amount
 from core.models import Node
-from jobs.models import Job
-from jobs.selectors import wait_reports
 from queues.admission import ROOT
-from queues.models import PodGroup, Queue
+from queues.models import Queue
 from queues.share_status import StoredShare
-from queues.why import WaitReport
 
 __all__ = [
     "QUEUE_SORTS",
-    "LineEntry",
     "QueueRow",
     "queue_audit",
-    "queue_line",
     "queue_rows",
     "shown_resources",
 ]
@@ -152,51 +148,6 @@ def queue_rows(*, sort: str = "name", descending: bool = False) -> list[QueueRow
     for top in ordered(tops):
         walk(top, 0)
     return out
-
-
-@dataclass(slots=True)
-class LineEntry:
-    """One waiting job in its queue's line: 1-based place, the job, why it waits."""
-
-    position: int
-    group: str  # namespace/PodGroup name, as the engine names it
-    job: Job | None
-    wait: WaitReport | None
-
-
-def queue_line(
-    user: Any, queue: str, order: Sequence[str], waiting: int, *, limit: int = 50
-) -> tuple[list[LineEntry], int]:
-    """Return the queue's waiting jobs in the engine's order (readable ones), and how many hidden.
-
-    Jobs in namespaces the user may not read keep their place in the numbering but are not
-    shown; the count of those is returned so the page can say so.
-    """
-    keys = [tuple(g.split("/", 1)) for g in order[: limit * 4]]  # (namespace, name)
-    groups: dict[tuple[str, str], int | None] = {}
-    if keys:
-        names = {name for _ns, name in keys}
-        for ns, name, owner in PodGroup.objects.filter(queue=queue, name__in=names).values_list(
-            "namespace", "name", "job_id"
-        ):
-            groups[(ns, name)] = owner
-    job_ids = [j for j in groups.values() if j]
-    readable = {j.pk: j for j in restrict(Job.objects.filter(pk__in=job_ids), user)}
-    reports = wait_reports(list(readable.values()))
-    entries: list[LineEntry] = []
-    hidden = 0
-    for position, key in enumerate(keys, start=1):
-        job_id = groups.get((key[0], key[1]))
-        job = readable.get(job_id) if job_id else None
-        if job_id and job is None:
-            hidden += 1
-            continue
-        if len(entries) < limit:
-            entries.append(
-                LineEntry(position, "/".join(key), job, reports.get(job.pk) if job else None)
-            )
-    hidden += max(0, waiting - len(keys))
-    return entries, hidden
 
 
 def queue_audit(name: str, *, limit: int = 50) -> QuerySet[AuditEntry]:

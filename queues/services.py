@@ -3,6 +3,10 @@
 Opening and closing follow Volcano's queue controller: a queue opens at once;
 a queue that still holds unfinished PodGroups goes to Closing (no new jobs, the
 running ones drain) and to Closed only when none is left.
+
+A queue is created and its spec changed through the API server's own write (``kube.store``),
+whoever asks: admission, resourceVersion and generation, the audit log and the change stream
+are the same for the console's editor and kubectl.
 """
 
 from __future__ import annotations
@@ -15,12 +19,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from jobs.models import CommandAction
 from kube.admission_causes import Causes
-from queues.admission import ROOT, admit_queue, admit_queue_delete
+from kube.render import render
+from kube.store import object_create, object_replace
+from queues.admission import ROOT, admit_queue_delete
+from queues.api.resources import QUEUES
 from queues.controller import ROOT_NOT_CLOSED, queue_execute
 from queues.manifests import QueueKind
-from queues.models import Queue
+from queues.models import Queue, QueueAction
 
 DEFAULT = "default"
 
@@ -32,7 +38,6 @@ __all__ = [
     "queue_edit",
     "queue_ensure_builtin",
     "queue_open",
-    "queue_update",
     "spec_fingerprint",
 ]
 
@@ -68,7 +73,7 @@ def queue_ensure_builtin() -> list[str]:
 def queue_open(*, queue: Queue) -> Queue:
     """Open ``queue`` to new jobs (and the children it closed), as an OpenQueue command does."""
     with transaction.atomic():
-        queue_execute(queue, CommandAction.OPEN_QUEUE, timezone.now(), {})
+        queue_execute(queue, QueueAction.OPEN_QUEUE, timezone.now(), {})
     return queue
 
 
@@ -82,27 +87,18 @@ def queue_close(*, queue: Queue) -> Queue:
         causes.forbidden("status.state", ROOT_NOT_CLOSED)
         causes.raise_if_any(kind="Queue", name=queue.name)
     with transaction.atomic():
-        queue_execute(queue, CommandAction.CLOSE_QUEUE, timezone.now(), {})
+        queue_execute(queue, QueueAction.CLOSE_QUEUE, timezone.now(), {})
     return queue
 
 
-def queue_create(*, manifest: Mapping[str, Any] | Queue) -> Queue:
-    """Admit and store a new queue; ``AdmissionError`` names every bad field."""
-    with transaction.atomic():
-        queue: Queue = admit_queue(manifest).instance
-        queue.uid = None
-        queue.full_clean(validate_unique=False)
-        queue.save()
-    return queue
+def queue_create(*, manifest: Mapping[str, Any]) -> Queue:
+    """Create the queue of ``manifest`` as the API does.
 
-
-def queue_update(*, queue: Queue) -> Queue:
-    """Admit the edited ``queue`` against its stored row and save it."""
-    with transaction.atomic():
-        old = Queue.objects.select_for_update().get(pk=queue.pk)
-        admit_queue(queue, old=old)
-        queue.save()
-    return queue
+    Raises ``KubeError``: 422 naming every field admission refuses, 409 when the name is
+    taken; then nothing is stored.
+    """
+    created = object_create(QUEUES, manifest, namespace=None, dry_run=False)
+    return Queue.objects.get(name=created["metadata"]["name"])
 
 
 def queue_delete(*, queue: Queue) -> None:
@@ -132,21 +128,20 @@ def queue_edit(
     so when the resourceVersion moved, ``spec`` (``spec_fingerprint`` of the queue as read)
     tells a status-only write, which does not touch what was previewed, from a spec change.
     Without ``spec`` any move refuses. Status and state are kept: a queue opens and closes
-    only through its actions.
+    only through its actions. Admission refusing the spec raises ``KubeError`` (422).
     """
     with transaction.atomic():
         queue = Queue.objects.select_for_update().get(name=name)
         moved = queue.resource_version != resource_version
         if moved and (not spec or spec != spec_fingerprint(queue)):
             raise QueueChangedError(name, resource_version, queue.resource_version)
-        edited: Queue = QueueKind().load(manifest).instance
-        old = Queue.objects.get(pk=queue.pk)
-        for field in QueueKind.spec_fields:
-            setattr(queue, field, getattr(edited, field))
+        # The stored queue as the API serves it, with the edited spec: a replace, as kubectl's.
+        document = render(QUEUES, queue)
+        document["spec"] = dict(manifest.get("spec") or {})
         meta = manifest.get("metadata") or {}
-        for field in ("labels", "annotations"):  # the form sends none: keep what is stored
-            if field in meta:
-                setattr(queue, field, getattr(edited, field))
-        admit_queue(queue, old=old)
-        queue.save()
+        for key in ("labels", "annotations"):  # the form sends none: keep what is stored
+            if key in meta:
+                document["metadata"][key] = meta[key]
+        object_replace(QUEUES, queue, document, dry_run=False)
+    queue.refresh_from_db()
     return queue

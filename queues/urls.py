@@ -1,4 +1,7 @@
-"""The queue pages: the list with shares, a queue's page and actions, the editor with preview."""
+"""The queue pages: the list with shares, a queue's page and actions, the editor.
+
+The editor's share preview and what-if are the scheduler's (``scheduler.urls``).
+"""
 
 from __future__ import annotations
 
@@ -16,5 +19,4 @@ urlpatterns: list[URLPattern] = [
     path("queues/<str:name>/action/", queue_detail.queue_action, name="queue_action"),
     path("queues/<str:name>/edit/", queue_edit.queue_editor, name="queue_edit"),
     path("queues/<str:name>/edit/check/", queue_edit.queue_check, name="queue_edit_check"),
-    path("queues/<str:name>/edit/whatif/", queue_edit.queue_whatif, name="queue_whatif"),
 ]

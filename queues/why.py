@@ -18,13 +18,11 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from apis.quantity import format_quantity
+from apis.quantity import format_quantity, scheduling_quantities
 from apis.wire import is_binary_resource
-from scheduler.engine.api.resource import scheduling_quantities
+from core.models import Node
 
-__all__ = ["Reason", "WaitReport", "why_waiting"]
-
-_WAITING_PHASES = frozenset({"", "Pending", "Restarting"})
+__all__ = ["Reason", "WaitReport", "cluster_allocatable", "why_waiting"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,9 +151,21 @@ def _pod_reasons(group: Any | None, pods: Sequence[Any]) -> list[Reason]:
     return reasons
 
 
+def cluster_allocatable() -> dict[str, int]:
+    """Return the allocatable resources of the ready, schedulable nodes, summed (milli-units)."""
+    total: dict[str, int] = {}
+    for allocatable in Node.objects.filter(ready=True, unschedulable=False).values_list(
+        "allocatable", flat=True
+    ):
+        for name, value in (allocatable or {}).items():
+            total[name] = total.get(name, 0) + int(value)
+    return total
+
+
 def why_waiting(
     job: Any,
     *,
+    waiting: bool = True,
     group: Any | None,
     pods: Sequence[Any],
     queue: Any | None,
@@ -163,10 +173,15 @@ def why_waiting(
     position: int = 0,
     cluster: Mapping[str, int] | None = None,
 ) -> WaitReport:
-    """Return why ``job`` waits (an empty report when it does not)."""
+    """Return why ``job`` waits (an empty report when it does not).
+
+    ``waiting`` says whether the job's phase is one in which it waits (the jobs app's
+    ``WAITING_PHASES``); a job in another phase has reasons only while it is Running with pods
+    no node took yet.
+    """
     report = WaitReport(ahead=list(ahead), position=position)
     waiting_pods = any(p.node_id is None and p.phase == "Pending" for p in pods)
-    if job.phase not in _WAITING_PHASES and not (job.phase == "Running" and waiting_pods):
+    if not waiting and not (job.phase == "Running" and waiting_pods):
         return report
     if job.phase == "" and group is None:
         report.reasons.append(Reason("new", _("Just submitted: the controller has not created "

@@ -1,10 +1,11 @@
-"""The scheduler app's console URLs: the Nodes pages, the policy editor, its versions, what-if."""
+"""The scheduler app's console URLs: the Nodes pages, the policy editor, its versions, what-if;
+the queue editor's share preview and what-if (at the editor's addresses)."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from scheduler.views import nodes, policy
+from scheduler.views import nodes, policy, queue_edit
 
 app_name = "scheduler"
 
@@ -31,4 +32,10 @@ urlpatterns: list[URLPattern] = [
         policy.policy_whatif_scenario,
         name="policy_whatif_scenario",
     ),
+    path(
+        "queues/<str:name>/edit/preview/",
+        queue_edit.queue_share_preview,
+        name="queue_share_preview",
+    ),
+    path("queues/<str:name>/edit/whatif/", queue_edit.queue_whatif, name="queue_whatif"),
 ]

@@ -36,8 +36,7 @@ from django.db import transaction
 
 from apis.wire import Manifest
 from core.manifests.pod_template import pod_requests
-from core.models import Pod, PodPhase
-from jobs.controller.context import priority_classes
+from core.models import Pod, PodPhase, priority_class_values
 from kube.changes import record_rows
 from kube.models import ChangeType
 from queues.models import PodGroup, PodGroupPhase
@@ -77,7 +76,7 @@ def reconcile_training_jobs(now: dt.datetime) -> TrainingReport:
     A finished job with no TTL and no active pod left is skipped too.
     """
     report = TrainingReport()
-    classes = priority_classes()
+    classes = priority_class_values()
     groups = {
         (g.namespace, g.name): g
         for g in PodGroup.objects.filter(labels__has_key=OPERATOR_LABEL, job__isnull=True)
@@ -168,7 +167,7 @@ def reconcile_training_job(
     """
     report = report if report is not None else TrainingReport()
     report.jobs += 1
-    classes = classes or priority_classes()
+    classes = classes or priority_class_values()
     before = _status(job)
     counts = (report.pods_created, report.pods_deleted, len(report.changed), len(report.deleted))
     if pods is None:

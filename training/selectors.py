@@ -16,9 +16,8 @@ from django.http import Http404
 from accounts.roles import can
 from console.namespaces import restrict
 from core.models import Event, Pod
-from jobs.selectors import cluster_allocatable
 from queues.models import PodGroup, Queue
-from queues.why import WaitReport, why_waiting
+from queues.why import WaitReport, cluster_allocatable, why_waiting
 from training.frameworks import FRAMEWORKS, Framework
 from training.models import TrainingJob
 from training.wiring import replicas_of
@@ -44,10 +43,14 @@ class _Phase:
     name: str
 
 
+# A training job waits in one phase only, in Volcano's words (Created and Restarting read as it).
+PENDING = "Pending"
+
+
 def volcano_phase(job: TrainingJob) -> str:
     """Return the job's state in Volcano's words: Pending until Running, then as it ends."""
     return {"Running": "Running", "Succeeded": "Completed", "Failed": "Failed"}.get(
-        job.state, "Pending"
+        job.state, PENDING
     )
 
 
@@ -97,8 +100,9 @@ def training_job_list(
     result = []
     for job, framework in jobs:
         group = groups.get((job.namespace, job.name))
-        wait = why_waiting(_Phase(volcano_phase(job), job.queue, job.name), group=group, pods=[],
-                           queue=queues.get(job.queue))  # fmt: skip
+        phase = volcano_phase(job)
+        wait = why_waiting(_Phase(phase, job.queue, job.name), waiting=phase == PENDING,
+                           group=group, pods=[], queue=queues.get(job.queue))  # fmt: skip
         result.append(TrainingRow(job, framework, group, wait))
     return result
 
@@ -162,8 +166,9 @@ def training_page(user: Any, plural: str, namespace: str, name: str) -> Training
     )
     queue = Queue.objects.filter(name=job.queue).first()
     phase = volcano_phase(job)
-    wait = why_waiting(_Phase(phase, job.queue, job.name), group=group, pods=pods, queue=queue,
-                       cluster=cluster_allocatable() if phase == "Pending" else {})  # fmt: skip
+    wait = why_waiting(_Phase(phase, job.queue, job.name), waiting=phase == PENDING,
+                       group=group, pods=pods, queue=queue,
+                       cluster=cluster_allocatable() if phase == PENDING else {})  # fmt: skip
     return TrainingPage(
         job=job,
         framework=framework,

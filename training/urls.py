@@ -1,4 +1,5 @@
-"""The console's pages of Kubeflow training jobs: a job's page and its deletion."""
+"""The console's pages of Kubeflow training jobs: the jobs list's section of them, a job's page
+and its deletion."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from training import views
 app_name = "training"
 
 urlpatterns: list[URLPattern] = [
+    path("kubeflow/", views.training_list, name="training_list"),
     path(
         "kubeflow/<str:plural>/<str:namespace>/<str:name>/",
         views.training_detail,

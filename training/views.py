@@ -1,4 +1,9 @@
-"""A Kubeflow training job's page (replica types, PodGroup, pods, why it waits) and its delete."""
+"""The Kubeflow training jobs in the console: the jobs list's section of them, a job's page
+(replica types, PodGroup, pods, why it waits) and its delete.
+
+The jobs list belongs to the jobs app, a sibling: it shows the Kubeflow jobs by loading
+``training_list`` (``hx-get``) with its own filters, readable by the same roles as the list.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +11,33 @@ import yaml
 from django.contrib import messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.roles import can, role_required
+from console.namespaces import current_namespace
 from console.render import render_page
 from kube.manifests import dump_manifest
 from kubelet.pod_log import pod_logs
-from training.selectors import framework_by_plural, training_page
+from training.selectors import framework_by_plural, training_job_list, training_page
 
-__all__ = ["training_delete", "training_detail"]
+__all__ = ["FILTERS", "training_delete", "training_detail", "training_list"]
+
+# The jobs list's filters, which its Kubeflow section follows.
+FILTERS = ("queue", "phase", "mine", "q")
+
+
+@role_required()
+def training_list(request: HttpRequest) -> HttpResponse:
+    """Render the Kubeflow jobs the user may read, newest first, filtered as the jobs list is
+    (the content of the list's Kubeflow section; nothing when none matches)."""
+    namespace = current_namespace(request)
+    filters = {name: request.GET.get(name, "") for name in FILTERS}
+    rows = training_job_list(request.user, namespace=namespace, filters=filters)
+    response = render(request, "training/_training_list.html", {"training": rows})
+    response["Vary"] = "HX-Request, HX-Target"
+    return response
 
 
 @role_required()
@@ -28,7 +49,7 @@ def training_detail(request: HttpRequest, plural: str, namespace: str, name: str
         "job": page.job,
         "manifest": yaml.safe_dump(dump_manifest(page.job), sort_keys=False),
         "logs": pod_logs(page.pods, page.events),
-        "live": f"jobs.{page.framework.model._meta.model_name}@{namespace}",
+        "live": f"{page.framework.model._meta.label_lower}@{namespace}",
     }
     return render_page(
         request, "training/training_detail.html", context, fragments=("training-body",)

@@ -20,9 +20,10 @@ from console.charts import base_layout, figure_data
 from console.namespaces import current_namespace, restrict
 from console.render import render_page
 from core.models import Event
-from jobs.models import Job
-from jobs.selectors import cluster_allocatable, wait_reports
+from jobs.models import WAITING_PHASES, Job
+from jobs.selectors import wait_reports
 from queues.models import Queue
+from queues.why import cluster_allocatable
 from scheduler.models import SessionRecord
 
 __all__ = ["overview"]
@@ -91,12 +92,12 @@ def overview(request: HttpRequest) -> HttpResponse:
         return sorted((phase or "New", n) for phase, n in counts)
 
     def waiting() -> list[tuple[Job, Any]]:
-        oldest = list(jobs.filter(phase__in=["", "Pending"]).order_by("created_at", "id")[:10])
+        oldest = list(jobs.filter(phase__in=WAITING_PHASES).order_by("created_at", "id")[:10])
         reports = wait_reports(oldest)
         return [(job, reports.get(job.pk)) for job in oldest]
 
     def waiting_total() -> int:
-        return int(jobs.filter(phase__in=["", "Pending"]).count())
+        return int(jobs.filter(phase__in=WAITING_PHASES).count())
 
     def sessions() -> list[SessionRecord]:
         return list(SessionRecord.objects.order_by("-started_at", "-pk")[:60])

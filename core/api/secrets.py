@@ -15,10 +15,10 @@ from rest_framework import serializers
 
 from apis.wire import Fields, Manifest
 from core.models import Secret, SecretType
+from core.owners import read_owner, resolve_job, with_job_owner
 from kube.manifest_kinds import Kind, Loaded
 from kube.resources import Resource
 from kube.serializers import ObjectMetaSerializer, list_serializer
-from queues.manifests.pod_group import read_owner, resolve_job, with_job_owner
 
 __all__ = ["SECRETS", "SecretKind", "SecretListSerializer", "SecretSerializer"]
 

@@ -15,9 +15,8 @@ from core.container_lifecycle import grace_seconds
 from core.manifests.pod_status import container_statuses, pod_conditions
 from core.manifests.pod_template import pod_requests, read_pod_spec
 from core.models import Node, Pod, PodPhase
+from core.owners import read_owner, resolve_job, with_job_owner
 from kube.manifest_kinds import Kind, Loaded
-from queues.manifests.pod_group import read_owner, resolve_job, with_job_owner
-from queues.models import PodGroup
 
 __all__ = ["PodKind"]
 
@@ -25,6 +24,13 @@ TASK_SPEC = "volcano.sh/task-spec"
 TASK_INDEX = "volcano.sh/task-index"
 GROUP_NAME = "scheduling.k8s.io/group-name"
 _COLUMNS_IN_SPEC = ("nodeName", "priority", "schedulerName")
+
+
+def _pod_groups() -> Any:
+    """Return the PodGroups' manager, reached through ``Pod.pod_group`` (queues is above core)."""
+    group_model = Pod._meta.get_field("pod_group").related_model
+    assert isinstance(group_model, type), "Pod.pod_group is not resolved yet"
+    return group_model._default_manager
 
 
 class PodKind(Kind):
@@ -105,9 +111,7 @@ class PodKind(Kind):
         pod = loaded.instance
         group_name = getattr(pod, "_group_name", "")
         if group_name:
-            pod.pod_group = PodGroup.objects.filter(
-                namespace=pod.namespace, name=group_name
-            ).first()
+            pod.pod_group = _pod_groups().filter(namespace=pod.namespace, name=group_name).first()
             if pod.pod_group is None:
                 # Kept as written: the pod waits for that group (the PodGroup controller leaves
                 # a pod that names one alone, and the scheduler places only pods of a group).

@@ -6,7 +6,7 @@ from core.models.event import Event, EventType
 from core.models.namespace import Namespace, NamespacePhase
 from core.models.node import Node, NodeLoadStamp
 from core.models.pod import Pod, PodPhase, TaskStatus
-from core.models.priority_class import PreemptionPolicy, PriorityClass
+from core.models.priority_class import PreemptionPolicy, PriorityClass, priority_class_values
 from core.models.secret import Secret, SecretType
 
 __all__ = [
@@ -23,4 +23,5 @@ __all__ = [
     "Secret",
     "SecretType",
     "TaskStatus",
+    "priority_class_values",
 ]

@@ -11,9 +11,7 @@ from django.db import models
 from django.db.models import Q
 
 from core.models import Node
-from jobs.models.job import Job
 from kube.models import KubeObject
-from queues.models.pod_group import PodGroup
 
 __all__ = ["Pod", "PodPhase", "TaskStatus"]
 
@@ -42,12 +40,12 @@ class Pod(KubeObject):
     """A pod the job controller created for one task replica (``<job>-<task>-<index>``)."""
 
     job = models.ForeignKey(
-        Job, null=True, blank=True, on_delete=models.CASCADE, related_name="pods"
+        "jobs.Job", null=True, blank=True, on_delete=models.CASCADE, related_name="pods"
     )
     task_name = models.CharField(max_length=63, blank=True)
     task_index = models.PositiveIntegerField(default=0)
     pod_group = models.ForeignKey(
-        PodGroup, null=True, blank=True, on_delete=models.SET_NULL, related_name="pods"
+        "queues.PodGroup", null=True, blank=True, on_delete=models.SET_NULL, related_name="pods"
     )
     # Not indexed, on purpose: a bind then changes no indexed column, so on PostgreSQL it is a
     # HOT update (the new row version goes in the same page, no index is touched) in a table

@@ -8,7 +8,7 @@ from django.db.models import Q
 from kube.models import ObjectMeta
 from kube.validators import validate_dns1123_subdomain
 
-__all__ = ["PreemptionPolicy", "PriorityClass"]
+__all__ = ["PreemptionPolicy", "PriorityClass", "priority_class_values"]
 
 # Kubernetes reserves values above one billion for its two system classes.
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
@@ -54,3 +54,14 @@ class PriorityClass(ObjectMeta):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.value})"
+
+
+def priority_class_values() -> tuple[dict[str, int], int]:
+    """Return every PriorityClass's value by name, and the global default's value (or 0).
+
+    What a controller reads once per pass to give its pods and PodGroups their priority
+    (Volcano's job controller and the Kubeflow operator alike).
+    """
+    rows = list(PriorityClass.objects.values_list("name", "value", "global_default"))
+    default = next((value for _, value, is_default in rows if is_default), 0)
+    return {name: value for name, value, _ in rows}, default

@@ -11,7 +11,6 @@ import base64
 
 from django.db import models
 
-from jobs.models.job import Job
 from kube.models import KubeObject
 
 __all__ = ["Secret", "SecretType"]
@@ -27,7 +26,7 @@ class Secret(KubeObject):
     """A namespaced Secret; ``job`` is its controlling owner (deleted with it), if any."""
 
     job = models.ForeignKey(
-        Job, null=True, blank=True, on_delete=models.CASCADE, related_name="secrets"
+        "jobs.Job", null=True, blank=True, on_delete=models.CASCADE, related_name="secrets"
     )
     type = models.CharField(max_length=253, default=SecretType.OPAQUE)
     data = models.JSONField(default=dict, blank=True, help_text="key → base64 of the value")

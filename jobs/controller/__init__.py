@@ -10,7 +10,8 @@ Commands), ``policies`` (event/exitCode → action), ``delays`` (a policy's
 ``timeout``: persisted timers, fired once, cancelled when the pod recovers),
 ``states`` (the phase table and rules), ``actions`` (SyncJob / KillJob /
 KillTarget), ``podgroup``, ``pods`` and ``plugins`` (rendering), ``ttl``,
-``events``, ``context``.
+``events``, ``context``; ``queue_commands`` (OpenQueue and CloseQueue Commands, handed to
+the queue controller).
 
 Contract with the scheduler and the node runtime: pods are created only after
 the scheduler moved the PodGroup past Pending (Inqueue); to evict a pod, set its

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.events import record_event
-from core.models import EventType, Pod, PodPhase, PriorityClass, Secret
+from core.models import EventType, Pod, PodPhase, Secret, priority_class_values
 from jobs.models import Job, JobPhase, TaskSpec
 from kube import failpoints
 from queues.models import PodGroup
 
-__all__ = ["FINISHED_PHASES", "JobContext", "StatusCounts", "priority_classes"]
+__all__ = ["FINISHED_PHASES", "JobContext", "StatusCounts"]
 
 FINISHED_PHASES = frozenset({JobPhase.COMPLETED, JobPhase.FAILED, JobPhase.TERMINATED})
 JOB_VERSION = "volcano.sh/job-version"
@@ -43,13 +43,6 @@ STATUS_FIELD_NAMES = (
     "task_status_count",
     "controlled_resources",
 )
-
-
-def priority_classes() -> tuple[dict[str, int], int]:
-    """Return every PriorityClass's value by name, and the global default's value (or 0)."""
-    rows = list(PriorityClass.objects.values_list("name", "value", "global_default"))
-    default = next((value for _, value, is_default in rows if is_default), 0)
-    return {name: value for name, value, _ in rows}, default
 
 
 @dataclass
@@ -103,7 +96,7 @@ class JobContext:
     def __post_init__(self) -> None:
         self.stored_status = self.status_of(self.job)
         if self.classes is None:
-            self.classes, self.default_priority = priority_classes()
+            self.classes, self.default_priority = priority_class_values()
 
     @staticmethod
     def status_of(job: Job) -> dict[str, Any]:

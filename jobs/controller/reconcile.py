@@ -48,10 +48,11 @@ from django.db import transaction
 from django.db.models import Count, Max, Sum
 
 from core.events import record_event
-from core.models import EventType, Pod, PodPhase
-from jobs.controller.context import FINISHED_PHASES, JobContext, priority_classes
+from core.models import EventType, Pod, PodPhase, priority_class_values
+from jobs.controller.context import FINISHED_PHASES, JobContext
 from jobs.controller.delays import arm, cancel_recovered, cancel_same_scope, fire, take_due
 from jobs.controller.policies import SYNC_JOB, resolve_action
+from jobs.controller.queue_commands import reconcile_queue_commands
 from jobs.controller.requests import Request, observe_pods, take_commands, take_evictions
 from jobs.controller.states import execute
 from jobs.controller.ttl import ttl_expired
@@ -253,7 +254,7 @@ def _load(
         ),
         None,
     )
-    by_name, default = classes if classes is not None else priority_classes()
+    by_name, default = classes if classes is not None else priority_class_values()
     return JobContext(
         job=job,
         tasks=tasks,
@@ -395,8 +396,6 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
     Settled jobs are skipped unless ``full``. A job whose pass raises is logged and
     reported in ``errors``; the others go on.
     """
-    from queues.controller import reconcile_queues
-
     failpoints.refresh()
     now = now or failpoints.now()
     full = _resync_due(now) or full
@@ -405,7 +404,7 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
     report.commands += _orphan_commands(now)
     prints = _fingerprints()
     waiting = _with_commands()
-    classes = priority_classes()
+    classes = priority_class_values()
     todo = [pk for pk in sorted(prints) if full or pk in waiting or _noticed(pk, prints[pk])]
     report.skipped = len(prints) - len(todo)
     tasks: dict[int, list[TaskSpec]] = {}
@@ -434,7 +433,7 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
     for pk in set(_settled) - set(prints):
         del _settled[pk]
     report.pod_groups_created = reconcile_normal_pods(now)
-    report.queue_transitions = reconcile_queues(now)
+    report.queue_transitions = reconcile_queue_commands(now)
     report.duration_ms = (time.perf_counter() - started) * 1000
     if report.changed:
         logger.info(

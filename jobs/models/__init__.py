@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from jobs.models.command import Command, CommandAction, TargetKind
 from jobs.models.delayed_action import DelayedAction
-from jobs.models.job import Job, JobPhase, TaskSpec
+from jobs.models.job import WAITING_PHASES, Job, JobPhase, TaskSpec
 from jobs.models.pod_eviction import PodEviction
 
 __all__ = [
+    "WAITING_PHASES",
     "Command",
     "CommandAction",
     "DelayedAction",

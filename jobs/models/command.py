@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 
 from kube.models import KubeObject
+from queues.models import QueueAction
 
 __all__ = ["Command", "CommandAction", "TargetKind"]
 
@@ -23,8 +24,10 @@ class CommandAction(models.TextChoices):
     RESTART_JOB = "RestartJob"
     TERMINATE_JOB = "TerminateJob"
     COMPLETE_JOB = "CompleteJob"
-    OPEN_QUEUE = "OpenQueue"
-    CLOSE_QUEUE = "CloseQueue"
+    # The queue controller's own actions (``queues.models``), which the job controller takes
+    # for it (``jobs.controller.queue_commands``).
+    OPEN_QUEUE = QueueAction.OPEN_QUEUE.value
+    CLOSE_QUEUE = QueueAction.CLOSE_QUEUE.value
 
 
 class TargetKind(models.TextChoices):

@@ -14,7 +14,7 @@ from django.db.models import Q
 from kube.models import KubeObject
 from kube.validators import validate_dns1123_label
 
-__all__ = ["Job", "JobPhase", "TaskSpec"]
+__all__ = ["WAITING_PHASES", "Job", "JobPhase", "TaskSpec"]
 
 
 class JobPhase(models.TextChoices):
@@ -30,6 +30,14 @@ class JobPhase(models.TextChoices):
     TERMINATING = "Terminating"
     TERMINATED = "Terminated"
     FAILED = "Failed"
+
+
+# The phases in which a job waits to run: new (the controller has not initialised it; Volcano
+# takes an empty phase as Pending), Pending (its PodGroup waits for enqueue, or its gang for
+# room), and Restarting (its old pods are torn down, then it is Pending again without anyone
+# acting). None of them holds its gang. The jobs list, a queue's line, a job's page and the
+# Overview all count these as waiting.
+WAITING_PHASES: tuple[str, ...] = ("", JobPhase.PENDING, JobPhase.RESTARTING)
 
 
 class Job(KubeObject):

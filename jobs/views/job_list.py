@@ -1,5 +1,6 @@
 """The jobs list: vcctl's columns, gang progress, why each waiting job waits, bulk actions;
-then the Kubeflow training jobs with their kind."""
+then the Kubeflow training jobs with their kind, the training app's section (loaded by URL,
+``training:training_list``, with the list's filters)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from jobs.models import JobPhase
 from jobs.selectors import JOB_SORTS, job_list, wait_reports
 from jobs.services import CONSOLE_ACTIONS, job_act_bulk
 from queues.models import Queue
-from training.selectors import training_job_list
 
 __all__ = ["job_bulk", "job_list_view"]
 
@@ -38,8 +38,6 @@ def job_list_view(request: HttpRequest) -> HttpResponse:
         "table": table,
         "page": page,
         "rows": [(job, reports.get(job.pk)) for job in jobs],
-        # Kubeflow's PyTorchJobs, TFJobs and MPIJobs, newest first, under the VolcanoJobs.
-        "training": training_job_list(request.user, namespace=namespace, filters=filters),
         "filters": filters,
         "phases": ["New", *JobPhase.values],
         "queues": list(Queue.objects.order_by("name").values_list("name", flat=True)),

@@ -1,4 +1,9 @@
-"""Submit: the common-job form and the YAML editor, validated on the server as the user types."""
+"""Submit: the common-job form and the YAML editor, validated on the server as the user types.
+
+Besides Volcano's Job the editor takes the Kubeflow training operator's jobs (PyTorchJob,
+TFJob, MPIJob), which the training app serves: the kind is found among the served resources
+(``kube.catalogue``) by its apiVersion and kind, not imported.
+"""
 
 from __future__ import annotations
 
@@ -15,12 +20,16 @@ from console.namespaces import current_namespace, readable_namespaces
 from core.models import PriorityClass
 from jobs.api.resources import JOBS
 from jobs.submit import CommonJobForm, ManifestTextError, examples, line_of, parse_manifest
+from kube.catalogue import catalogue
+from kube.resources import Resource
 from kube.status import KubeError
 from kube.store import object_create
 from queues.models import Queue
-from training.api.resources import TRAINING_RESOURCES
 
-__all__ = ["job_preview", "job_submit_view", "job_validate"]
+__all__ = ["TRAINING_GROUP", "job_preview", "job_submit_view", "job_validate"]
+
+# The API group of the Kubeflow training jobs the editor also takes.
+TRAINING_GROUP = "kubeflow.org"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +39,17 @@ class FieldError:
     field: str
     line: int
     message: str
+
+
+def _training_resource(api_version: object, kind: object) -> Resource | None:
+    """Return the served Kubeflow resource of ``apiVersion``/``kind`` (None: not one)."""
+    for entry in catalogue():
+        resource = entry.resource
+        if resource.group != TRAINING_GROUP:
+            continue
+        if (resource.api_version, resource.kind) == (api_version, kind):
+            return resource
+    return None
 
 
 def _writable_namespaces(user: Any) -> list[str]:
@@ -70,11 +90,7 @@ def _admit(
         return None, [FieldError("metadata.namespace", line,
                                  _("You may not submit jobs in the namespace %(ns)s.") % {"ns": namespace})]  # fmt: skip
     # A Kubeflow PyTorchJob, TFJob or MPIJob goes to its own resource; anything else is a Job.
-    resource = next(
-        (r for r in TRAINING_RESOURCES
-         if (document.get("apiVersion"), document.get("kind")) == (r.api_version, r.kind)),
-        JOBS,
-    )  # fmt: skip
+    resource = _training_resource(document.get("apiVersion"), document.get("kind")) or JOBS
     try:
         created = object_create(
             resource, document, namespace=namespace, dry_run=dry_run, user=request.user
@@ -113,11 +129,9 @@ def job_submit_view(request: HttpRequest) -> HttpResponse:
             created, errors = _admit(request, text, dry_run=False)
             if created is not None:
                 meta = created["metadata"]
-                plural = next(
-                    (r.plural for r in TRAINING_RESOURCES if r.kind == created.get("kind")), ""
-                )
-                if plural:
-                    return redirect("training:training_detail", plural=plural,
+                training = _training_resource(created.get("apiVersion"), created.get("kind"))
+                if training is not None:
+                    return redirect("training:training_detail", plural=training.plural,
                                     namespace=meta["namespace"], name=meta["name"])  # fmt: skip
                 return redirect("jobs:job_detail", namespace=meta["namespace"], name=meta["name"])
     elif slug := request.GET.get("template"):

@@ -6,8 +6,16 @@ from queues.controller.queue import (
     CLOSED_BY_PARENT,
     ROOT,
     ROOT_NOT_CLOSED,
+    queue_command,
     queue_execute,
     reconcile_queues,
 )
 
-__all__ = ["CLOSED_BY_PARENT", "ROOT", "ROOT_NOT_CLOSED", "queue_execute", "reconcile_queues"]
+__all__ = [
+    "CLOSED_BY_PARENT",
+    "ROOT",
+    "ROOT_NOT_CLOSED",
+    "queue_command",
+    "queue_execute",
+    "reconcile_queues",
+]

@@ -15,7 +15,13 @@ parent); opening one reopens the children it closed; a queue cannot open while
 its parent is Closing or Closed (the command is dropped with a Warning event,
 where Volcano retries it a few times first). ``root`` is never closed: a CloseQueue
 for it is dropped with a Warning event, and a root closed by a raw ``/status`` write is
-opened again on the next pass. Commands are taken exactly once.
+opened again on the next pass.
+
+The Commands themselves (``bus.volcano.sh``) belong to the jobs app, above this one: its
+controller takes each queue Command exactly once and hands its action to ``queue_command``
+(``jobs.controller.queue_commands``), then runs ``reconcile_queues`` in the same
+transaction. The console's Open and Close buttons call ``queue_execute`` directly
+(``queues.services``).
 """
 
 from __future__ import annotations
@@ -26,10 +32,15 @@ from django.db import transaction
 
 from core.events import record_event
 from core.models import EventType
-from jobs.models import Command, CommandAction, TargetKind
-from queues.models import PodGroup, Queue, QueueState
+from queues.models import PodGroup, Queue, QueueAction, QueueState
 
-__all__ = ["CLOSED_BY_PARENT", "ROOT_NOT_CLOSED", "queue_execute", "reconcile_queues"]
+__all__ = [
+    "CLOSED_BY_PARENT",
+    "ROOT_NOT_CLOSED",
+    "queue_command",
+    "queue_execute",
+    "reconcile_queues",
+]
 
 CLOSED_BY_PARENT = "volcano.sh/closed-by-parent"
 ROOT = "root"
@@ -60,7 +71,7 @@ def _set_state(
 
 def queue_execute(queue: Queue, action: str, now: dt.datetime, log: dict[str, list[str]]) -> None:
     """Apply ``action`` (OpenQueue, CloseQueue or SyncQueue) to ``queue`` and its children."""
-    if action == CommandAction.OPEN_QUEUE:
+    if action == QueueAction.OPEN_QUEUE:
         parent = Queue.objects.filter(name=queue.parent).first() if queue.parent else None
         if parent is not None and parent.state in SHUT:
             record_event(
@@ -76,51 +87,46 @@ def queue_execute(queue: Queue, action: str, now: dt.datetime, log: dict[str, li
         _set_state(queue, QueueState.OPEN, now, log)
         for child in Queue.objects.filter(parent=queue.name, state__in=SHUT):
             if child.annotations.get(CLOSED_BY_PARENT) == queue.name:
-                queue_execute(child, CommandAction.OPEN_QUEUE, now, log)
+                queue_execute(child, QueueAction.OPEN_QUEUE, now, log)
         return
-    if action == CommandAction.CLOSE_QUEUE and queue.name == ROOT:
+    if action == QueueAction.CLOSE_QUEUE and queue.name == ROOT:
         # Volcano's queue controller refuses too ("Root queue cannot be closed").
         record_event(
             queue, kind="Queue", reason="CloseQueueFailed", now=now,
             message=ROOT_NOT_CLOSED, event_type=EventType.WARNING,
         )  # fmt: skip
         return
-    if action == CommandAction.CLOSE_QUEUE or queue.state == QueueState.CLOSING:
+    if action == QueueAction.CLOSE_QUEUE or queue.state == QueueState.CLOSING:
         for child in Queue.objects.filter(parent=queue.name).exclude(state__in=SHUT):
             child.annotations[CLOSED_BY_PARENT] = queue.name
-            queue_execute(child, CommandAction.CLOSE_QUEUE, now, log)
+            queue_execute(child, QueueAction.CLOSE_QUEUE, now, log)
         if queue.state != QueueState.CLOSED:
             busy = _has_pod_groups(queue)
             _set_state(queue, QueueState.CLOSING if busy else QueueState.CLOSED, now, log)
 
 
-def reconcile_queues(now: dt.datetime) -> dict[str, list[str]]:
-    """Take new queue Commands, then move Closing queues on; return each queue's transitions."""
-    log: dict[str, list[str]] = {}
+def queue_command(name: str, action: str, now: dt.datetime, log: dict[str, list[str]]) -> bool:
+    """Act on a Command's ``action`` for queue ``name``; False: no such queue or action.
+
+    Call it in a transaction: the queue's row is locked for the rest of it.
+    """
+    queue = Queue.objects.select_for_update().filter(name=name).first()
+    if queue is None or action not in (QueueAction.OPEN_QUEUE, QueueAction.CLOSE_QUEUE):
+        return False
+    log.setdefault(queue.name, [])
+    queue_execute(queue, action, now, log)
+    return True
+
+
+def reconcile_queues(
+    now: dt.datetime, log: dict[str, list[str]] | None = None
+) -> dict[str, list[str]]:
+    """Move Closing queues on, reopen root, close children of shut parents.
+
+    Return each queue's transitions, added to ``log`` (what the Commands of this pass did).
+    """
+    log = {} if log is None else log
     with transaction.atomic():
-        commands = Command.objects.select_for_update().filter(
-            target_kind=TargetKind.QUEUE, processed=False
-        )
-        for command in commands.order_by("created_at", "pk"):
-            # Deleted before it acts, as Volcano does: at most once, even across a crash.
-            if not Command.objects.filter(pk=command.pk).delete()[0]:
-                continue
-            queue = Queue.objects.select_for_update().filter(name=command.target_name).first()
-            if queue is None or command.action not in (
-                CommandAction.OPEN_QUEUE,
-                CommandAction.CLOSE_QUEUE,
-            ):
-                record_event(
-                    command,
-                    kind="Command",
-                    reason="InvalidCommand",
-                    message=f"{command.action} on missing or wrong target {command.target_name}",
-                    now=now,
-                    event_type=EventType.WARNING,
-                )
-                continue
-            log.setdefault(queue.name, [])
-            queue_execute(queue, command.action, now, log)
         for queue in (
             Queue.objects.select_for_update().filter(name=ROOT).exclude(state=QueueState.OPEN)
         ):
@@ -131,12 +137,12 @@ def reconcile_queues(now: dt.datetime) -> dict[str, list[str]]:
             )  # fmt: skip
             _set_state(queue, QueueState.OPEN, now, log)
         for queue in Queue.objects.select_for_update().filter(state=QueueState.CLOSING):
-            queue_execute(queue, "SyncQueue", now, log)
+            queue_execute(queue, QueueAction.SYNC_QUEUE, now, log)
         for queue in (
             Queue.objects.select_for_update().filter(state=QueueState.OPEN).exclude(parent="")
         ):
             parent = Queue.objects.filter(name=queue.parent).first()
             if parent is not None and parent.state in SHUT:
                 queue.annotations[CLOSED_BY_PARENT] = parent.name
-                queue_execute(queue, CommandAction.CLOSE_QUEUE, now, log)
+                queue_execute(queue, QueueAction.CLOSE_QUEUE, now, log)
     return {name: steps for name, steps in log.items() if steps}

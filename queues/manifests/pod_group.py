@@ -10,65 +10,13 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from apis.wire import Fields, Manifest, format_resources
-from jobs.models import Job
+from core.owners import read_owner, resolve_job, with_job_owner
 from kube.manifest_kinds import Kind, Loaded
-from kube.object_meta import merge_owner_references
 from queues.models import PodGroup, PodGroupPhase
 
-__all__ = ["PodGroupKind", "read_owner", "with_job_owner", "write_owner"]
+__all__ = ["PodGroupKind"]
 
 _COUNTS = ("running", "succeeded", "failed")
-
-
-def read_owner(meta: Fields, kind: str = "Job") -> str:
-    """Return the name of the ``kind`` owner in ``metadata.ownerReferences`` (or ``""``)."""
-    owner = ""
-    for ref in meta.objects("ownerReferences"):
-        ref_kind = ref.string("kind", required=True)
-        name = ref.string("name", required=True)
-        ref.string("apiVersion")
-        ref.string("uid")
-        ref.boolean("controller", False)
-        ref.boolean("blockOwnerDeletion", False)
-        ref.done()
-        if ref_kind == kind:
-            owner = name
-    return owner
-
-
-def write_owner(job: Job | None, owner_name: str) -> list[Manifest]:
-    """Return ``ownerReferences`` naming the owning job (stored, or named by a manifest)."""
-    if job is not None:
-        ref: Manifest = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": job.name}
-        if job.uid is not None:
-            ref["uid"] = str(job.uid)
-        return [{**ref, "controller": True, "blockOwnerDeletion": True}]
-    if owner_name:
-        ref = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": owner_name}
-        return [{**ref, "controller": True, "blockOwnerDeletion": True}]
-    return []
-
-
-def with_job_owner(meta: Manifest, instance: Any) -> Manifest:
-    """Return ``meta`` whose ownerReferences lead with the job that owns ``instance``.
-
-    Volcano's job controller makes the Job the controller owner of its pods and PodGroup; here
-    that is a foreign key, shown as the reference kube-apiserver would return, followed by any
-    other references a client set (kept in ``owner_references``).
-    """
-    job = instance.job if instance.job_id is not None else None
-    implicit = write_owner(job, "") if job is not None else []
-    if refs := merge_owner_references(implicit, instance.owner_references):
-        meta["ownerReferences"] = refs
-    return meta
-
-
-def resolve_job(loaded: Loaded) -> None:
-    """Link ``loaded.instance.job`` to the stored job its manifest names as owner."""
-    if loaded.owner_name:
-        loaded.instance.job = Job.objects.filter(
-            namespace=loaded.instance.namespace, name=loaded.owner_name
-        ).first()
 
 
 class PodGroupKind(Kind):

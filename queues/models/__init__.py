@@ -7,6 +7,7 @@ from queues.models.queue import (
     PROTECTED_QUEUE_NAMES,
     DequeueStrategy,
     Queue,
+    QueueAction,
     QueueProtectedError,
     QueueState,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "PodGroup",
     "PodGroupPhase",
     "Queue",
+    "QueueAction",
     "QueueProtectedError",
     "QueueState",
 ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from jobs.models.job import Job
 from kube.models import KubeObject
 
 __all__ = ["PodGroup", "PodGroupPhase"]
@@ -25,7 +24,7 @@ class PodGroup(KubeObject):
     """A gang: at least ``min_member`` pods must be placed together or none is."""
 
     job = models.ForeignKey(
-        Job, null=True, blank=True, on_delete=models.CASCADE, related_name="pod_groups"
+        "jobs.Job", null=True, blank=True, on_delete=models.CASCADE, related_name="pod_groups"
     )
     min_member = models.PositiveIntegerField(default=0)
     min_task_member = models.JSONField(default=dict, blank=True, help_text="task → minimum")

@@ -34,6 +34,15 @@ class QueueState(models.TextChoices):
     UNKNOWN = "Unknown"
 
 
+class QueueAction(models.TextChoices):
+    """The queue controller's actions (Volcano's bus actions): a Command carries the first two,
+    SyncQueue is every pass's."""
+
+    OPEN_QUEUE = "OpenQueue"
+    CLOSE_QUEUE = "CloseQueue"
+    SYNC_QUEUE = "SyncQueue"
+
+
 class DequeueStrategy(models.TextChoices):
     """How a queue hands out its jobs when the head cannot be placed (CRD default: traverse)."""
 

@@ -2,11 +2,11 @@
 
 About twenty simulated nodes of mixed shapes (small and large CPU nodes, tainted GPU nodes, a
 tainted infra pair, zone labels), three queues of weights 1, 2 and 4, and jobs that keep coming:
-Volcano's four example jobs (copies in ``manifests/``, renamed per submission) in turn with
-generated ones (CPU gangs, GPU jobs that tolerate the GPU taint, and now and then one that exits
-non-zero and is restarted by its policy). Every job goes through admission like any other
-submission. Finished jobs are removed after ``ttlSecondsAfterFinished`` so the demo can run all
-day.
+Volcano's four example jobs (the submit page's templates in ``jobs/examples/``, renamed per
+submission) in turn with generated ones (CPU gangs, GPU jobs that tolerate the GPU taint, and now
+and then one that exits non-zero and is restarted by its policy). Every job goes through
+admission like any other submission. Finished jobs are removed after ``ttlSecondsAfterFinished``
+so the demo can run all day.
 """
 
 from __future__ import annotations
@@ -23,12 +23,14 @@ from django.db import close_old_connections, transaction
 from core.models import Node, PriorityClass
 from jobs.models import Job
 from jobs.services import job_submit
+from jobs.submit import EXAMPLES_DIR
 from kube.manifests import apply_manifests, read_manifests
 from queues.models import Queue
 from queues.services import queue_ensure_builtin
 
 __all__ = ["DemoStream", "generated_job", "load_demo_cluster", "submit_next"]
 
+# The demo's queue and priority class; its example jobs are the submit page's (EXAMPLES_DIR).
 MANIFESTS = Path(__file__).resolve().parent / "manifests"
 EXAMPLE_JOBS = ("nginx-sleep.yaml", "mindspore-cpu.yaml", "tensorflow-dist-mnist.yaml",
                 "test-job-volumes.yaml")  # fmt: skip
@@ -78,7 +80,7 @@ def load_demo_cluster() -> list[str]:
 
 def _example(n: int) -> dict[str, Any]:
     name = EXAMPLE_JOBS[(n // 4) % len(EXAMPLE_JOBS)]
-    doc: dict[str, Any] = copy.deepcopy(yaml.safe_load((MANIFESTS / name).read_text()))
+    doc: dict[str, Any] = copy.deepcopy(yaml.safe_load((EXAMPLES_DIR / name).read_text()))
     doc["metadata"]["name"] = f"{doc['metadata']['name']}-{n:05d}"
     doc["spec"]["ttlSecondsAfterFinished"] = 120
     return doc

@@ -9,11 +9,13 @@ import pytest
 from django.test import Client
 
 from core.models import Event
+from jobs.controller.queue_commands import reconcile_queue_commands
 from jobs.models import Command
 from kube.admission_causes import AdmissionError
+from queues.admission import admit_queue
 from queues.controller import reconcile_queues
 from queues.models import Queue
-from queues.services import queue_ensure_builtin, queue_update
+from queues.services import queue_ensure_builtin
 from tests.api.conftest import COMMANDS, QUEUES
 from tests.jobs.controller_kit import NOW
 
@@ -81,7 +83,7 @@ def test_root_cannot_be_set_closed() -> None:
     root.state = "Closed"
 
     with pytest.raises(AdmissionError, match="root queue can not be closed"):
-        queue_update(queue=root)
+        admit_queue(root, old=Queue.objects.get(name="root"))
     assert Queue.objects.get(name="root").state == "Open"
 
 
@@ -98,7 +100,7 @@ def test_a_close_command_for_root_is_dropped_with_a_warning(operator: Client) ->
     )
     assert created.status_code == 201, created.content
 
-    reconcile_queues(NOW)
+    reconcile_queue_commands(NOW)  # the job controller takes queue Commands
 
     assert Queue.objects.get(name="root").state == "Open"
     assert not Command.objects.exists()

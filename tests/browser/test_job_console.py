@@ -140,3 +140,37 @@ def test_checked_rows_stay_checked_through_a_live_refresh(
     expect(page.get_by_label("Select keep-a")).to_be_checked()
     expect(page.get_by_label("Select keep-b")).not_to_be_checked()
     expect(page.locator("[data-selected-count]")).to_have_text("1 selected")
+
+
+PYTORCH = """apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: ptj-flow, namespace: default}
+spec:
+  runPolicy: {schedulingPolicy: {queue: default}}
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+            - {name: pytorch, image: busybox, resources: {requests: {cpu: 100m}}}
+"""
+
+
+def test_the_jobs_list_shows_kubeflow_jobs_through_its_live_refreshes(
+    page: Page, cluster: ConsoleServer
+) -> None:
+    cluster.apply(PYTORCH)
+    sign_in(page, cluster, "sue", next_url="/jobs/?q=ptj-")
+    kubeflow = page.locator("#kubeflow-jobs")  # the training app's section, loaded by URL
+    expect(kubeflow).to_contain_text("Kubeflow jobs", timeout=15_000)
+    expect(kubeflow.locator("#training-table")).to_contain_text("PyTorchJob")
+    expect(page.locator("#jobs-table")).to_contain_text("No Volcano job matches these filters.")
+    page.evaluate("""() => new Promise((done) => {
+        document.addEventListener("htmx:afterSwap", (event) => {
+            if (event.detail.elt.id === "jobs-table") { done(); }
+        });
+        window.consoleLive.refresh("jobs-table");
+    })""")
+    expect(kubeflow.locator("#training-table")).to_contain_text("ptj-flow")

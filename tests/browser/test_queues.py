@@ -93,6 +93,20 @@ def test_a_weight_change_is_previewed_then_followed_by_the_scheduler(
 
     page.get_by_role("button", name="Save exactly this").click()
     expect(page).to_have_url(f"{console_server.url}/queues/share-a/")
+    # The queue's page loads its jobs (the jobs app's) and its share over time (monitoring's).
+    expect(page.locator("#queue-jobs")).to_contain_text("Jobs by phase:", timeout=10_000)
+    expect(page.locator("#queue-jobs")).to_contain_text("Running 1")
+    expect(page.locator("#queue-share-history")).to_contain_text("Share over time")
+    # They stay through the page's own live refreshes (each session refreshes the queue's body).
+    page.evaluate(
+        """() => new Promise((done, fail) => {
+             setTimeout(() => fail(new Error("no live refresh of #queue-body in 20 s")), 20000);
+             document.addEventListener("htmx:afterSwap",
+               (event) => { if (event.detail.elt.id === "queue-body") { done(); } });
+           })"""
+    )
+    expect(page.locator("#queue-jobs")).to_contain_text("Jobs by phase:")
+    expect(page.locator("#queue-share-history .chart").first).to_be_visible()
     page.goto(f"{console_server.url}/queues/")
     row = page.locator("#queues-table tr", has=page.get_by_role("link", name="share-a", exact=True))
     # The next session computes what the preview said; the page follows without a reload.

@@ -157,3 +157,19 @@ def _fragment(client: Client, target: str) -> str:
     response = client.get("/", headers={"HX-Request": "true", "HX-Target": target})
     assert response.status_code == 200
     return str(response.content.decode())
+
+
+def test_the_overview_and_the_jobs_list_count_the_same_waiting_jobs(
+    console_login: Callable[..., Any],
+) -> None:
+    # New, Pending and Restarting jobs wait (Restarting goes back to Pending by itself);
+    # the others hold their gang or ended.
+    for phase in ("", "Pending", "Restarting", "Running", "Aborted", "Completed"):
+        Job.objects.create(namespace="default", name=f"job-{phase.lower() or 'new'}", phase=phase)
+    client = console_login("olga", "operator")
+    waiting = _fragment(client, "overview-waiting")
+    assert "3 waiting, oldest first" in waiting
+    jobs_list = client.get("/jobs/").content.decode()
+    listed = [name for name in ("new", "pending", "restarting") if f">job-{name}</a>" in waiting]
+    assert len(listed) == 3
+    assert jobs_list.count('class="sub why"') == 3  # each waiting job says why it waits

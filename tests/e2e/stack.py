@@ -14,14 +14,17 @@ from kubelet.runtime import RuntimeSettings, tick
 from scheduler.worker import SessionSummary, run_once
 from tests.scheduler.factories import make_node
 
-MANIFESTS = Path(__file__).resolve().parents[2] / "scheduler" / "demo" / "manifests"
+ROOT = Path(__file__).resolve().parents[2]
+# The repository's copies of Volcano's examples: the demo's queue and priority class, the jobs.
+MANIFEST_DIRS = (ROOT / "scheduler" / "demo" / "manifests", ROOT / "jobs" / "examples")
 # Sixty times faster than real time: `sleep 10m` takes ten simulated seconds.
 FAST = RuntimeSettings(start_delay=1.0, default_duration=20.0, speed=60.0)
 
 
 def apply_file(name: str) -> None:
     """Apply one of the repository's copies of Volcano's example manifests."""
-    apply_manifests(read_manifests(MANIFESTS / name))
+    path = next(folder / name for folder in MANIFEST_DIRS if (folder / name).exists())
+    apply_manifests(read_manifests(path))
 
 
 def apply_text(text: str) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from core.models import Event, Pod
 from jobs.models import Job
-from kube.admission_causes import AdmissionError
+from kube.status import KubeError
 from queues.models import Queue
 from queues.services import queue_close
 from tests.e2e.stack import Clock, apply_file, job, nodes, submit
@@ -31,7 +31,7 @@ def test_a_queue_closed_while_jobs_run_drains_then_closes_and_admits_nothing() -
     queue_close(queue=Queue.objects.get(name="team"))
 
     assert Queue.objects.get(name="team").state == "Closing"
-    with pytest.raises(AdmissionError):
+    with pytest.raises(KubeError):
         submit(job("late", queue="team"))
     clock.run_until(lambda: Queue.objects.get(name="team").state == "Closed", cycles=60)
     assert phase("long") == "Completed"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from core.models import Event, Pod, PodPhase
+from core.models import Event, Namespace, Pod, PodPhase
 from jobs.controller import JobResult, reconcile_job
 from jobs.models import Job
 from jobs.services import job_submit
@@ -31,7 +31,8 @@ def task(name: str, replicas: int = 1, **extra: Any) -> dict[str, Any]:
 
 
 def submit(name: str = "job", tasks: list[dict[str, Any]] | None = None, **spec: Any) -> Job:
-    """Admit and store a job through the service every entry point uses."""
+    """Create a job in ``default`` as the API does (the namespace made if a flush removed it)."""
+    Namespace.objects.get_or_create(name="default")
     manifest = {
         "apiVersion": "batch.volcano.sh/v1alpha1",
         "kind": "Job",

@@ -26,6 +26,7 @@ from jobs.models import Job, TaskSpec
 from jobs.services import job_submit, job_update, pod_group_create
 from kube.admission_causes import AdmissionError, CauseType
 from kube.manifests import apply_manifests, load_manifest
+from kube.status import KubeError
 from queues.models import PodGroup, Queue, QueueState
 
 pytestmark = pytest.mark.django_db
@@ -309,8 +310,9 @@ def test_job_admission_rule(case: Case) -> None:
         job = job_submit(manifest=doc)
         assert Job.objects.filter(pk=job.pk).exists()
         return
-    with pytest.raises(AdmissionError) as caught:
+    with pytest.raises(KubeError) as caught:
         job_submit(manifest=doc)
+    assert caught.value.code == 422
     assert (case.field, case.reason) in {(c.field, c.reason) for c in caught.value.causes}
     assert not Job.objects.exists()
     assert not TaskSpec.objects.exists()
@@ -321,7 +323,7 @@ def test_every_violation_is_reported_at_once() -> None:
     spec(minAvailable=5, queue="nowhere", plugins={"magic": []})(doc)
     task0(minAvailable=3)(doc)
     with pytest.raises(AdmissionError) as caught:
-        job_submit(manifest=doc)
+        admit_job(doc)
     fields = [cause.field for cause in caught.value.causes]
     assert set(fields) == {
         "spec.tasks[0].minAvailable",
@@ -332,6 +334,9 @@ def test_every_violation_is_reported_at_once() -> None:
     status_cause = caught.value.causes[0].as_status_cause()
     assert set(status_cause) == {"reason", "message", "field"}
     assert str(caught.value).count(";") == 3
+    with pytest.raises(KubeError) as refused:  # a submission names all four, too
+        job_submit(manifest=doc)
+    assert {cause.field for cause in refused.value.causes} == set(fields)
 
 
 def test_defaults_are_filled_in() -> None:
@@ -360,7 +365,7 @@ def test_update_may_scale_but_not_change_other_fields() -> None:
     spec(queue="other", maxRetry=5)(moved)
     container0(image="nginx")(moved)
     second_task(minAvailable=1)(moved)
-    with pytest.raises(AdmissionError) as caught:
+    with pytest.raises(KubeError) as caught:
         job_update(job=job, manifest=moved)
     fields = {cause.field for cause in caught.value.causes}
     assert {"spec.queue", "spec.maxRetry", "spec.tasks"} <= fields
@@ -374,7 +379,7 @@ def test_update_still_checks_the_numbers() -> None:
     shrunk = manifest()
     task0(replicas=1, minAvailable=1)(shrunk)
     spec(minAvailable=2)(shrunk)
-    with pytest.raises(AdmissionError) as caught:
+    with pytest.raises(KubeError) as caught:
         job_update(job=job, manifest=shrunk)
     assert [c.field for c in caught.value.causes] == ["spec.minAvailable"]
     assert job.tasks.get().replicas == 2
@@ -441,7 +446,7 @@ def test_pod_group_admission(
     if field is None:
         assert pod_group_create(manifest=doc).queue == queue_name
         return
-    with pytest.raises(AdmissionError) as caught:
+    with pytest.raises(KubeError) as caught:
         pod_group_create(manifest=doc)
     assert [(c.field, c.reason) for c in caught.value.causes] == [(field, reason)]
     assert not PodGroup.objects.exists()

@@ -10,7 +10,7 @@ import yaml
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from core.models import Pod
+from core.models import Namespace, Pod
 from jobs.models import Command, Job
 from jobs.services import job_submit
 
@@ -20,6 +20,7 @@ LIST = "/jobs/"
 
 
 def _submit(name: str, namespace: str = "default", *, replicas: int = 1, phase: str = "") -> Job:
+    Namespace.objects.get_or_create(name=namespace)  # as the API, submitting needs it
     job = job_submit(manifest={
         "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
         "metadata": {"name": name, "namespace": namespace},

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kube.admission_causes import AdmissionError
+from kube.status import KubeError
 from tests.jobs.controller_kit import admit, pods, submit, task, tick
 
 pytestmark = pytest.mark.django_db
@@ -89,6 +89,6 @@ def test_mpi_plugin_gives_the_master_its_workers_and_needs_ssh() -> None:
 def test_bad_plugin_arguments_are_refused_naming_the_argument(
     plugins: dict[str, list[str]], field: str
 ) -> None:
-    with pytest.raises(AdmissionError) as refused:
+    with pytest.raises(KubeError) as refused:
         submit(tasks=[task("master", 1), task("worker", 1)], plugins=plugins)
     assert field in [cause.field for cause in refused.value.causes]

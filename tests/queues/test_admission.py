@@ -10,8 +10,10 @@ import pytest
 
 from core.models import Node, Pod
 from kube.admission_causes import AdmissionError, CauseType
+from kube.status import KubeError
+from queues.admission import admit_queue
 from queues.models import PodGroup, Queue
-from queues.services import queue_create, queue_delete, queue_update
+from queues.services import queue_create, queue_delete
 
 pytestmark = pytest.mark.django_db
 
@@ -169,26 +171,33 @@ def test_queue_admission_rule(case: Case) -> None:
     if case.field is None:
         assert queue_create(manifest=case.doc).name == "team"
         return
-    with pytest.raises(AdmissionError) as caught:
+    with pytest.raises(KubeError) as caught:
         queue_create(manifest=case.doc)
+    assert caught.value.code == 422
     assert (case.field, case.reason) in {(c.field, c.reason) for c in caught.value.causes}
     assert set(Queue.objects.values_list("name", flat=True)) == before
 
 
 def test_weight_zero_defaults_to_one_and_hierarchy_gets_root() -> None:
-    queue = queue_create(
-        manifest=Queue(name="team", weight=0, annotations=hierarchy("sci", "2")["annotations"])
-    )
+    queue: Queue = admit_queue(
+        Queue(name="team", weight=0, annotations=hierarchy("sci", "2")["annotations"])
+    ).instance
     assert queue.weight == 1
     assert queue.annotations == hierarchy("root/sci", "1/2")["annotations"]
     assert queue.reclaimable
+
+
+def admit_update(queue: Queue) -> None:
+    """Admit ``queue``'s edited row against its stored one and save it (AdmissionError)."""
+    admit_queue(queue, old=Queue.objects.get(pk=queue.pk))
+    queue.save()
 
 
 def test_root_queue_resources_cannot_be_modified() -> None:
     root = Queue.objects.get(name="root")  # there from the start (migration 0005)
     root.capability = {"cpu": CPU}
     with pytest.raises(AdmissionError) as caught:
-        queue_update(queue=root)
+        admit_update(root)
     assert [(c.field, c.reason) for c in caught.value.causes] == [("spec.capability", FORB)]
     root.refresh_from_db()
     assert root.capability == {}
@@ -197,10 +206,10 @@ def test_root_queue_resources_cannot_be_modified() -> None:
 def test_update_may_change_weight_but_not_set_closing() -> None:
     queue = Queue.objects.create(name="team")
     queue.weight = 5
-    queue_update(queue=queue)
+    admit_update(queue)
     queue.state = "Closing"
     with pytest.raises(AdmissionError) as caught:
-        queue_update(queue=queue)
+        admit_update(queue)
     assert caught.value.causes[0].field == "status.state"
     queue.refresh_from_db()
     assert (queue.weight, queue.state) == (5, "Open")
@@ -211,7 +220,7 @@ def test_parent_queue_capability_cannot_drop_below_a_childs() -> None:
     Queue.objects.create(name="kid", parent="org", capability={"cpu": 6 * CPU})
     org.capability = {"cpu": 4 * CPU}
     with pytest.raises(AdmissionError) as caught:
-        queue_update(queue=org)
+        admit_update(org)
     assert caught.value.causes[0].field == "spec.capability.cpu"
 
 

@@ -1,4 +1,4 @@
-"""The queue state machine: OpenQueue/CloseQueue Commands, Closing until PodGroups are gone."""
+"""The queue state machine: Open, Closing until its PodGroups are gone, Closed; parents and root."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import pytest
 
 from core.models import Event
 from jobs.controller import reconcile_all
-from jobs.models import Command, CommandAction, TargetKind
-from queues.controller import CLOSED_BY_PARENT, reconcile_queues
-from queues.models import PodGroup, Queue, QueueState
+from queues.controller import CLOSED_BY_PARENT, queue_command, reconcile_queues
+from queues.models import PodGroup, Queue, QueueAction, QueueState
 from queues.services import queue_close, queue_open
 
 pytestmark = pytest.mark.django_db
@@ -18,81 +17,42 @@ pytestmark = pytest.mark.django_db
 NOW = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
 
 
-def command(queue: str, action: str) -> Command:
-    return Command.objects.create(
-        name=f"{queue}-{action.lower()}",
-        action=action,
-        target_kind=TargetKind.QUEUE,
-        target_name=queue,
-    )
-
-
 def state(name: str) -> str:
     return Queue.objects.get(name=name).state
 
 
-def test_close_command_on_an_empty_queue_closes_it_and_is_taken_once() -> None:
+def test_closing_queue_stays_closing_while_any_pod_group_remains_then_closes() -> None:
     Queue.objects.create(name="batch")
-    taken = command("batch", CommandAction.CLOSE_QUEUE)
-    assert reconcile_queues(NOW) == {"batch": ["Open->Closed"]}
-    assert not Command.objects.filter(pk=taken.pk).exists()  # deleted before it acted
+    PodGroup.objects.create(name="pg", queue="batch", phase="Completed")
+    queue_close(queue=Queue.objects.get(name="batch"))
+    assert state("batch") == QueueState.CLOSING
     assert reconcile_queues(NOW) == {}
+    assert state("batch") == QueueState.CLOSING  # any PodGroup keeps it closing
+    PodGroup.objects.all().delete()
+    assert reconcile_queues(NOW) == {"batch": ["Closing->Closed"]}
     assert Event.objects.filter(
         involved_kind="Queue", involved_name="batch", reason="Closed"
     ).exists()
 
 
-def test_close_command_with_pod_groups_goes_closing_then_closed_when_they_are_gone() -> None:
+def test_a_command_for_a_missing_queue_or_with_a_job_action_is_not_acted_on() -> None:
     Queue.objects.create(name="batch")
-    PodGroup.objects.create(name="pg", queue="batch", phase="Completed")
-    command("batch", CommandAction.CLOSE_QUEUE)
-    reconcile_queues(NOW)
-    assert state("batch") == QueueState.CLOSING
-    reconcile_queues(NOW)
-    assert state("batch") == QueueState.CLOSING  # any PodGroup keeps it closing
-    PodGroup.objects.all().delete()
-    assert reconcile_queues(NOW) == {"batch": ["Closing->Closed"]}
+    assert not queue_command("ghost", QueueAction.CLOSE_QUEUE, NOW, {})
+    assert not queue_command("batch", "AbortJob", NOW, {})
+    assert state("batch") == QueueState.OPEN
 
 
-def test_open_command_reopens_a_closed_or_closing_queue() -> None:
-    Queue.objects.create(name="a", state=QueueState.CLOSED)
-    Queue.objects.create(name="b", state=QueueState.CLOSING)
-    PodGroup.objects.create(name="pg", queue="b")
-    command("a", CommandAction.OPEN_QUEUE)
-    command("b", CommandAction.OPEN_QUEUE)
-    reconcile_queues(NOW)
-    assert (state("a"), state("b")) == (QueueState.OPEN, QueueState.OPEN)
-
-
-def test_closing_a_parent_closes_its_children_and_opening_it_reopens_them() -> None:
-    Queue.objects.create(name="org")
-    Queue.objects.create(name="kid", parent="org")
-    Queue.objects.create(name="own", parent="org", state=QueueState.CLOSED)
-    command("org", CommandAction.CLOSE_QUEUE)
-    reconcile_queues(NOW)
-    assert (state("org"), state("kid")) == (QueueState.CLOSED, QueueState.CLOSED)
-    assert Queue.objects.get(name="kid").annotations[CLOSED_BY_PARENT] == "org"
-    Command.objects.all().delete()
-    command("org", CommandAction.OPEN_QUEUE)
-    reconcile_queues(NOW)
-    assert (state("org"), state("kid"), state("own")) == ("Open", "Open", "Closed")
-    assert CLOSED_BY_PARENT not in Queue.objects.get(name="kid").annotations
-
-
-def test_a_queue_cannot_open_under_a_closed_parent() -> None:
+def test_an_open_queue_under_a_closed_parent_is_closed_by_it() -> None:
     Queue.objects.create(name="org", state=QueueState.CLOSED)
-    Queue.objects.create(name="kid", parent="org", state=QueueState.CLOSED)
-    command("kid", CommandAction.OPEN_QUEUE)
-    reconcile_queues(NOW)
-    assert state("kid") == QueueState.CLOSED
-    assert Event.objects.filter(reason="OpenQueueFailed", involved_name="kid").exists()
+    Queue.objects.create(name="kid", parent="org")
+    assert reconcile_queues(NOW) == {"kid": ["Open->Closed"]}
+    assert Queue.objects.get(name="kid").annotations[CLOSED_BY_PARENT] == "org"
 
 
-def test_command_for_a_missing_queue_is_dropped_with_a_warning() -> None:
-    taken = command("ghost", CommandAction.CLOSE_QUEUE)
-    reconcile_queues(NOW)
-    assert not Command.objects.filter(pk=taken.pk).exists()
-    assert Event.objects.filter(reason="InvalidCommand", type="Warning").exists()
+def test_root_closed_by_a_status_write_is_opened_again() -> None:
+    Queue.objects.filter(name="root").update(state=QueueState.CLOSED)
+    assert reconcile_queues(NOW) == {"root": ["Closed->Open"]}
+    assert Event.objects.filter(reason="CloseQueueFailed", involved_name="root").exists()
 
 
 def test_closing_queue_ends_closed_once_its_jobs_finish_through_the_controller() -> None:

@@ -14,10 +14,13 @@ from django.test import Client
 from accounts.models import AuditEntry
 from jobs.models import Job
 from jobs.services import job_submit
+from kube.render import render
+from queues.api.resources import QUEUES
 from queues.models import Queue
 from queues.services import spec_fingerprint
 from scheduler.live_shares import live_shares
 from scheduler.worker import run_once
+from tests.console.compose import composed
 from tests.scheduler.factories import make_node, make_queue
 
 pytestmark = pytest.mark.django_db
@@ -120,7 +123,13 @@ def test_a_weight_preview_equals_the_shares_after_saving(
 ) -> None:
     client = console_login("olga", "operator")
     queue = Queue.objects.get(name="a")
-    answer = client.post("/queues/a/edit/check/", _editor_post(queue, weight=3))
+    checked = client.post("/queues/a/edit/check/", _editor_post(queue, weight=3))
+    assert "Valid: Volcano's admission accepts this queue." in checked.content.decode()
+    # The check asks the editor's preview slot to follow: it posts the same edit to the
+    # scheduler, whose answer is every queue's share now and after saving.
+    assert checked["HX-Trigger-After-Settle"] == "queue-checked"
+    assert 'hx-post="/queues/a/edit/preview/"' in checked.content.decode()
+    answer = client.post("/queues/a/edit/preview/", _editor_post(queue, weight=3))
     body = answer.content.decode()
     assert answer.status_code == 200
     previewed = {
@@ -251,6 +260,7 @@ def test_only_operators_change_queues(console_login: Callable[..., Client], role
     assert client.get("/queues/new/").status_code == 403
     assert client.post("/queues/a/edit/", _editor_post(queue, weight=5)).status_code == 403
     assert client.post("/queues/a/edit/check/", _editor_post(queue, weight=5)).status_code == 403
+    assert client.post("/queues/a/edit/preview/", _editor_post(queue, weight=5)).status_code == 403
     assert client.post("/queues/a/action/", {"action": "close"}).status_code == 403
     assert client.post("/queues/a/action/", {"action": "delete"}).status_code == 403
     stored = Queue.objects.get(name="a")
@@ -310,7 +320,7 @@ def test_the_queue_page_lists_waiting_jobs_in_the_engines_order(
     run_once()
     run_once()
     assert not Job.objects.filter(phase="Running").exists()
-    page = console_login("vera", "viewer", ("default",)).get("/queues/a/").content.decode()
+    page = composed(console_login("vera", "viewer", ("default",)), "/queues/a/")
     line = page[page.index("What runs next") : page.index("Jobs by phase")]
     positions = [line.index(f">{name}</a>") for name in ("later-urgent", "first", "second")]
     assert positions == sorted(positions)  # priority first, then the older job
@@ -323,7 +333,7 @@ def test_waiting_jobs_of_unreadable_namespaces_are_counted_not_shown(
     make_queue("a")
     _job("secret", queue="a", replicas=1, cpu="2")
     run_once()
-    page = console_login("vera", "viewer", ("team-x",)).get("/queues/a/").content.decode()
+    page = composed(console_login("vera", "viewer", ("team-x",)), "/queues/a/")
     assert "secret" not in page
     assert "1 more waiting job is in a namespace you cannot read." in page
 
@@ -354,3 +364,37 @@ def test_a_viewer_cannot_run_a_queue_what_if(console_login: Callable[..., Client
     queue = make_queue("a")
     client = console_login("vera", "viewer")
     assert client.post("/queues/a/edit/whatif/", _editor_post(queue, weight=3)).status_code == 403
+
+
+def test_the_queue_page_shows_its_jobs_by_phase_from_the_jobs_fragment(
+    console_login: Callable[..., Client],
+) -> None:
+    make_node("n1", cpu=1)
+    make_queue("a")
+    _job("first", queue="a", replicas=1, cpu="2")
+    client = console_login("vera", "viewer", ("default",))
+    page = client.get("/queues/a/").content.decode()
+    # The queue's page holds the jobs app's and the monitoring app's sections, loaded by URL.
+    assert 'hx-get="/queues/a/jobs/"' in page
+    assert 'hx-get="/queues/a/history/?range=1h"' in page
+    shown = composed(client, "/queues/a/")
+    assert '<a href="/jobs/?queue=a&amp;phase=New">New 1</a>' in shown
+    assert client.get("/queues/ghost/jobs/").status_code == 404
+    assert Client().get("/queues/a/jobs/").status_code == 302  # signed out: sign in first
+
+
+def test_saving_in_the_editor_is_the_apis_write_with_its_generation_and_audit(
+    console_login: Callable[..., Client], busy_cluster: None
+) -> None:
+    client = console_login("olga", "operator")
+    queue = Queue.objects.get(name="a")
+    before = render(QUEUES, queue)["metadata"]
+    saved = client.post("/queues/a/edit/", _editor_post(queue, weight=3))
+    assert saved.status_code == 302
+    after = render(QUEUES, Queue.objects.get(name="a"))["metadata"]
+    assert after["generation"] == before["generation"] + 1  # a spec change, as kubectl's
+    assert int(after["resourceVersion"]) > int(before["resourceVersion"])
+    entry = AuditEntry.objects.get(kind="Queue", name="a", action="update")
+    assert entry.actor_name == "olga"
+    assert entry.after is not None
+    assert entry.after["weight"] == 3

@@ -10,6 +10,7 @@ import pytest
 
 from core.namespaces import ensure_namespaces
 from queues.models import PodGroup, Queue
+from tests.console.compose import composed
 from tests.training.kit import pytorch, submit, tick
 from training.models import PyTorchJob
 
@@ -23,7 +24,9 @@ def test_the_jobs_list_shows_training_jobs_with_their_kind_and_podgroup(
     console_login: Callable[..., Any],
 ) -> None:
     tick(submit(pytorch(workers=2)))
-    body = console_login("vera", "viewer", ("default",)).get("/jobs/").content.decode()
+    client = console_login("vera", "viewer", ("default",))
+    assert 'hx-get="/kubeflow/"' in client.get("/jobs/").content.decode()  # training's section
+    body = composed(client, "/jobs/")
     assert 'id="training-table"' in body
     assert "PyTorchJob" in body
     assert PAGE in body
@@ -33,7 +36,7 @@ def test_the_jobs_list_shows_training_jobs_with_their_kind_and_podgroup(
 def test_a_viewer_of_another_namespace_does_not_see_it(console_login: Callable[..., Any]) -> None:
     submit(pytorch())
     client = console_login("vera", "viewer", ("team-a",))
-    assert "ptj" not in client.get("/jobs/").content.decode()
+    assert "ptj" not in composed(client, "/jobs/")
     assert client.get(PAGE).status_code == 404
 
 
@@ -89,3 +92,15 @@ def test_only_a_submitter_deletes_and_the_controller_cleans_up(
     assert not PyTorchJob.objects.filter(pk=job.pk).exists()
     tick(job)
     assert not PodGroup.objects.filter(name="ptj").exists()
+
+
+def test_the_jobs_lists_filters_narrow_its_kubeflow_section(
+    console_login: Callable[..., Any],
+) -> None:
+    tick(submit(pytorch(workers=2)))
+    client = console_login("vera", "viewer", ("default",))
+    page = client.get("/jobs/?queue=elsewhere").content.decode()
+    assert 'hx-get="/kubeflow/?queue=elsewhere"' in page
+    assert "ptj" not in composed(client, "/jobs/?queue=elsewhere")
+    assert "ptj" in composed(client, "/jobs/?queue=default")
+    assert "No Volcano job matches these filters." in composed(client, "/jobs/?queue=default")

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from apis.quantity import format_quantity, parse_quantity
+from apis.quantity import format_quantity, parse_quantity, scheduling_quantities
 
 __all__ = ["CPU", "MEMORY", "PODS", "Resource", "ResourceIndex", "Vector", "scheduling_quantities"]
 
@@ -25,24 +25,6 @@ MEMORY = "memory"
 PODS = "pods"
 
 Vector = npt.NDArray[np.int64]
-
-# Names a PodGroup's minResources carries for ResourceQuota only (``count/pods``,
-# ``requests.cpu``, ``limits.memory``): Volcano's ``NewResource`` skips them.
-_QUOTA_ONLY_PREFIXES = ("count/", "requests.", "limits.")
-
-
-def scheduling_quantities(quantities: Mapping[str, int]) -> dict[str, int]:
-    """Return a resource list without its quota-only names, as Volcano's scheduler reads it.
-
-    Volcano's job controller writes a PodGroup's minResources as Kubernetes' quota usage of
-    its pods (``pods``, ``count/pods``, ``requests.<r>``, ``limits.<r>`` beside the plain
-    names); the scheduler keeps the plain names and ``pods`` only.
-    """
-    return {
-        name: amount
-        for name, amount in quantities.items()
-        if not name.startswith(_QUOTA_ONLY_PREFIXES)
-    }
 
 
 class Resource:
