@@ -1,0 +1,104 @@
+"""The rules that hold the house (DESIGN.md), beside the import-linter contracts.
+
+The contracts in pyproject.toml say which package may import which. Two rules they cannot
+express are checked here by reading the source:
+
+- a first-party import inside a function is a piece in the wrong room unless a comment says
+  why it must be there (on the line above, or on the import's own line);
+- no room grows into the house: the biggest holds well under a third of the code. A room is a
+  top-level package, but for the engine: ``scheduler/engine`` is a pure library inside the
+  scheduler app (its own contract, no Django, DESIGN.md's inner room), counted on its own.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = (
+    "apis", "kube", "accounts", "console", "core", "kubelet", "queues", "training", "jobs",
+    "monitoring", "scheduler", "volcano_site", "vcctl",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class InnerImport:
+    """A first-party import statement inside a function body."""
+
+    path: Path
+    line: int
+    module: str
+    explained: bool
+
+    def __str__(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line} imports {self.module}"
+
+
+def source_files() -> list[Path]:
+    """Return every first-party module but migrations."""
+    return sorted(
+        path
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts
+    )
+
+
+def _imported(node: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(node, ast.ImportFrom):
+        return [node.module or ""] if node.level == 0 else [f"{'.' * node.level}{node.module}"]
+    return [alias.name for alias in node.names]
+
+
+def _explained(lines: list[str], node: ast.stmt) -> bool:
+    """Return whether a comment on the line above or on the statement's lines says why."""
+    own = lines[node.lineno - 1 : (node.end_lineno or node.lineno)]
+    above = lines[node.lineno - 2].strip() if node.lineno >= 2 else ""
+    return above.startswith("#") or any("#" in line for line in own)
+
+
+def inner_imports(path: Path) -> list[InnerImport]:
+    """Return the first-party imports made inside functions in ``path``."""
+    text = path.read_text()
+    lines = text.splitlines()
+    found: list[InnerImport] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            if in_function and isinstance(child, ast.Import | ast.ImportFrom):
+                for module in _imported(child):
+                    if module.split(".")[0] in PACKAGES or module.startswith("."):
+                        found.append(
+                            InnerImport(path, child.lineno, module, _explained(lines, child))
+                        )
+            visit(child, inner)
+
+    visit(ast.parse(text), False)
+    return found
+
+
+def test_every_first_party_import_inside_a_function_says_why() -> None:
+    unexplained = [
+        str(found)
+        for path in source_files()
+        for found in inner_imports(path)
+        if not found.explained
+    ]
+    assert unexplained == [], "move the piece to the right room, or say why it must stay"
+
+
+def room_of(path: Path) -> str:
+    """Return the room ``path`` belongs to: its top-level package, or ``scheduler/engine``."""
+    parts = path.relative_to(ROOT).parts
+    return "scheduler/engine" if parts[:2] == ("scheduler", "engine") else parts[0]
+
+
+def test_no_room_holds_a_third_of_the_code() -> None:
+    lines: dict[str, int] = {}
+    for path in source_files():
+        lines[room_of(path)] = lines.get(room_of(path), 0) + len(path.read_text().splitlines())
+    biggest = max(lines, key=lambda room: lines[room])
+    assert lines[biggest] < 0.3 * sum(lines.values()), lines
