@@ -15,6 +15,7 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         """Serve the v1 kinds (``kube.registry``); order node deletions after binds."""
+        # The deletion receivers import the models, which load only once the apps are ready.
         from core import node_deletion
 
         node_deletion.connect()

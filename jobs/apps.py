@@ -15,6 +15,7 @@ class JobsConfig(AppConfig):
 
     def ready(self) -> None:
         """Register with the kernel; collect a deleted job's or queue's Commands."""
+        # The models load only once the apps are ready.
         from django.db.models.signals import post_delete
 
         from jobs.garbage import collect_commands

@@ -1,4 +1,4 @@
-"""App config for the scheduler: nodes, configurations, sessions (and later the worker)."""
+"""App config for the scheduler: configurations, sessions, the worker and its pages."""
 
 from __future__ import annotations
 
@@ -14,13 +14,12 @@ class SchedulerConfig(AppConfig):
     verbose_name = "Scheduler"
 
     def ready(self) -> None:
-        """Order node deletions after binds; start the embedded loop if asked (``make run``)."""
-        from core import node_deletion
+        """Register with the kernel; start the embedded loop if asked (``make run``)."""
+        # The embedded loop imports the worker, which imports models: only once apps are ready.
         from scheduler import embedded
 
         register_kinds()
         register_session_topic()
-        node_deletion.connect()
         embedded.start()
 
 

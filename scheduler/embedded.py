@@ -39,6 +39,7 @@ def start() -> object | None:
     with _lock:
         if _started:
             return _started[0]
+        # Called from the app's ready(): the worker imports models, loaded only by then.
         from scheduler.worker import EmbeddedWorker
 
         worker = EmbeddedWorker()
@@ -46,6 +47,7 @@ def start() -> object | None:
         atexit.register(worker.stop)
         _started.append(worker)
         if _flag(DEMO_FLAG):
+            # Only a demo run loads the demo (it imports the apps' services).
             from scheduler.demo import DemoStream
 
             stream = DemoStream()

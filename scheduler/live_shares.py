@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from scheduler.active_conf import active_conf
 from scheduler.cache.snapshot import read_snapshot
-from scheduler.conf_text import active_conf
 from scheduler.engine.shares import QueueChange, ShareReport, queue_shares, queue_shares_pair
 
 __all__ = ["live_shares", "live_shares_pair"]

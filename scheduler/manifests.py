@@ -15,6 +15,7 @@ from apis.wire import Fields, Manifest
 from kube.manifest_kinds import Kind, Loaded
 from scheduler.conf_text import conf_text_error
 from scheduler.models import SchedulerConfiguration
+from scheduler.services import scheduler_conf_create
 
 __all__ = ["CONF_KEY", "SchedulerConfigurationKind", "load_conf_text"]
 
@@ -59,8 +60,6 @@ class SchedulerConfigurationKind(Kind):
 
     def apply(self, loaded: Loaded) -> str:
         """Store the text as a new active version, unless it already is the active text."""
-        from scheduler.services import scheduler_conf_create
-
         text = loaded.instance.text
         active = SchedulerConfiguration.objects.select_for_update().filter(is_active=True).first()
         if active is not None and active.text == text:

@@ -31,6 +31,7 @@ from django.http import HttpRequest, HttpResponse
 
 from apis.histograms import HISTOGRAMS
 from apis.prometheus_text import CONTENT_TYPE, Family, render
+from scheduler.metrics_cluster import cluster_families
 
 __all__ = ["MetricsState", "load_state", "metrics_view", "save_state"]
 
@@ -131,7 +132,5 @@ def save_state(state: MetricsState) -> None:
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
     """Serve every ``volcano_*`` series in the Prometheus text format (no login: scrapers)."""
-    from scheduler.metrics_cluster import cluster_families
-
     families = [*load_state().families(), *cluster_families()]
     return HttpResponse(render(families), content_type=CONTENT_TYPE)

@@ -15,6 +15,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from scheduler.conf_text import conf_text_error
+
 __all__ = [
     "LeaderLease",
     "SchedulerConfiguration",
@@ -63,8 +65,6 @@ class SchedulerConfiguration(models.Model):
 
     def clean(self) -> None:
         """Refuse text the engine's conf parser refuses, naming the field it points at."""
-        from scheduler.conf_text import conf_text_error
-
         if error := conf_text_error(self.text):
             raise ValidationError({"text": error})
 

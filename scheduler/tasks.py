@@ -27,6 +27,7 @@ def _process_lease() -> Lease:
 @shared_task(name="scheduler.tasks.schedule", ignore_result=True)
 def schedule() -> str:
     """Run one scheduling cycle if this worker gets the lease; say what happened."""
+    # Celery imports task modules before Django's apps are ready; the worker imports models.
     from scheduler.worker import run_leader_cycle
 
     lease = _process_lease()

@@ -55,10 +55,10 @@ from django.db import close_old_connections, connection
 from kube import failpoints, registry
 from kube.changes import prune_changes
 from kube.registry import SessionHook, SessionReport
+from scheduler.active_conf import active_conf
 from scheduler.cache import ApplyResult, BindPipeline, Snapshot, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
 from scheduler.cache.wal import checkpoint_after
-from scheduler.conf_text import active_conf
 from scheduler.engine import run_session
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework.decisions import Decisions

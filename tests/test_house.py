@@ -53,10 +53,18 @@ def _imported(node: ast.Import | ast.ImportFrom) -> list[str]:
 
 
 def _explained(lines: list[str], node: ast.stmt) -> bool:
-    """Return whether a comment on the line above or on the statement's lines says why."""
+    """Return whether a comment says why: on the statement's lines, or above the block of
+    imports it opens or belongs to (blank lines between imports, as isort leaves them, count
+    as the block)."""
     own = lines[node.lineno - 1 : (node.end_lineno or node.lineno)]
-    above = lines[node.lineno - 2].strip() if node.lineno >= 2 else ""
-    return above.startswith("#") or any("#" in line for line in own)
+    if any("#" in line for line in own):
+        return True
+    above = node.lineno - 2
+    while above >= 0 and (
+        not lines[above].strip() or lines[above].lstrip().startswith(("from ", "import "))
+    ):
+        above -= 1
+    return above >= 0 and lines[above].lstrip().startswith("#")
 
 
 def inner_imports(path: Path) -> list[InnerImport]:

@@ -34,6 +34,7 @@ from typing import Any
 
 from django.db import transaction
 
+from apis.quantity import parse_quantity
 from apis.wire import Manifest
 from core.manifests.pod_template import pod_requests
 from core.models import Pod, PodPhase, priority_class_values
@@ -291,8 +292,6 @@ def min_member(framework: Framework, job: TrainingJob) -> int:
 def _min_resources(framework: Framework, job: TrainingJob, members: int) -> dict[str, int]:
     scheduling = (job.spec.get("runPolicy") or {}).get("schedulingPolicy") or {}
     if scheduling.get("minResources"):
-        from apis.quantity import parse_quantity
-
         return {k: parse_quantity(v, field=k) for k, v in scheduling["minResources"].items()}
     total: dict[str, int] = {}
     left = members

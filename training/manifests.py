@@ -108,6 +108,7 @@ class TrainingJobKind(Kind):
 
     def admit(self, loaded: Loaded, existing: Any | None) -> None:
         """Refuse what the training operator (and Volcano) would (``training.admission``)."""
+        # Admission reads manifests with this kind: the two modules need each other.
         from training.admission import admit_training_job
 
         admit_training_job(self.framework, loaded.instance, old=existing)

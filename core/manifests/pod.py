@@ -121,7 +121,8 @@ class PodKind(Kind):
             pod.node = Node.objects.filter(name=node_name).first()
 
     def admit(self, loaded: Loaded, existing: Any | None) -> None:
-        """Refuse what Volcano's pod webhook refuses (``jobs.admission``)."""
+        """Refuse what Volcano's pod webhook refuses (``core.admission``)."""
+        # Admission reads manifests with this kind: the two modules need each other.
         from core.admission import admit_pod
 
         admit_pod(loaded, old=existing)

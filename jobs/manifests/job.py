@@ -209,6 +209,7 @@ class JobKind(Kind):
 
     def admit(self, loaded: Loaded, existing: Any | None) -> None:
         """Fill Volcano's defaults and refuse what its job webhook refuses (``jobs.admission``)."""
+        # Admission reads manifests with this kind: the two modules need each other.
         from jobs.admission import admit_job
 
         admit_job(loaded, old=existing)

@@ -65,7 +65,8 @@ class PodGroupKind(Kind):
         resolve_job(loaded)
 
     def admit(self, loaded: Loaded, existing: Any | None) -> None:
-        """Refuse what Volcano's PodGroup webhook refuses (``jobs.admission``)."""
+        """Refuse what Volcano's PodGroup webhook refuses (``queues.admission``)."""
+        # Admission reads manifests with this kind: the two modules need each other.
         from queues.admission import admit_pod_group
 
         admit_pod_group(loaded, old=existing)

@@ -80,6 +80,7 @@ class QueueKind(Kind):
 
     def admit(self, loaded: Loaded, existing: Any | None) -> None:
         """Fill Volcano's queue defaults and refuse what its webhook refuses."""
+        # Admission reads manifests with this kind: the two modules need each other.
         from queues.admission import admit_queue
 
         admit_queue(loaded, old=existing)

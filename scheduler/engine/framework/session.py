@@ -34,6 +34,7 @@ from scheduler.engine.api.types import PodGroupCondition, TaskStatus
 from scheduler.engine.framework.arguments import Arguments
 from scheduler.engine.framework.decisions import Decisions, Eviction
 from scheduler.engine.framework.interface import Event, Plugin
+from scheduler.engine.framework.job_updater import update_jobs
 from scheduler.engine.framework.registry import get_action, get_plugin_class
 from scheduler.engine.framework.session_plugins import SessionPlugins
 from scheduler.engine.framework.statement import Statement
@@ -260,7 +261,6 @@ def _mark_invalid_jobs(ssn: Session) -> None:
 
 def close_session(ssn: Session) -> Decisions:
     """Close plugins, write PodGroup status into the decisions and return them."""
-    from scheduler.engine.framework.job_updater import update_jobs
 
     for name, plugin in ssn.plugins.items():
         started = time.perf_counter()
@@ -311,6 +311,7 @@ def _run_session(
     started = time.perf_counter()
     ssn = open_session(cluster, conf, uid=uid, bind_listener=bind_listener)
     if report_shares:
+        # The share report opens sessions itself: imported where it is asked for.
         from scheduler.engine.shares import share_report
 
         began = time.perf_counter()
