@@ -1,4 +1,4 @@
-"""App config for jobs: Job, PodGroup, Pod, PriorityClass, Command, Event."""
+"""App config for jobs: batch.volcano.sh Job and bus.volcano.sh Command, and their controller."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""App config for queues: Volcano's fair-share queues."""
+"""App config for queues: Volcano's fair-share queues and their PodGroups."""
 
 from __future__ import annotations
 

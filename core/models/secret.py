@@ -2,7 +2,7 @@
 
 ``data`` holds Kubernetes' wire form: file name → base64 of the bytes. Pods refer
 to a Secret by name (a ``secret`` volume) and never carry its data, so reading a
-pod never reveals a key; reading Secrets is a right of its own (roles.py).
+pod never reveals a key; reading Secrets is a right of its own (``core/api/kinds.py``, ``accounts.roles``).
 """
 
 from __future__ import annotations

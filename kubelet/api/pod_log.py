@@ -1,4 +1,4 @@
-"""Views of the jobs app's API beyond the generic ones: a pod's ``/log``.
+"""A pod's ``/log``: what the simulated kubelet recorded about it, as text.
 
 The simulated runtime runs no containers, so the log is what it recorded about
 the pod: its events (scheduled, started, killed, ...) in time order, its

@@ -1,1 +1,1 @@
-"""The scheduler app's resources on the REST API: nodes and the scheduler configuration."""
+"""The scheduler configuration on the REST API (scheduler.volcano.sh/v1alpha1)."""
