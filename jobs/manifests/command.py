@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from apis.wire import Fields, Manifest
+from jobs.admission.command import admit_command
 from jobs.models import Command, CommandAction, TargetKind
 from kube.manifest_kinds import Kind, Loaded
 
@@ -61,6 +62,10 @@ class CommandKind(Kind):
                 command.target_uid = uid
         # The target is the owner, written back from it: nothing else to keep.
         command.owner_references = []
+
+    def admit(self, loaded: Loaded, existing: Any | None) -> None:
+        """Refuse a Command whose creator may not act on its target, or that cannot fit it."""
+        admit_command(loaded.instance)
 
     def write_metadata(self, instance: Any) -> Manifest:
         """The common metadata, and the owner reference to the target (as vcctl writes it)."""

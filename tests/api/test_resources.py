@@ -127,6 +127,8 @@ RESOURCES = [
         ),
         ("metadata.name", "abort-1", "abort-2"),
         **_label_patches(),
+        # A Command's target must exist (jobs.admission.command).
+        needs=[(JOBS.format(ns="default"), JOB)],
     ),
     Resource(
         "events",
@@ -154,7 +156,15 @@ def _name(resource: Resource) -> str:
     return str(resource.manifest["metadata"]["name"])
 
 
+def _prepare(client: Client, resource: Resource) -> None:
+    """Create what ``resource``'s example refers to (a Command's target job), once."""
+    for url, manifest in resource.needs:
+        response = client.post(url, json.dumps(manifest), content_type="application/json")
+        assert response.status_code in (201, 409), response.content
+
+
 def _create(client: Client, resource: Resource) -> Any:
+    _prepare(client, resource)
     response = client.post(
         resource.url, json.dumps(resource.manifest), content_type="application/json"
     )
@@ -164,6 +174,7 @@ def _create(client: Client, resource: Resource) -> Any:
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.name)
 def test_create_from_yaml_then_get_and_delete(operator: Client, resource: Resource) -> None:
+    _prepare(operator, resource)
     response = operator.post(
         resource.url, yaml.safe_dump(resource.manifest), content_type="application/yaml"
     )
@@ -253,6 +264,7 @@ def test_replace_with_a_stale_resource_version_is_409(operator: Client, resource
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.name)
 def test_dry_run_create_stores_nothing(operator: Client, resource: Resource) -> None:
+    _prepare(operator, resource)
     response = operator.post(
         resource.url + "?dryRun=All",
         json.dumps(resource.manifest),
