@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from console.units import amount
-from tests.browser.conftest import CHROMIUM, MISSING, sign_in
+from tests.browser.kit import CHROMIUM, MISSING, sign_in
 from tests.browser.server import ConsoleServer, run_console
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
