@@ -88,6 +88,7 @@ class Stack:
 
 
 def wait_for(done: Callable[[], bool], timeout: float, what: str, stack: Stack) -> None:
+    """Return once ``done()`` holds; fail after ``timeout`` seconds with every process's log."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if done():
@@ -98,4 +99,5 @@ def wait_for(done: Callable[[], bool], timeout: float, what: str, stack: Stack) 
 
 
 def completed(names: list[str]) -> bool:
+    """Return whether every job named has completed."""
     return Job.objects.filter(name__in=names, phase="Completed").count() == len(names)
