@@ -6,16 +6,21 @@ database access fail loudly, which is how the engine's purity is kept honest.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.test import Client
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from tests.kube.api_kit import token_client
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# Hypothesis keeps its example database beside the tests by default; a run writes nothing
+# into the work tree, so it goes to a temporary folder (kept between runs on this machine).
+set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "volcano-hypothesis"))
 # The shared Volcano examples sit beside the clone (../shared/examples), here and in CI.
 EXAMPLES_DIR = REPO_ROOT / "tests" / "fixtures" / "examples"  # a copy of shared/examples
 

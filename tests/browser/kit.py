@@ -7,6 +7,8 @@ missing binary.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 from playwright.sync_api import Page
@@ -21,6 +23,18 @@ MISSING = (
     f"{CHROMIUM} is missing: the browser tests need Debian's chromium"
     " (apt-get install chromium; `make test` does it as root)"
 )
+
+
+def screenshots() -> Path:
+    """Return the folder screenshots go to: a temporary one unless asked for.
+
+    A test run writes nothing into the work tree; ``VOLCANO_SCREENSHOTS=docs/screenshots``
+    refreshes the README's pictures on purpose.
+    """
+    wanted = os.environ.get("VOLCANO_SCREENSHOTS")
+    folder = Path(wanted) if wanted else Path(tempfile.gettempdir()) / "volcano-screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def log_in(page: Page, base_url: str, username: str, *, next_url: str = "") -> None:
