@@ -6,13 +6,21 @@ database access fail loudly, which is how the engine's purity is kept honest.
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.test import Client
+from hypothesis.configuration import set_hypothesis_home_dir
+
+from tests.kube.api_kit import token_client
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# Hypothesis keeps its example database beside the tests by default; a run writes nothing
+# into the work tree, so it goes to a temporary folder (kept between runs on this machine).
+set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "volcano-hypothesis"))
 # The shared Volcano examples sit beside the clone (../shared/examples), here and in CI.
 EXAMPLES_DIR = REPO_ROOT / "tests" / "fixtures" / "examples"  # a copy of shared/examples
 
@@ -67,3 +75,44 @@ def console_login(db: None, django_user_model: Any, settings: Any) -> Any:
         return client
 
     return login
+
+
+@pytest.fixture
+def make_user(db: None, django_user_model: Any, settings: Any) -> Callable[..., Any]:
+    """Return a factory of users holding ``role`` and granted ``namespaces`` (for the API).
+
+    Their passwords are hashed cheaply: the role tables log in dozens of users.
+    """
+    from django.contrib.auth.models import Group
+
+    from accounts.models import NamespaceGrant
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+    def make(name: str, role: str | None, namespaces: tuple[str, ...] = ()) -> Any:
+        user = django_user_model.objects.create_user(name, password="pw-" + name)
+        if role is not None:
+            user.groups.add(Group.objects.get(name=role))
+        for namespace in namespaces:
+            NamespaceGrant.objects.create(user=user, namespace=namespace)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def operator(make_user: Callable[..., Any]) -> Client:
+    """Return an API client of an operator (every namespace, queues, nodes, configuration)."""
+    return token_client(make_user("olga", "operator"))
+
+
+@pytest.fixture
+def submitter(make_user: Callable[..., Any]) -> Client:
+    """Return an API client of a submitter granted the ``default`` namespace."""
+    return token_client(make_user("sam", "submitter", ("default",)))
+
+
+@pytest.fixture
+def viewer(make_user: Callable[..., Any]) -> Client:
+    """Return an API client of a viewer granted the ``default`` namespace."""
+    return token_client(make_user("vera", "viewer", ("default",)))

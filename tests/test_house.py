@@ -8,6 +8,16 @@ express are checked here by reading the source:
 - no room grows into the house: the biggest holds well under a third of the code. A room is a
   top-level package, but for the engine: ``scheduler/engine`` is a pure library inside the
   scheduler app (its own contract, no Django, DESIGN.md's inner room), counted on its own.
+
+The tests keep a house of their own, checked the same way:
+
+- the test tree mirrors the apps: each directory directly under tests/ is a top-level
+  package's name (its tests, every package has one) or one of the suites that cut across
+  apps (``CROSS_CUTTING``);
+- what tests share lives in kit modules (``*_kit.py``, ``kit.py``) beside them: no module under
+  tests/ imports a conftest (fixtures only, found by pytest) or a ``test_*`` module (its tests
+  would run twice, and it would be a test file and a library at once);
+- every directory of test modules is a package, so two ``test_x.py`` in two apps never clash.
 """
 
 from __future__ import annotations
@@ -21,6 +31,10 @@ PACKAGES = (
     "apis", "kube", "accounts", "console", "core", "kubelet", "queues", "training", "jobs",
     "monitoring", "scheduler", "volcano_site", "vcctl",
 )  # fmt: skip
+TESTS = ROOT / "tests"
+# The suites under tests/ that belong to no single app: the engine library's unit tests and its
+# scenario files, the browser, the real-services and the end-to-end runs, and their data.
+CROSS_CUTTING = ("engine", "scenarios", "browser", "distributed", "e2e", "fixtures")
 
 
 @dataclass(frozen=True)
@@ -110,3 +124,61 @@ def test_no_room_holds_a_third_of_the_code() -> None:
         lines[room_of(path)] = lines.get(room_of(path), 0) + len(path.read_text().splitlines())
     biggest = max(lines, key=lambda room: lines[room])
     assert lines[biggest] < 0.3 * sum(lines.values()), lines
+
+
+def files_under_tests() -> list[Path]:
+    """Return every Python file under tests/."""
+    return sorted(path for path in TESTS.rglob("*.py") if "__pycache__" not in path.parts)
+
+
+def _names_a_test_module(name: str) -> bool:
+    return any(part == "conftest" or part.startswith("test_") for part in name.split("."))
+
+
+def imports_of_tests_and_conftests(path: Path) -> list[str]:
+    """Return the imports in ``path`` of a conftest or a ``test_*`` module of ours."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names if alias.name.startswith("tests")]
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            if not module.startswith(("tests", ".")):
+                continue
+            # ``from tests.kube import conftest``: the names may be the modules
+            joined = module if module.endswith(".") else module + "."
+            modules = [module, *(joined + alias.name for alias in node.names)]
+        else:
+            continue
+        named = [module for module in modules if _names_a_test_module(module)]
+        if named:
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {named[0]}")
+    return found
+
+
+def test_no_test_module_imports_a_conftest_or_another_test_module() -> None:
+    found = [line for path in files_under_tests() for line in imports_of_tests_and_conftests(path)]
+    assert found == [], "move what is shared into a kit module (tests/<app>/<name>_kit.py)"
+
+
+def test_the_test_tree_mirrors_the_apps() -> None:
+    strays = sorted(
+        path.name
+        for path in TESTS.iterdir()
+        if path.is_dir()
+        and not path.name.startswith((".", "__"))
+        and path.name not in (*PACKAGES, *CROSS_CUTTING)
+    )
+    assert strays == [], "a test directory is named after the app it tests, or cuts across"
+    assert [app for app in PACKAGES if not (TESTS / app).is_dir()] == [], "an app without tests"
+
+
+def test_every_directory_of_test_modules_is_a_package() -> None:
+    missing = sorted(
+        {
+            str(path.parent.relative_to(ROOT))
+            for path in files_under_tests()
+            if not (path.parent / "__init__.py").exists()
+        }
+    )
+    assert missing == [], "pytest names test modules by their package: add an __init__.py"

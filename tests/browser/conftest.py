@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,15 +19,8 @@ from django.contrib.auth.models import Group
 from django.db import connections
 from playwright.sync_api import Page, sync_playwright
 
+from tests.browser.kit import CHROMIUM, MISSING, PASSWORD
 from tests.browser.server import ConsoleServer, run_console
-
-CHROMIUM = Path("/usr/bin/chromium")
-PASSWORD = "a-long-browser-password"
-
-MISSING = (
-    f"{CHROMIUM} is missing: the browser tests need Debian's chromium"
-    " (apt-get install chromium; `make test` does it as root)"
-)
 
 
 @pytest.fixture
@@ -79,30 +71,9 @@ def make_user(django_user_model: Any) -> Callable[..., Any]:
     return make
 
 
-def log_in(page: Page, base_url: str, username: str, *, next_url: str = "") -> None:
-    """Sign in through /accounts/login/ (then follow ``next_url``)."""
-    query = f"?next={next_url}" if next_url else ""
-    page.goto(f"{base_url}/accounts/login/{query}")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_load_state()
-
-
 @pytest.fixture(scope="session")
 def console_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleServer]:
     """The console served by daphne with the embedded scheduler, once per test session."""
     if not CHROMIUM.exists():
         pytest.skip(MISSING)
     yield from run_console(tmp_path_factory.mktemp("console-server"))
-
-
-def sign_in(page: Page, server: ConsoleServer, username: str, *, next_url: str = "/") -> None:
-    """Sign in to ``server`` as ``username`` (made with ``server.make_user``)."""
-    from tests.browser.server import PASSWORD as SERVER_PASSWORD
-
-    page.goto(f"{server.url}/accounts/login/?next={next_url}")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(SERVER_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_load_state()

@@ -3,17 +3,14 @@ live, a change made elsewhere appears without a reload, themes and a phone's wid
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import CHROMIUM, MISSING, sign_in
+from tests.browser.kit import CHROMIUM, MISSING, screenshots, sign_in
 from tests.browser.server import ConsoleServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 JOB = """
 apiVersion: batch.volcano.sh/v1alpha1
@@ -45,8 +42,7 @@ def test_a_job_created_elsewhere_appears_on_the_overview_without_a_reload(
 
     expect(page.locator("#overview-jobs")).not_to_contain_text("No jobs yet", timeout=10_000)
     assert page.evaluate("window.__sameDocument") is True  # no reload happened
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "layout-light.png"))
+    page.screenshot(path=str(screenshots() / "layout-light.png"))
 
 
 def test_the_theme_toggle_and_a_phone_width(page: Page, console_server: ConsoleServer) -> None:
@@ -60,5 +56,4 @@ def test_the_theme_toggle_and_a_phone_width(page: Page, console_server: ConsoleS
     expect(page.locator("#sidebar")).to_be_hidden()
     page.get_by_role("button", name="Menu").click()
     expect(page.locator("#sidebar")).to_be_visible()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "layout-phone-dark.png"))
+    page.screenshot(path=str(screenshots() / "layout-phone-dark.png"))

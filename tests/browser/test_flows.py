@@ -15,7 +15,7 @@ import yaml
 from playwright.sync_api import Page, Request, expect
 
 from queues.models import Queue, QueueState
-from tests.browser.conftest import CHROMIUM, MISSING, PASSWORD, log_in
+from tests.browser.kit import CHROMIUM, MISSING, PASSWORD, log_in
 
 pytestmark = [
     pytest.mark.browser,

@@ -3,17 +3,14 @@ form and watch the job run, a bad YAML's error at its field, why a job waits, bu
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import CHROMIUM, MISSING, sign_in
+from tests.browser.kit import CHROMIUM, MISSING, screenshots, sign_in
 from tests.browser.server import ConsoleServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 NODES = "\n---\n".join(
     f"""apiVersion: v1
@@ -52,8 +49,7 @@ def cluster(console_server: ConsoleServer) -> ConsoleServer:
 
 
 def _shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / name), full_page=True)
+    page.screenshot(path=str(screenshots() / name), full_page=True)
 
 
 def test_submit_from_the_form_and_watch_it_run_without_a_reload(

@@ -8,12 +8,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import CHROMIUM, MISSING, sign_in
+from tests.browser.kit import CHROMIUM, MISSING, screenshots, sign_in
 from tests.browser.server import ConsoleServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 ZONE = "topology.kubernetes.io/zone"
 FLEET = 120
 
@@ -111,7 +110,7 @@ def test_the_heat_map_of_a_fleet_light_dark_and_phone(page: Page, cluster: Conso
     expect(page.locator("#nodes-heatmap")).to_contain_text("zone-a (30)")
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.wait_for_timeout(500)
-    _shot(page, SHOTS / "nodes-heatmap-light.png")
+    _shot(page, screenshots() / "nodes-heatmap-light.png")
 
     page.get_by_role("button", name="Switch light or dark theme").click()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
@@ -120,7 +119,7 @@ def test_the_heat_map_of_a_fleet_light_dark_and_phone(page: Page, cluster: Conso
 
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_timeout(500)
-    _shot(page, SHOTS / "nodes-phone-dark.png")
+    _shot(page, screenshots() / "nodes-phone-dark.png")
     page.goto(f"{cluster.url}/nodes/?selector=pool%3Dfleet&sort=-cpu")
     page.locator("#nodes-table tbody tr a").first.click()  # the fleet's fullest node
     expect(page.locator("#node-pods")).to_contain_text("fill-", timeout=30_000)

@@ -4,18 +4,16 @@ share move in the preview before saving, save, and see the scheduler follow the 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from console.units import amount
-from tests.browser.conftest import CHROMIUM, MISSING, sign_in
+from tests.browser.kit import CHROMIUM, MISSING, screenshots, sign_in
 from tests.browser.server import ConsoleServer, run_console
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 CLUSTER = """apiVersion: v1
 kind: Node
@@ -88,8 +86,7 @@ def test_a_weight_change_is_previewed_then_followed_by_the_scheduler(
     other = preview.locator("tr", has=page.get_by_role("rowheader", name="share-b", exact=True))
     expect(other.locator('td[data-resource="cpu"]')).to_contain_text("→")  # b's share shrinks
     assert "weight: 3" in page.locator("#queue-yaml").input_value()  # the YAML followed the form
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "queue-preview.png"), full_page=True)
+    page.screenshot(path=str(screenshots() / "queue-preview.png"), full_page=True)
 
     page.get_by_role("button", name="Save exactly this").click()
     expect(page).to_have_url(f"{console_server.url}/queues/share-a/")

@@ -19,7 +19,7 @@ from accounts.services import token_create
 from core.namespaces import ensure_namespaces
 from jobs.models import Job
 from tests.browser.server import free_port
-from tests.distributed.conftest import REPO, Stack
+from tests.distributed.celery_kit import REPO, Stack
 from tests.e2e.stack import nodes
 from tests.scheduler.factories import make_queue
 

@@ -5,35 +5,19 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import Callable
 from datetime import timedelta
 
 from celery import Celery
 from django.test import Client, override_settings
 
 from core.models import Pod
-from jobs.models import Job
 from scheduler.defaults import DEFAULT_SCHEDULER_CONF
 from scheduler.models import SessionRecord
-from tests.distributed.conftest import Stack
+from tests.distributed.celery_kit import Stack, completed, wait_for
 from tests.e2e.stack import job, nodes, submit
 from tests.scheduler.factories import make_queue, use_conf
 
 LEASE_KEY = "volcano:volcano-scheduler:leader"
-
-
-def wait_for(done: Callable[[], bool], timeout: float, what: str, stack: Stack) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if done():
-            return
-        time.sleep(0.2)
-    logs = "\n".join(f"--- {n}\n{stack.log(n)[-3000:]}" for n in stack.procs)
-    raise AssertionError(f"timed out waiting for {what}\n{logs}")
-
-
-def completed(names: list[str]) -> bool:
-    return Job.objects.filter(name__in=names, phase="Completed").count() == len(names)
 
 
 def test_a_celery_worker_runs_sessions_and_completes_jobs(stack: Stack) -> None:

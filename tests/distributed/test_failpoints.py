@@ -21,8 +21,7 @@ from kube.models import Failpoint
 from scheduler.defaults import DEFAULT_SCHEDULER_CONF
 from scheduler.models import SessionRecord
 from scheduler.services import pod_evict
-from tests.distributed.conftest import Stack
-from tests.distributed.test_celery import completed, wait_for
+from tests.distributed.celery_kit import Stack, completed, wait_for
 from tests.e2e.stack import job, nodes, submit
 from tests.scheduler.factories import make_queue, use_conf
 

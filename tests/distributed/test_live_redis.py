@@ -16,7 +16,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group, User
 
 from console.routing import websocket_urlpatterns
-from tests.distributed.conftest import REPO, Stack
+from tests.distributed.celery_kit import REPO, Stack
 
 WRITE = "from jobs.models import Job; Job.objects.create(namespace='team-a', name='from-afar')"
 

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from kubernetes import client, config  # type: ignore[import-untyped]
 
-from tests.kube.conftest import EXAMPLES, KUBECTL, KubeServer
+from tests.kube.server_kit import EXAMPLES, KUBECTL, KubeServer
 
 GROUP, VERSION, PLURAL = "batch.volcano.sh", "v1alpha1", "jobs"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.kube.conftest import KubeServer
+from tests.kube.server_kit import KubeServer
 
 AGGREGATED = (
     "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"

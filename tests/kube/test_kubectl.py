@@ -7,30 +7,23 @@ a timeout; watches run in the background and are always stopped.
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.kube.conftest import EXAMPLES, JOB_FILES, KUBECTL, KubeServer, Watcher, wait_for
+from tests.kube.server_kit import (
+    EXAMPLES,
+    JOB_FILES,
+    KUBECTL,
+    KubeServer,
+    Watcher,
+    kubectl,
+    wait_for,
+)
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
-
-
-def kubectl(
-    server: KubeServer, *args: str, namespace: str, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run kubectl once (30 s at most); return the finished process."""
-    return subprocess.run(
-        [str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "-n", namespace, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
 
 
 def _generation(server: KubeServer, kind: str, name: str, namespace: str) -> str:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kube.conftest import KUBECTL, KubeServer
-from tests.kube.test_kubectl import kubectl
+from tests.kube.server_kit import KUBECTL, KubeServer, kubectl
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
 

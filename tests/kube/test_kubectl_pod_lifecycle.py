@@ -12,8 +12,7 @@ import pytest
 import yaml
 from kubernetes import client, config  # type: ignore[import-untyped]
 
-from tests.kube.conftest import KUBECTL, KubeServer, wait_for
-from tests.kube.test_kubectl import kubectl
+from tests.kube.server_kit import KUBECTL, KubeServer, kubectl, wait_for
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
 

@@ -6,8 +6,7 @@ import time
 
 import pytest
 
-from tests.kube.conftest import EXAMPLES, KUBECTL, KubeServer, Watcher
-from tests.kube.test_kubectl import kubectl
+from tests.kube.server_kit import EXAMPLES, KUBECTL, KubeServer, Watcher, kubectl
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
 

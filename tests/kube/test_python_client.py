@@ -16,7 +16,7 @@ import yaml
 from kubernetes import client, config, watch  # type: ignore[import-untyped]
 from kubernetes.client.rest import ApiException  # type: ignore[import-untyped]
 
-from tests.kube.conftest import JOB_FILES, KubeServer, wait_for
+from tests.kube.server_kit import JOB_FILES, KubeServer, wait_for
 
 GROUP, VERSION, PLURAL = "batch.volcano.sh", "v1alpha1", "jobs"
 NAMESPACE = "py-client"

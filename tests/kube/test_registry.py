@@ -21,8 +21,8 @@ from core.models import PriorityClass
 from kube import registry
 from kube.manifests import load_manifest
 from kube.registry import WRITE_VERBS, AccessRule
-from tests.kube.conftest import KUBECTL
 from tests.kube.registry_kit import GROUP, WIDGET_ENTRY, WIDGETS_PATH, registry_restored
+from tests.kube.server_kit import KUBECTL
 from tests.kube.tls import TLSRelay, self_signed
 from tests.training.kit import pytorch
 

@@ -9,7 +9,7 @@ import http.client
 import json
 from urllib.parse import urlsplit
 
-from tests.kube.conftest import KubeServer
+from tests.kube.server_kit import KubeServer
 
 QUIET = "fieldSelector=metadata.name=no-such-pod&timeoutSeconds=60"
 

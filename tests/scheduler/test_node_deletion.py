@@ -1,7 +1,7 @@
 """Deleting a node: no pod stays on it, even when a session binds to it at that moment.
 
 Its running and waiting pods are collected as Kubernetes' pod GC does (Failed, then deleted:
-``tests/api/test_node_deletion.py`` shows the job's side); finished pods stay, on no node.
+``tests/core/test_node_deletion.py`` shows the job's side); finished pods stay, on no node.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from scheduler import worker
 from scheduler.cache import Snapshot, apply_decisions, read_snapshot
 from scheduler.engine import load_conf, run_session
 from scheduler.engine.framework.decisions import Decisions
-from tests.api.conftest import EVENTS, token_client
+from tests.kube.api_kit import EVENTS, token_client
 from tests.scheduler.factories import TEST_CONF, make_gang, make_node
 
 pytestmark = pytest.mark.django_db
