@@ -11,9 +11,10 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from accounts.api.views import AuditEntryListView
+from kube.schema_view import SchemaView
 from kube.status import KubeError
 
 
@@ -36,7 +37,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
         AuditEntryListView.as_view(),
         name="auditentries-list",
     ),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/schema/", SchemaView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     # Version, discovery and OpenAPI documents, as kubectl and client libraries read them.
     path("", include("kube.urls")),
