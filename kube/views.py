@@ -122,8 +122,12 @@ class KubeAPIView(APIView):
         return retry_transient(serve)
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        """Authenticate and authorise, then name the actor for the audit log."""
+        """Authenticate and authorise, refuse a NUL in the path, then name the actor."""
         super().initial(request, *args, **kwargs)
+        for key, value in kwargs.items():
+            # No name holds a NUL, and PostgreSQL refuses one in a query: 400, never a 500.
+            if isinstance(value, str) and "\x00" in value:
+                raise KubeError(400, f"{key} {value!r} is invalid: must not contain a NUL byte")
         set_actor(request.user)
 
 

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from apis.errors import ManifestError
 from apis.wire import format_time
+from core.admission.template import validate_resources
 from core.manifests.pod import PodKind
 from core.models import Pod
 from kube.admission_causes import Causes
@@ -40,8 +41,13 @@ _PERCENT = re.compile(r"^([1-9]\d?)%$")
 
 
 def validate_pod(pod: Pod) -> Causes:
-    """Return every violation of ``pod``'s disruption budget annotations."""
+    """Return every violation of ``pod``'s container resources and disruption budget annotations."""
     causes = Causes()
+    for group in ("initContainers", "containers"):
+        for index, container in enumerate(pod.spec.get(group) or []):
+            if isinstance(container, Mapping):
+                resources = container.get("resources") or {}
+                validate_resources(resources, f"spec.{group}[{index}].resources", causes)
     if pod.scheduler_name != VOLCANO:
         return causes
     present = [key for key in (JDB_MIN_AVAILABLE, JDB_MAX_UNAVAILABLE) if key in pod.annotations]

@@ -18,7 +18,7 @@ from apis.quantity import parse_quantity
 from kube.admission_causes import Causes
 from kube.validators import dns1123_label_error
 
-__all__ = ["TOPOLOGY_POLICIES", "qualified_name_error", "validate_template"]
+__all__ = ["TOPOLOGY_POLICIES", "qualified_name_error", "validate_resources", "validate_template"]
 
 TOPOLOGY_POLICIES = ("none", "best-effort", "restricted", "single-numa-node")
 _QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
@@ -78,8 +78,39 @@ def _validate_container(
             causes.invalid(
                 f"{at}.ports[{port_index}].containerPort", "must be between 1 and 65535, inclusive"
             )
-    resources = container.get("resources") or {}
+    validate_resources(container.get("resources") or {}, f"{at}.resources", causes)
+
+
+def _extended(resource: str) -> bool:
+    """Kubernetes' IsExtendedResourceName: domain-qualified and not kubernetes.io's."""
+    return (
+        "/" in resource
+        and "kubernetes.io/" not in resource
+        and not resource.startswith("requests.")
+    )
+
+
+def validate_resources(resources: Mapping[str, Any], at: str, causes: Causes) -> None:
+    """Kubernetes' container resource rules: extended resources are whole, requests ≤ limits.
+
+    A device is not divisible (``nvidia.com/gpu: 0.5`` is refused at its key, "must be an
+    integer"); GPU sharing asks for its own resources (``volcano.sh/gpu-memory``).
+    """
     requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
+    for section, values in (("requests", requests), ("limits", limits)):
+        if not isinstance(values, Mapping):
+            continue
+        for resource, value in values.items():
+            if not _extended(str(resource)):
+                continue
+            try:
+                whole = parse_quantity(value, field=resource) % 1000 == 0  # milli-units
+            except QuantityError:
+                continue  # the loader reports bad quantities
+            if not whole:
+                causes.invalid(f"{at}.{section}[{resource}]", f"{value}: must be an integer")
+    if not isinstance(requests, Mapping) or not isinstance(limits, Mapping):
+        return
     for resource, value in requests.items():
         if resource not in limits:
             continue
@@ -91,7 +122,7 @@ def _validate_container(
             continue  # the loader reports bad quantities
         if too_much:
             causes.invalid(
-                f"{at}.resources.requests",
+                f"{at}.requests",
                 f"{value} {resource}: must be less than or equal to {resource} limit "
                 f"of {limits[resource]}",
             )
