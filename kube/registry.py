@@ -64,6 +64,7 @@ __all__ = [
     "Column",
     "Controller",
     "Entry",
+    "Invalid",
     "SessionHook",
     "SessionReport",
     "access_control",
@@ -150,6 +151,25 @@ class AccessRule:
     namespaced: bool
 
 
+@dataclass(frozen=True)
+class Invalid:
+    """One value a kind refuses, which the API answers with a 422 naming the field.
+
+    ``path`` is where in the kind's example the value goes, dotted with list indexes
+    (``spec.tasks[0].replicas``); ``field`` is what ``details.causes[].field`` names (the path,
+    unless said otherwise).
+    """
+
+    path: str
+    value: Any
+    field: str = ""
+
+    @property
+    def cause_field(self) -> str:
+        """Return the field the 422's causes name."""
+        return self.field or self.path
+
+
 class DeleteHook(Protocol):
     """A kind's own deletion step, run in the store's transaction before the row goes.
 
@@ -190,6 +210,18 @@ class Entry:
     audited_fields: tuple[str, ...] = ()
     # Those of them that hold a resource list in milli-units, shown as quantities (``2Gi``).
     audited_quantities: tuple[str, ...] = ()
+    # How a client exercises the kind: every served kind is listed, created, read, patched,
+    # printed, watched, deleted and refused through the API by ``tests/kube/test_every_kind.py``
+    # with these. ``example`` is a minimal valid manifest (a namespaced kind's goes in
+    # ``default``; it may name what exists from the start: the ``default`` queue), ``invalid``
+    # one value it refuses.
+    example: Mapping[str, Any] | None = None
+    invalid: Invalid | None = None
+    # A merge patch the kind accepts and keeps (None: a label; an Event keeps no labels).
+    change: Mapping[str, Any] | None = None
+    # Who creates the objects when clients may not (a read-only kind: the job controller writes
+    # Secrets); "" when clients create them. The tests say it when they skip a create.
+    created_by: str = ""
 
     @property
     def group_version(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from accounts.roles import EVERYONE, OPERATORS, SUBMITTERS
 from jobs.api.resources import COMMANDS, JOBS
 from kube import registry
-from kube.registry import AGE, AccessRule, Column, Entry
+from kube.registry import AGE, AccessRule, Column, Entry, Invalid
 
 __all__ = ["register"]
 
@@ -28,8 +28,23 @@ JOB_ENTRY = Entry(
     ),
     subresources=("status",),
     apply_order=50,
+    example=JOBS.example,
+    invalid=Invalid("spec.tasks[0].replicas", -1),
 )
-COMMAND_ENTRY = Entry(COMMANDS, "command", apply_order=90)
+COMMAND_ENTRY = Entry(
+    COMMANDS,
+    "command",
+    apply_order=90,
+    # A bus command for a job that need not exist yet: the controller acts once it does.
+    example={
+        "apiVersion": "bus.volcano.sh/v1alpha1",
+        "kind": "Command",
+        "metadata": {"name": "abort-1"},
+        "action": "AbortJob",
+        "target": {"kind": "Job", "name": "job-1"},
+    },
+    invalid=Invalid("action", "Explode"),
+)
 
 _SUBMITTED = AccessRule(EVERYONE, SUBMITTERS, namespaced=True)
 
