@@ -2,7 +2,7 @@
 
 Each kind's registry entry carries a minimal manifest (``Entry.example``), a value it refuses
 (``Entry.invalid``) and, for a kind clients may not create, who does (``Entry.created_by``).
-From those alone each kind is listed, created, read, patched, printed as a Table, watched,
+From those alone each kind is listed, created (JSON and YAML), read, patched, printed as a Table, watched,
 deleted and refused a bad field, so a kind an app adds is exercised without a test of its own
 (tests of what a kind does beyond that stay beside its app's). A read-only kind's object is
 made the way its controller's would be, through the store, and the API refuses to write it.
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 from django.test import Client
 
 from kube import registry
@@ -126,6 +127,18 @@ def test_create(operator: Client, entry: Entry) -> None:
     again = post(operator, collection_path(entry), _example(entry))
     assert again.status_code == 409, again.content
     assert again.json()["reason"] == "AlreadyExists"
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
+def test_create_from_yaml(operator: Client, entry: Entry) -> None:
+    if entry.created_by:
+        pytest.skip(f"clients do not create {entry_id(entry)}: {entry.created_by}")
+    body = yaml.safe_dump(dict(_example(entry)))
+
+    response = operator.post(collection_path(entry), body, content_type="application/yaml")
+
+    assert response.status_code == 201, response.content
+    assert operator.get(object_path(entry, _name(entry))).json() == response.json()
 
 
 @pytest.mark.parametrize("entry", READ_ONLY, ids=_ids(READ_ONLY))
