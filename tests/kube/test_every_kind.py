@@ -2,14 +2,16 @@
 
 Each kind's registry entry carries a minimal manifest (``Entry.example``), a value it refuses
 (``Entry.invalid``) and, for a kind clients may not create, who does (``Entry.created_by``).
-From those alone each kind is listed, created (JSON and YAML), read, patched, printed as a Table, watched,
-deleted and refused a bad field, so a kind an app adds is exercised without a test of its own
-(tests of what a kind does beyond that stay beside its app's). A read-only kind's object is
-made the way its controller's would be, through the store, and the API refuses to write it.
+From those alone each kind is listed, created (JSON and YAML), read, patched, printed as a
+Table, watched, deleted and refused a bad field, so a kind an app adds is exercised without a
+test of its own (tests of what a kind does beyond that stay beside its app's). A read-only
+kind's object is made through the store (``kube.store.object_create``, beneath the views
+that refuse clients' writes), and the API refuses every write to it.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -54,7 +56,7 @@ def operator(django_user_model: Any) -> Client:
 
 def _example(entry: Entry) -> dict[str, Any]:
     assert entry.example is not None, f"{entry_id(entry)} declares no example in {WHERE}"
-    return dict(entry.example)
+    return copy.deepcopy(dict(entry.example))
 
 
 def _name(entry: Entry) -> str:
@@ -62,7 +64,7 @@ def _name(entry: Entry) -> str:
 
 
 def _create(client: Client, entry: Entry) -> dict[str, Any]:
-    """Create the kind's example as a client would, or as its controller does (read-only)."""
+    """Create the kind's example as a client would (a read-only kind's: through the store)."""
     if entry.created_by:
         namespace = NAMESPACE if entry.resource.namespaced else None
         return object_create(entry.resource, _example(entry), namespace=namespace, dry_run=False)
@@ -133,7 +135,7 @@ def test_create(operator: Client, entry: Entry) -> None:
 def test_create_from_yaml(operator: Client, entry: Entry) -> None:
     if entry.created_by:
         pytest.skip(f"clients do not create {entry_id(entry)}: {entry.created_by}")
-    body = yaml.safe_dump(dict(_example(entry)))
+    body = yaml.safe_dump(_example(entry))
 
     response = operator.post(collection_path(entry), body, content_type="application/yaml")
 
