@@ -7,7 +7,8 @@ ready:
 - its **kinds** (``register_kind``): the served resource, its discovery names and printer
   columns, who may read and write it, where ``manage.py apply`` takes it in the apply order,
   and the hooks its deletion needs (a pod is deleted gracefully, a namespace is terminated, a
-  queue refuses to go while in use);
+  queue refuses to go while in use), and how a client exercises it (a minimal manifest, a value
+  it refuses: ``tests/kube/test_every_kind.py`` runs every served kind through the API so);
 - **manifests** that are applied but not served as a resource (``register_manifest``: the
   scheduler configuration as Volcano's ConfigMap) and file loaders (``register_file_loader``:
   ``.conf`` files);
