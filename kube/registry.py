@@ -7,7 +7,8 @@ ready:
 - its **kinds** (``register_kind``): the served resource, its discovery names and printer
   columns, who may read and write it, where ``manage.py apply`` takes it in the apply order,
   and the hooks its deletion needs (a pod is deleted gracefully, a namespace is terminated, a
-  queue refuses to go while in use);
+  queue refuses to go while in use), and how a client exercises it (a minimal manifest, a value
+  it refuses: ``tests/kube/test_every_kind.py`` runs every served kind through the API so);
 - **manifests** that are applied but not served as a resource (``register_manifest``: the
   scheduler configuration as Volcano's ConfigMap) and file loaders (``register_file_loader``:
   ``.conf`` files);
@@ -64,6 +65,7 @@ __all__ = [
     "Column",
     "Controller",
     "Entry",
+    "Invalid",
     "SessionHook",
     "SessionReport",
     "access_control",
@@ -150,6 +152,25 @@ class AccessRule:
     namespaced: bool
 
 
+@dataclass(frozen=True)
+class Invalid:
+    """One value a kind refuses, which the API answers with a 422 naming the field.
+
+    ``path`` is where in the kind's example the value goes, dotted with list indexes
+    (``spec.tasks[0].replicas``); ``field`` is what ``details.causes[].field`` names (the path,
+    unless said otherwise).
+    """
+
+    path: str
+    value: Any
+    field: str = ""
+
+    @property
+    def cause_field(self) -> str:
+        """Return the field the 422's causes name."""
+        return self.field or self.path
+
+
 class DeleteHook(Protocol):
     """A kind's own deletion step, run in the store's transaction before the row goes.
 
@@ -190,6 +211,20 @@ class Entry:
     audited_fields: tuple[str, ...] = ()
     # Those of them that hold a resource list in milli-units, shown as quantities (``2Gi``).
     audited_quantities: tuple[str, ...] = ()
+    # How a client exercises the kind: every served kind is listed, created, read, patched,
+    # printed, watched, deleted and refused through the API by ``tests/kube/test_every_kind.py``
+    # with these. ``example`` is a minimal valid manifest (a namespaced kind's goes in
+    # ``default``; it may name what exists from the start: the ``default`` queue), ``invalid``
+    # one value it refuses.
+    example: Mapping[str, Any] | None = None
+    invalid: Invalid | None = None
+    # Objects of other kinds the example refers to, created first (a Command's target job).
+    example_needs: tuple[Mapping[str, Any], ...] = ()
+    # A merge patch the kind accepts and keeps (None: a label; an Event keeps no labels).
+    change: Mapping[str, Any] | None = None
+    # Who creates the objects when clients may not (a read-only kind: the job controller writes
+    # Secrets); "" when clients create them. The tests say it when they skip a create.
+    created_by: str = ""
 
     @property
     def group_version(self) -> str:

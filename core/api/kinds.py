@@ -26,7 +26,7 @@ from core.namespaces import (
 )
 from core.pod_deletion import pod_delete_gracefully
 from kube import registry
-from kube.registry import KUBE_AGE, AccessRule, Column, Entry
+from kube.registry import KUBE_AGE, AccessRule, Column, Entry, Invalid
 
 __all__ = ["register"]
 
@@ -37,6 +37,8 @@ NAMESPACE_ENTRY = Entry(
     columns=(Column("Status", "string", ".status.phase"), KUBE_AGE),
     delete=namespace_delete,
     finish=namespace_finish,
+    example=NAMESPACES.example,
+    invalid=Invalid("spec.finalizers", "kubernetes"),
 )
 
 
@@ -71,6 +73,13 @@ POD_ENTRY = Entry(
     subresources=("log",),
     apply_order=80,
     delete=_pod_delete,
+    example={
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "pod-1"},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+    },
+    invalid=Invalid("spec.restartPolicy", "Sometimes"),
 )
 NODE_ENTRY = Entry(
     NODES,
@@ -103,6 +112,13 @@ NODE_ENTRY = Entry(
     apply_order=30,
     # A person cordoning or tainting a node is in the audit log.
     audited_fields=("unschedulable", "taints"),
+    example={
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "node-1"},
+        "status": {"capacity": {"cpu": "4", "memory": "8Gi"}},
+    },
+    invalid=Invalid("status.capacity.cpu", "lots"),
 )
 EVENT_ENTRY = Entry(
     EVENTS,
@@ -122,6 +138,18 @@ EVENT_ENTRY = Entry(
     ),
     name_first=False,
     apply_order=100,
+    example={
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "pod-1.1"},
+        "involvedObject": {"kind": "Pod", "name": "pod-1", "namespace": "default"},
+        "reason": "Scheduled",
+        "message": "assigned to node-1",
+        "type": "Normal",
+    },
+    invalid=Invalid("type", "Fatal"),
+    # Events keep no labels of their own.
+    change={"message": "assigned to node-2"},
 )
 SECRET_ENTRY = Entry(
     SECRETS,
@@ -131,6 +159,14 @@ SECRET_ENTRY = Entry(
         Column("Data", "integer", "@data-count", description="Keys in the secret"),
         KUBE_AGE,
     ),
+    example={
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "job-1-ssh"},
+        "type": "Opaque",
+        "data": {"id_rsa": "a2V5"},
+    },
+    created_by="the job controller (a job's ssh plugin); the API serves Secrets read-only",
 )
 PRIORITY_CLASS_ENTRY = Entry(
     PRIORITY_CLASSES,
@@ -143,6 +179,8 @@ PRIORITY_CLASS_ENTRY = Entry(
         Column("PreemptionPolicy", "string", ".preemptionPolicy"),
     ),
     apply_order=10,
+    example=PRIORITY_CLASSES.example,
+    invalid=Invalid("value", "high"),
 )
 
 # Everyone reads the v1 kinds in their namespaces; operators write them.

@@ -9,9 +9,9 @@ controller's (operators may repair it).
 from __future__ import annotations
 
 from accounts.roles import EVERYONE, OPERATORS, SUBMITTERS
-from jobs.api.resources import COMMANDS, JOBS
+from jobs.api.resources import COMMANDS, JOB_EXAMPLE, JOBS
 from kube import registry
-from kube.registry import AGE, AccessRule, Column, Entry
+from kube.registry import AGE, AccessRule, Column, Entry, Invalid
 
 __all__ = ["register"]
 
@@ -28,8 +28,24 @@ JOB_ENTRY = Entry(
     ),
     subresources=("status",),
     apply_order=50,
+    example=JOBS.example,
+    invalid=Invalid("spec.tasks[0].replicas", -1),
 )
-COMMAND_ENTRY = Entry(COMMANDS, "command", apply_order=90)
+COMMAND_ENTRY = Entry(
+    COMMANDS,
+    "command",
+    apply_order=90,
+    # A bus command for the job example: a Command's target must exist (jobs.admission).
+    example={
+        "apiVersion": "bus.volcano.sh/v1alpha1",
+        "kind": "Command",
+        "metadata": {"name": "abort-1"},
+        "action": "AbortJob",
+        "target": {"kind": "Job", "name": JOB_EXAMPLE["metadata"]["name"]},
+    },
+    example_needs=(JOB_EXAMPLE,),
+    invalid=Invalid("action", "Explode"),
+)
 
 _SUBMITTED = AccessRule(EVERYONE, SUBMITTERS, namespaced=True)
 

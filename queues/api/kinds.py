@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from accounts.roles import EVERYONE, OPERATORS
 from kube import registry
-from kube.registry import AGE, AccessRule, Column, Entry
+from kube.registry import AGE, AccessRule, Column, Entry, Invalid
 from queues.admission import admit_queue_delete
 from queues.api.resources import PODGROUPS, QUEUES
 
@@ -28,6 +28,8 @@ PODGROUP_ENTRY = Entry(
         Column("QUEUE", "string", ".spec.queue", priority=1),
     ),
     apply_order=70,
+    example=PODGROUPS.example,
+    invalid=Invalid("spec.minMember", -1),
 )
 QUEUE_ENTRY = Entry(
     QUEUES,
@@ -48,6 +50,8 @@ QUEUE_ENTRY = Entry(
         "priority",
     ),
     audited_quantities=("capability", "deserved", "guarantee"),
+    example=QUEUES.example,
+    invalid=Invalid("spec.weight", 0),
 )
 
 

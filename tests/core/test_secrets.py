@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -91,18 +90,6 @@ def test_submitter_of_another_namespace_cannot_read_it(
 
 def test_anonymous_is_401(ssh_job: Job) -> None:
     assert Client().get(SECRETS.format(ns="default")).status_code == 401
-
-
-def test_secrets_are_read_only(ssh_job: Job, operator: Client) -> None:
-    url = f"{SECRETS.format(ns='default')}/mpi-ssh"
-    assert operator.delete(url).status_code == 405
-    created = operator.post(
-        SECRETS.format(ns="default"),
-        json.dumps({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}}),
-        content_type="application/json",
-    )
-    assert created.status_code == 405
-    assert Secret.objects.count() == 1
 
 
 def test_missing_secret_is_404(ssh_job: Job, operator: Client) -> None:

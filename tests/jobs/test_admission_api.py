@@ -12,8 +12,8 @@ import pytest
 from django.test import Client
 
 from jobs.models import Job
-from queues.models import PodGroup, Queue
-from tests.kube.api_kit import JOBS, PODGROUPS, QUEUES, example
+from queues.models import Queue
+from tests.kube.api_kit import JOBS, example
 
 
 @dataclass(frozen=True)
@@ -108,27 +108,3 @@ def test_job_to_a_closed_queue_is_refused_on_spec_queue(operator: Client) -> Non
 
     assert response.status_code == 422
     assert [c["field"] for c in response.json()["details"]["causes"]] == ["spec.queue"]
-
-
-def test_invalid_queue_is_422_naming_the_field(operator: Client) -> None:
-    manifest = example("queues/test.yaml")
-    manifest["spec"]["weight"] = 0
-
-    response = operator.post(QUEUES, json.dumps(manifest), content_type="application/json")
-
-    assert response.status_code == 422
-    assert response.json()["details"]["causes"][0]["field"] == "spec.weight"
-    assert not Queue.objects.filter(name="test").exists()
-
-
-def test_invalid_pod_group_is_422_naming_the_field(operator: Client) -> None:
-    manifest = example("queues/podgroup.yaml")
-    manifest["spec"]["minMember"] = -1
-
-    response = operator.post(
-        PODGROUPS.format(ns="default"), json.dumps(manifest), content_type="application/json"
-    )
-
-    assert response.status_code == 422
-    assert response.json()["details"]["causes"][0]["field"] == "spec.minMember"
-    assert not PodGroup.objects.exists()

@@ -67,18 +67,6 @@ def test_example_job_posted_as_json_is_created(
     assert Job.objects.filter(name=example(path)["metadata"]["name"]).exists()
 
 
-def test_duplicate_name_is_409_already_exists(operator: Client, queue_test: None) -> None:
-    assert post_json(operator, URL, example("jobs/nginx-sleep.yaml")).status_code == 201
-
-    response = post_json(operator, URL, example("jobs/nginx-sleep.yaml"))
-
-    assert response.status_code == 409
-    body = response.json()
-    assert body["kind"] == "Status"
-    assert body["reason"] == "AlreadyExists"
-    assert Job.objects.count() == 1
-
-
 def test_dry_run_returns_the_job_and_stores_nothing(operator: Client, queue_test: None) -> None:
     response = post_json(operator, URL + "?dryRun=All", example("jobs/nginx-sleep.yaml"))
 
@@ -232,14 +220,6 @@ def test_main_resource_ignores_status(operator: Client, job: dict[str, Any]) -> 
 
     assert response.status_code == 200
     assert Job.objects.get(name="job-1").phase != "Completed"
-
-
-def test_delete_removes_the_job(operator: Client, job: dict[str, Any]) -> None:
-    response = operator.delete(f"{URL}/job-1")
-
-    assert response.status_code == 200
-    assert not Job.objects.exists()
-    assert operator.get(f"{URL}/job-1").status_code == 404
 
 
 def test_dry_run_delete_keeps_the_job(operator: Client, job: dict[str, Any]) -> None:

@@ -1,5 +1,6 @@
-"""Every resource behaves the Kubernetes way: create (JSON and YAML), get, list with each
-selector, patch both ways, stale replace, delete, dry run."""
+"""Every resource behaves the Kubernetes way: list with each selector, patch both ways, stale
+replace, dry run (create, get, delete and the rest for every served kind:
+``tests/kube/test_every_kind.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-import yaml
 from django.test import Client
 
 from tests.kube.api_kit import (
@@ -170,24 +170,6 @@ def _create(client: Client, resource: Resource) -> Any:
     )
     assert response.status_code == 201, response.content
     return response.json()
-
-
-@pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.name)
-def test_create_from_yaml_then_get_and_delete(operator: Client, resource: Resource) -> None:
-    _prepare(operator, resource)
-    response = operator.post(
-        resource.url, yaml.safe_dump(resource.manifest), content_type="application/yaml"
-    )
-    assert response.status_code == 201, response.content
-    item = f"{resource.url}/{_name(resource)}"
-
-    got = operator.get(item)
-    assert got.status_code == 200
-    assert got.json()["kind"] == resource.manifest["kind"]
-    assert got.json()["metadata"]["name"] == _name(resource)
-
-    assert operator.delete(item).status_code == 200
-    assert operator.get(item).status_code == 404
 
 
 @pytest.mark.parametrize("resource", RESOURCES, ids=lambda r: r.name)
