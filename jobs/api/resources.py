@@ -6,6 +6,8 @@ judge (``jobs.admission.validate_job_update``), reached through the store.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Prefetch
 
 from jobs.manifests.command import CommandKind
@@ -13,10 +15,10 @@ from jobs.manifests.job import JobKind
 from jobs.models import TaskSpec
 from kube.resources import Resource
 
-__all__ = ["COMMANDS", "JOBS"]
+__all__ = ["COMMANDS", "JOBS", "JOB_EXAMPLE"]
 
 # Volcano's smallest example job (nginx that sleeps), in the default queue.
-JOB_EXAMPLE = {
+JOB_EXAMPLE: dict[str, Any] = {
     "apiVersion": "batch.volcano.sh/v1alpha1",
     "kind": "Job",
     "metadata": {"name": "job-1"},
