@@ -9,26 +9,51 @@ schedule periods) the next worker to try takes it.
 
 Each process has its own holder id (host, pid and a random part), so two worker processes on one
 machine are two candidates.
+
+A Celery worker does not contend at each task it happens to receive: its ``LeaderElector`` runs
+client-go's loop beside it, trying to take or renew the lease every retry period, so the lease
+stays with its holder while it renews and passes only once it expires. The durations are
+Volcano's scheduler defaults (lease 15 s, renew deadline 10 s, retry period 5 s), scaled to
+``VOLCANO_LEADER_TTL`` when set: a holder that cannot renew for the renew deadline stops
+leading before its lease can expire under it, and a standby never runs a session.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import socket
+import threading
+import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from scheduler.models import LeaderLease
 
-__all__ = ["DatabaseLease", "Lease", "RedisLease", "holder_id", "make_lease"]
+__all__ = [
+    "DatabaseLease",
+    "LeaderElector",
+    "Lease",
+    "RedisLease",
+    "holder_id",
+    "lease_duration",
+    "make_lease",
+]
+
+logger = logging.getLogger(__name__)
 
 LEASE_NAME = "volcano-scheduler"
+# Volcano's scheduler: --leader-elect-lease-duration 15s, renew deadline 10s, retry period 5s.
+LEASE_DURATION = 15.0
+RENEW_FRACTION = 10.0 / 15.0
+RETRY_FRACTION = 5.0 / 15.0
 
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -138,15 +163,101 @@ class RedisLease:
         return value.decode() if value else ""
 
 
+def lease_duration() -> float:
+    """Return the lease duration: ``VOLCANO_LEADER_TTL``, else Volcano's 15 s."""
+    return float(
+        getattr(settings, "VOLCANO_LEADER_TTL", 0)
+        or os.environ.get("VOLCANO_LEADER_TTL")
+        or LEASE_DURATION
+    )
+
+
 def make_lease(*, ttl: float | None = None, holder: str | None = None) -> Lease:
     """Return the Redis lease when ``REDIS_URL`` is set, else the database one."""
     if ttl is None:
-        ttl = float(
-            getattr(settings, "VOLCANO_LEADER_TTL", 0)
-            or os.environ.get("VOLCANO_LEADER_TTL")
-            or 5.0
-        )
+        ttl = lease_duration()
     url = getattr(settings, "REDIS_URL", "")
     if url:
         return RedisLease(url=url, ttl=ttl, holder=holder)
     return DatabaseLease(ttl=ttl, holder=holder)
+
+
+class LeaderElector:
+    """client-go's leader election over a ``Lease``, in a thread beside the work it guards.
+
+    Every ``retry_period`` the thread takes the lease if free or renews it if held. The process
+    leads while its last successful renewal is younger than ``renew_deadline`` (shorter than the
+    lease, so it stops leading before another can take over). It is itself a ``Lease`` whose
+    ``acquire`` answers "do I lead now" without a round trip, which is what the scheduling cycle
+    asks before it starts and again before it writes.
+    """
+
+    def __init__(
+        self,
+        lease: Lease,
+        *,
+        renew_deadline: float | None = None,
+        retry_period: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.lease = lease
+        self.holder, self.ttl = lease.holder, lease.ttl
+        self.renew_deadline = renew_deadline or lease.ttl * RENEW_FRACTION
+        self.retry_period = retry_period or lease.ttl * RETRY_FRACTION
+        self._clock = clock
+        self._renewed: float | None = None
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def try_acquire_or_renew(self) -> bool:
+        """Take or renew the lease once; return whether it is held now."""
+        try:
+            held = self.lease.acquire()
+        except Exception:  # the store is unreachable: not renewed; the deadline decides
+            logger.exception("could not take or renew the scheduler lease")
+            held = False
+        with self._lock:
+            if held:
+                self._renewed = self._clock()
+            elif self._renewed is not None and not self._leading():
+                self._renewed = None
+        return held
+
+    def _leading(self) -> bool:
+        return self._renewed is not None and self._clock() - self._renewed < self.renew_deadline
+
+    def acquire(self) -> bool:
+        """Return whether this process leads now (renewed within the renew deadline)."""
+        with self._lock:
+            return self._leading()
+
+    def current_holder(self) -> str:
+        """Return who holds an unexpired lease ("" for nobody)."""
+        return self.lease.current_holder()
+
+    def start(self) -> LeaderElector:
+        """Try once now, then keep trying every retry period in a daemon thread."""
+        self.try_acquire_or_renew()
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._run, name="volcano-leader-election", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            while not self._stopping.wait(self.retry_period):
+                self.try_acquire_or_renew()
+        finally:
+            connection.close()  # the thread's own database connection (the database lease)
+
+    def release(self) -> None:
+        """Stop electing and give the lease up if held (client-go's ReleaseOnCancel)."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(self.retry_period + 5.0)
+        with self._lock:
+            self._renewed = None
+        self.lease.release()

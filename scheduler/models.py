@@ -95,6 +95,8 @@ class SessionRecord(models.Model):
     pipelined = models.PositiveIntegerField(default=0)
     unschedulable = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    # Which scheduler process ran it (its lease holder id: host, pid, a random part).
+    worker = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
         ordering = ["-started_at"]

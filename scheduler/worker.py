@@ -158,6 +158,7 @@ def run_once(
     reconcile: bool = True,
     still_leader: Callable[[], bool] | None = None,
     record: bool = True,
+    worker: str = "",
 ) -> SessionSummary:
     """Run one scheduling cycle (steps 1-5 of the module docstring) and return what it did.
 
@@ -177,10 +178,10 @@ def run_once(
         try:
             reconcile_controllers(now)  # 1.
         except Exception as exc:  # recorded, and the next period tries again
-            return _failed(uid, now, started, None, exc, record)
+            return _failed(uid, now, started, None, exc, record, worker)
         controller_seconds = time.perf_counter() - started
     with no_automatic_gc(), checkpoint_after():  # SQLite's WAL copied after the cycle (wal)
-        return _cycle(uid, now, started, still_leader, record, controller_seconds)
+        return _cycle(uid, now, started, still_leader, record, controller_seconds, worker)
 
 
 def _failed(
@@ -190,6 +191,7 @@ def _failed(
     configuration: SchedulerConfiguration | None,
     exc: Exception,
     record: bool,
+    worker: str = "",
 ) -> SessionSummary:
     """Record a cycle that raised; the next period tries again."""
     logger.exception("session %s failed", uid)
@@ -197,7 +199,7 @@ def _failed(
     rec = None
     if record:
         rec = SessionRecord.objects.create(
-            started_at=now, configuration=configuration,
+            started_at=now, configuration=configuration, worker=worker[:200],
             e2e_ms=(time.perf_counter() - started) * 1000, error=error[:5000],
         )  # fmt: skip
     state = load_state()
@@ -213,6 +215,7 @@ def _cycle(
     still_leader: Callable[[], bool] | None,
     record: bool,
     controller_seconds: float | None = None,
+    worker: str = "",
 ) -> SessionSummary:
     """Steps 2-5 of one cycle."""
     configuration: SchedulerConfiguration | None = None
@@ -248,7 +251,7 @@ def _cycle(
         loads = session_loads(snapshot, decisions, applied)
         _store_loads(loads, now)
     except Exception as exc:  # recorded, and the next period tries again
-        return _failed(uid, now, started, configuration, exc, record)
+        return _failed(uid, now, started, configuration, exc, record, worker)
     e2e_ms = (time.perf_counter() - started) * 1000
     timings = decisions.timings
     open_ms = (snapshot.read_seconds + timings.opening()) * 1000
@@ -256,7 +259,8 @@ def _cycle(
     if record:  # 5.
         cluster = snapshot.cluster
         rec = SessionRecord.objects.create(
-            started_at=now, configuration=configuration, e2e_ms=e2e_ms, open_ms=open_ms,
+            started_at=now, configuration=configuration, worker=worker[:200], e2e_ms=e2e_ms,
+            open_ms=open_ms,
             apply_ms=applied.seconds * 1000,
             action_ms={name: s * 1000 for name, s in timings.actions.items()},
             plugin_ms=_plugin_ms(decisions), node_count=len(cluster.nodes),
@@ -384,7 +388,7 @@ def run_leader_cycle(lease: Lease, *, tick_runtime: bool = False) -> SessionSumm
         return None
     if tick_runtime:
         tick_runtimes()
-    summary = run_once(still_leader=lease.acquire)
+    summary = run_once(still_leader=lease.acquire, worker=lease.holder)
     try:
         prune_change_stream()
     except Exception:  # housekeeping: the next period tries again
