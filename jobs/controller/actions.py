@@ -74,7 +74,8 @@ def sync_job(ctx: JobContext, update: UpdateFn) -> None:
         _create_missing_pods(ctx)
     _delete_surplus_pods(ctx)
     for pod in ctx.pods.values():
-        ctx.counts.count(pod)
+        if pod.name not in ctx.failed_deletes:  # counted terminating already
+            ctx.counts.count(pod)
     update(ctx)
     save_status(ctx)
 
@@ -151,8 +152,7 @@ def _delete_surplus_pods(ctx: JobContext) -> None:
     """Delete pods of tasks that shrank (index ≥ replicas) or no longer exist."""
     replicas = {task.name: task.replicas for task in ctx.tasks}
     for pod in list(ctx.pods.values()):
-        if pod.task_index >= replicas.get(pod.task_name, 0):
-            ctx.delete_pod(pod)
+        if pod.task_index >= replicas.get(pod.task_name, 0) and ctx.delete_pod(pod):
             ctx.deleted += 1
 
 
@@ -172,9 +172,9 @@ def kill_job(
         if soft and pod.deletion_time is None and pod.phase in RETAIN_SOFT:
             ctx.counts.count(pod)
             continue
-        ctx.delete_pod(pod)
-        ctx.deleted += 1
-        deleted = True
+        if ctx.delete_pod(pod):
+            ctx.deleted += 1
+            deleted = True
     deleted = ctx.delete_pod_group() or deleted
     delete_ssh_secret(ctx)  # a new version gets new keys (Volcano's ssh OnJobDelete)
     if transition or deleted:
@@ -190,11 +190,11 @@ def kill_target(ctx: JobContext, targets: Iterable[Pod], update: UpdateFn) -> No
     """Delete only ``targets`` (no version bump, PodGroup kept); then apply ``update``."""
     _fresh_counts(ctx)
     for pod in list(targets):
-        if pod.name in ctx.pods:
-            ctx.delete_pod(pod)
+        if pod.name in ctx.pods and ctx.delete_pod(pod):
             ctx.deleted += 1
     for pod in ctx.pods.values():
-        ctx.counts.count(pod)
+        if pod.name not in ctx.failed_deletes:  # counted terminating already
+            ctx.counts.count(pod)
     update(ctx)
     save_status(ctx)
 

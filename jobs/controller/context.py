@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import logging
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import DatabaseError, transaction
+
 from core.events import record_event
 from core.models import EventType, Pod, PodPhase, Secret, priority_class_values
+from jobs.controller import delete_retries
 from jobs.models import Job, JobPhase, TaskSpec
 from kube import failpoints
 from queues.models import PodGroup
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["FINISHED_PHASES", "JobContext", "StatusCounts"]
 
@@ -88,6 +94,8 @@ class JobContext:
     finalized_evictions: int = 0  # evicted pods whose rows this pass removed (terminating)
     created: int = 0
     deleted: int = 0
+    # Pods whose delete failed this pass (or waits out a backoff), with the error ("" if untried).
+    failed_deletes: dict[str, str] = field(default_factory=dict)
     stored_status: dict[str, Any] = field(default_factory=dict)
     # PriorityClass name → value, and the global default's value (read once per pass).
     classes: dict[str, int] | None = None
@@ -124,13 +132,28 @@ class JobContext:
         except ValueError:
             return 0
 
-    def delete_pod(self, pod: Pod) -> None:
-        """Delete ``pod`` now (grace period 0) and count it as terminating for this pass."""
-        failpoints.hit("controller.pod-delete", pod.name)
-        Pod.objects.filter(pk=pod.pk).delete()
-        self.pods.pop(pod.name, None)
+    def delete_pod(self, pod: Pod) -> bool:
+        """Delete ``pod`` now (grace period 0) and count it as terminating for this pass.
+
+        A delete that fails is undone alone (a savepoint) and the pod still counts as
+        terminating: the job moves on and waits for it, and the delete is retried after a
+        backoff (``delete_retries``). Return whether the row went.
+        """
         self.counts.terminating += 1
+        if not delete_retries.due(self.job.uid, self.now):
+            self.failed_deletes.setdefault(pod.name, "")  # backing off: not tried this pass
+            return False
+        try:
+            with transaction.atomic():
+                failpoints.hit("controller.pod-delete", pod.name)
+                Pod.objects.filter(pk=pod.pk).delete()
+        except (DatabaseError, failpoints.FailpointError) as exc:
+            logger.warning("could not delete pod %s/%s: %s", pod.namespace, pod.name, exc)
+            self.failed_deletes[pod.name] = f"{type(exc).__name__}: {exc}"
+            return False
+        self.pods.pop(pod.name, None)
         self.changed = True
+        return True
 
     def delete_pod_group(self) -> bool:
         """Delete the job's PodGroup (every full kill does); return whether there was one."""

@@ -49,6 +49,7 @@ from django.db.models import Count, Max, Sum
 
 from core.events import record_event
 from core.models import EventType, Pod, PodPhase, priority_class_values
+from jobs.controller import delete_retries
 from jobs.controller.context import FINISHED_PHASES, JobContext
 from jobs.controller.delays import arm, cancel_recovered, cancel_same_scope, fire, take_due
 from jobs.controller.policies import SYNC_JOB, resolve_action
@@ -171,9 +172,9 @@ def reconcile_job(
             cancel_recovered(ctx, requests)
             requests = take_due(ctx) + requests
         for pod in [p for p in ctx.pods.values() if _stopped_deletion(p)]:
-            ctx.delete_pod(pod)
-            ctx.finalized_evictions += 1
-            ctx.deleted += 1
+            if ctx.delete_pod(pod):
+                ctx.finalized_evictions += 1
+                ctx.deleted += 1
         acted = False
         for request in requests:
             if request.timer is not None and not fire(ctx, request):
@@ -201,11 +202,38 @@ def reconcile_job(
                 )
         if not acted:
             execute(ctx, SYNC_JOB, Request("OutOfSync"))
+        _account_deletes(ctx)
         result.changed = ctx.changed or bool(result.commands)
         result.transitions = ctx.transitions
         result.pods_created, result.pods_deleted = ctx.created, ctx.deleted
-        result.timed = _timed(ctx)
+        # A job waiting to retry a delete depends on the clock: never skipped as settled.
+        result.timed = _timed(ctx) or bool(ctx.failed_deletes)
         return result
+
+
+def _account_deletes(ctx: JobContext) -> None:
+    """Count a pass whose pod deletes failed; warn once the retry budget is spent."""
+    job = ctx.job
+    errors = [error for error in ctx.failed_deletes.values() if error]
+    if job.uid is None:
+        return
+    if not errors:
+        if not ctx.failed_deletes:
+            delete_retries.succeeded(job.uid)
+        return
+    retry = delete_retries.failed(job.uid, ctx.now, list(ctx.failed_deletes), errors[0])
+    if retry.failures == delete_retries.BUDGET:
+        record_event(
+            job,
+            kind="Job",
+            reason="FailedDelete",
+            message=(
+                f"could not delete pods {', '.join(retry.pods)} after {retry.failures} attempts: "
+                f"{retry.error}; retrying every {delete_retries.CAP:.0f}s at most"
+            ),
+            now=ctx.now,
+            event_type=EventType.WARNING,
+        )
 
 
 def _has_timeouts(ctx: JobContext) -> bool:

@@ -98,6 +98,20 @@ def restart_rule(ctx: JobContext) -> None:
         ctx.set_phase(JobPhase.PENDING, "Restarted")
 
 
+def _stale_pods(ctx: JobContext) -> list[Pod]:
+    """Return the pods a restart's kill left behind: an earlier version's, whose delete failed.
+
+    An earlier version's finished pods are not among them: a soft kill keeps those on purpose.
+    """
+    version = ctx.job.version
+    finished = (PodPhase.SUCCEEDED, PodPhase.FAILED)
+    return [
+        pod
+        for pod in ctx.pods.values()
+        if ctx.pod_version(pod) < version and pod.phase not in finished
+    ]
+
+
 def _to(phase: JobPhase, *, retry: bool = False, reason: str = "") -> UpdateFn:
     def update(ctx: JobContext) -> None:
         if retry:
@@ -153,8 +167,10 @@ def execute(ctx: JobContext, action: str, request: Request) -> None:
             kill_job(ctx, RETAIN_SOFT, _to(USER_STOPS[action], reason=reason), transition=True)
         elif action in RESTARTS:
             kill_target(ctx, _targets(ctx, action, request), restart_rule)
-        elif action in ("SyncJob", "EnqueueJob"):
+        elif action in ("SyncJob", "EnqueueJob") and not (stale := _stale_pods(ctx)):
             sync_job(ctx, restart_rule)
+        elif action in ("SyncJob", "EnqueueJob"):
+            kill_target(ctx, stale, restart_rule)  # deletes that failed: tried again
         else:
             kill_job(ctx, RETAIN_NONE, restart_rule, transition=False)
     elif phase in (JobPhase.ABORTING, JobPhase.ABORTED) and action == "ResumeJob":
