@@ -63,7 +63,7 @@ def record_event(
     )
 
 
-def prune_events(*, keep_seconds: int = 3600, now: dt.datetime | None = None) -> int:
+def prune_events(*, keep_seconds: float = 3600, now: dt.datetime | None = None) -> int:
     """Delete events last seen more than ``keep_seconds`` before ``now``; return how many went.
 
     Kubernetes keeps events one hour (kube-apiserver's ``--event-ttl``): without an expiry the

@@ -50,7 +50,7 @@ from core.container_lifecycle import (
 )
 from core.models import Event, EventType, Pod
 from core.row_events import KUBELET, RowEvents, record_query_events
-from kube import failpoints
+from kube import clock, failpoints
 from kube.changes import record_rows
 
 __all__ = [
@@ -90,7 +90,7 @@ class RuntimeSettings:
         return cls(
             start_delay=_setting("VOLCANO_SIM_START_DELAY", 1.0),
             default_duration=_setting("VOLCANO_SIM_DEFAULT_DURATION", 30.0),
-            speed=max(_setting("VOLCANO_SIM_SPEED", 1.0), 1e-6),
+            speed=clock.speed(),
         )
 
     def real(self, simulated_seconds: float) -> timedelta:

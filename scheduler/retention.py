@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from core.events import prune_events
+from kube import clock
 from scheduler.models import SessionRecord
 
 __all__ = ["Pruned", "event_ttl", "prune_expired", "session_ttl"]
@@ -57,7 +58,8 @@ def session_ttl() -> int:
 
 def prune_expired(now: dt.datetime) -> Pruned:
     """Delete the Events and session records that expired by ``now``; return the counts."""
-    events = prune_events(keep_seconds=event_ttl(), now=now)
+    # An Event's TTL is the cluster's time (kube.clock); session records are ours: wall time.
+    events = prune_events(keep_seconds=clock.real(event_ttl()).total_seconds(), now=now)
     cutoff = now - dt.timedelta(seconds=session_ttl())
     sessions, _ = SessionRecord.objects.filter(started_at__lt=cutoff).delete()
     if events or sessions:

@@ -1,7 +1,8 @@
 """ttlSecondsAfterFinished: delete a finished job once its TTL has passed (Volcano's GC).
 
 Finished = Completed, Failed or Terminated (Aborted is not: it can be resumed).
-The finish time is the last phase transition. The row is locked and re-read
+The finish time is the last phase transition; the TTL is the cluster's (simulated) seconds
+(``kube.clock``). The row is locked and re-read
 by the caller in the same transaction, and deleted by primary key, so a job
 re-created with the same name (a new uid) is never taken by mistake.
 """
@@ -12,6 +13,7 @@ import datetime as dt
 
 from jobs.controller.context import FINISHED_PHASES
 from jobs.models import Job
+from kube import clock
 
 __all__ = ["ttl_expired"]
 
@@ -23,4 +25,4 @@ def ttl_expired(job: Job, now: dt.datetime) -> bool:
     finished = job.last_transition_time
     if finished is None:
         return False
-    return finished + dt.timedelta(seconds=job.ttl_seconds_after_finished) <= now
+    return finished + clock.real(job.ttl_seconds_after_finished) <= now

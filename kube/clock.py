@@ -1,0 +1,37 @@
+"""The simulated cluster's clock rate: one speed for every timer the cluster keeps.
+
+The demo runs the simulated cluster faster than real time (``VOLCANO_SIM_SPEED``, e.g. 10:
+a ten-minute ``sleep`` ends after one minute). Every duration the cluster's objects state
+is simulated time, so every timer runs at that speed: a container's run and grace period
+(the kubelet), a policy's ``timeout`` (the job controller's delayed actions),
+``ttlSecondsAfterFinished`` and an Event's TTL. Timestamps stay wall time; a timer's due
+time is its start plus the simulated duration divided by the speed, stored with the timer,
+so a timer armed before a restart fires once after it, at the same moment.
+
+What is not the cluster's stays on wall time: the scheduling period, leases, the watch
+cache's retention and the session records the metrics chart.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+
+from django.conf import settings
+
+__all__ = ["real", "speed"]
+
+
+def speed() -> float:
+    """Return how many simulated seconds pass per wall second (``VOLCANO_SIM_SPEED``, else 1)."""
+    value = getattr(settings, "VOLCANO_SIM_SPEED", None) or os.environ.get("VOLCANO_SIM_SPEED")
+    try:
+        rate = float(str(value)) if value not in (None, "") else 1.0
+    except ValueError:
+        rate = 1.0
+    return max(rate, 1e-6)
+
+
+def real(simulated_seconds: float) -> timedelta:
+    """Return how much wall time ``simulated_seconds`` of the cluster take at its speed."""
+    return timedelta(seconds=simulated_seconds / speed())
