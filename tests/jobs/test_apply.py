@@ -21,7 +21,7 @@ from queues.models import PodGroup, Queue
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"  # ../shared/examples
 
 
 def apply(*paths: Path) -> list[str]:

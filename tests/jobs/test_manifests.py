@@ -16,7 +16,7 @@ from kube.manifests import dump_loaded, load_manifest, read_manifests
 from queues.models import PodGroup, Queue
 from scheduler.manifests import load_conf_text
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"  # ../shared/examples
 MANIFEST_FILES = sorted(EXAMPLES.glob("*/*.yaml"))
 CONF_FILES = sorted(EXAMPLES.glob("scheduler-conf/*.conf"))
 
