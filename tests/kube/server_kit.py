@@ -58,6 +58,8 @@ class KubeServer:
     token: str
     kubeconfig: Path  # HTTPS, trusting the relay's certificate
     ca_file: Path
+    # The same server as ``kube-sub``, a submitter granted the namespace ``default``.
+    submitter_kubeconfig: Path | None = None
 
     def call(
         self,
@@ -112,6 +114,10 @@ _MAKE_OPERATOR = """
 from django.contrib.auth.models import Group, User
 user = User.objects.create_user("kube-ops", password="unused-password")
 user.groups.add(Group.objects.get_or_create(name="operator")[0])
+from accounts.models import NamespaceGrant
+sub = User.objects.create_user("kube-sub", password="unused-password")
+sub.groups.add(Group.objects.get_or_create(name="submitter")[0])
+NamespaceGrant.objects.create(user=sub, namespace="default")
 """
 
 
@@ -182,6 +188,9 @@ def serve(directory: Path, extra_env: dict[str, str] | None = None) -> Iterator[
     port = _free_port()
     plain = _manage(env, "kubeconfig", "--user", "kube-ops", "--server", f"http://127.0.0.1:{port}")
     token = yaml.safe_load(plain)["users"][0]["user"]["token"]
+    plain_sub = _manage(
+        env, "kubeconfig", "--user", "kube-sub", "--server", f"http://127.0.0.1:{port}"
+    )
     log = (directory / "server.log").open("wb")
     process = subprocess.Popen(
         [
@@ -205,7 +214,9 @@ def serve(directory: Path, extra_env: dict[str, str] | None = None) -> Iterator[
         relay = TLSRelay(port, cert, key).start()
         kubeconfig = directory / "kubeconfig"
         kubeconfig.write_text(_tls_kubeconfig(plain, relay.url, cert))
-        yield KubeServer(url, relay.url, token, kubeconfig, cert)
+        submitter = directory / "kubeconfig-submitter"
+        submitter.write_text(_tls_kubeconfig(plain_sub, relay.url, cert))
+        yield KubeServer(url, relay.url, token, kubeconfig, cert, submitter)
     finally:
         if relay is not None:
             relay.stop()
@@ -271,11 +282,16 @@ class Watcher:
 
 
 def kubectl(
-    server: KubeServer, *args: str, namespace: str = "default", stdin: str | None = None
+    server: KubeServer,
+    *args: str,
+    namespace: str = "default",
+    stdin: str | None = None,
+    kubeconfig: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run kubectl once (30 s at most) with the server's kubeconfig; return the process."""
+    config = kubeconfig or server.kubeconfig
     return subprocess.run(
-        [str(KUBECTL), "--kubeconfig", str(server.kubeconfig), "-n", namespace, *args],
+        [str(KUBECTL), "--kubeconfig", str(config), "-n", namespace, *args],
         input=stdin,
         capture_output=True,
         text=True,
