@@ -39,7 +39,12 @@ def _command(name: str, action: str, kind: str, target: str) -> str:
             'Error from server (NotFound): error when creating "STDIN": jobs.batch.volcano.sh '
             '"ghost" not found',
         ),
-        ("AbortJob", "Queue", "default", 'The Command "refused" is invalid: target: Invalid value'),
+        (
+            "AbortJob",
+            "Queue",
+            "default",
+            'The Command "refused" is invalid: target: AbortJob acts on a Job, not a Queue',
+        ),
     ],
     ids=["close-queue", "missing-job", "job-action-on-a-queue"],
 )
