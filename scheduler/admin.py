@@ -73,6 +73,8 @@ class SchedulerConfigurationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 class SessionRecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """Per-session figures, as the worker recorded them."""
 
-    list_display = ("started_at", "e2e_ms", "node_count", "job_count", "binds", "evictions")
-    list_filter = ("configuration",)
+    list_display = (
+        "started_at", "e2e_ms", "node_count", "job_count", "binds", "evictions", "worker",
+    )  # fmt: skip
+    list_filter = ("configuration", "worker")
     date_hierarchy = "started_at"
