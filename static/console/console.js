@@ -47,7 +47,9 @@
     dialog.innerHTML = '<p></p><form method="dialog" class="actions">' +
       '<button class="btn" value="no">Cancel</button> <button class="btn btn-primary" value="yes">OK</button></form>';
     dialog.querySelector("p").textContent = text;
+    // The words come translated from the page (base.html's data-ok and data-cancel).
     dialog.querySelector('button[value="yes"]').textContent = document.documentElement.dataset.ok || "Confirm";
+    dialog.querySelector('button[value="no"]').textContent = document.documentElement.dataset.cancel || "Cancel";
     document.body.appendChild(dialog);
     dialog.addEventListener("close", function () {
       if (dialog.returnValue === "yes") { onYes(); }
@@ -56,13 +58,33 @@
     dialog.showModal();
   }
 
+  // A control marked aria-disabled="true" (kept focusable so its title says why) never acts.
+  function disabledControl(node) {
+    return node && node.closest ? node.closest('[aria-disabled="true"]') : null;
+  }
+  document.addEventListener("click", function (event) {
+    if (disabledControl(event.target)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+
+  // The question is the pressed button's data-confirm, else its form's: a form holding a
+  // harmless and a destructive button asks only for the destructive one.
   document.addEventListener("submit", function (event) {
     var form = event.target;
-    if (!form.dataset || !form.dataset.confirm) { return; }
+    var submitter = event.submitter;
+    if (disabledControl(submitter)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      return;
+    }
+    var question = (submitter && submitter.dataset && submitter.dataset.confirm) ||
+      (form.dataset && form.dataset.confirm);
+    if (!question) { return; }
     if (form.dataset.confirmed === "1") { delete form.dataset.confirmed; return; }
     event.preventDefault();
     event.stopImmediatePropagation();
-    var submitter = event.submitter;
     var n = form.querySelectorAll("input[type=checkbox][name=selected]:checked").length;
     var hasRows = form.querySelector("input[name=selected]") !== null;
     var action = submitter ? submitter.textContent.trim() : "";
@@ -71,7 +93,7 @@
       if (result) { result.textContent = form.dataset.none || "Select jobs first."; }
       return;
     }
-    var text = form.dataset.confirm.replace("{action}", action).replace("{n}", n);
+    var text = question.replace("{action}", action).replace("{n}", n);
     confirmDialog(text, function () {
       var now = attached(form, submitter);
       if (!now.form) { return; }
