@@ -25,11 +25,13 @@ from queues.api.resources import PODGROUPS
 from queues.models import PodGroup
 
 __all__ = [
+    "ACTION_PHASES",
     "CONSOLE_ACTIONS",
     "BulkOutcome",
     "command_issue",
     "job_act",
     "job_act_bulk",
+    "job_actions",
     "job_submit",
     "job_update",
     "pod_group_create",
@@ -42,6 +44,22 @@ CONSOLE_ACTIONS: dict[str, CommandAction | None] = {
     "restart": CommandAction.RESTART_JOB,
     "delete": None,
 }
+# The phases in which each Command can still change the job (Volcano's state machine: a
+# finished job only tears down leftovers, Resume is for an aborted one); delete is always there.
+ACTION_PHASES: dict[str, frozenset[str]] = {
+    "abort": frozenset({"", "Pending", "Running", "Restarting", "Completing"}),
+    "resume": frozenset({"Aborting", "Aborted"}),
+    "restart": frozenset({"", "Pending", "Running"}),
+}
+
+
+def job_actions(job: Job) -> list[str]:
+    """Return the console actions that can change ``job`` in its phase, in the buttons' order."""
+    return [
+        action
+        for action in CONSOLE_ACTIONS
+        if action not in ACTION_PHASES or job.phase in ACTION_PHASES[action]
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +158,9 @@ def job_act_bulk(*, keys: list[tuple[str, str]], action: str, user: Any) -> Bulk
         job = found.get((namespace, name))
         if job is None or not can(user, "jobs", write=False, namespace=namespace):
             refused.append((key, "not found"))
+            continue
+        if action not in job_actions(job):
+            refused.append((key, f"{action} does nothing to a job that is {job.phase}"))
             continue
         try:
             job_act(job=job, action=action, user=user)

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from core.models import Node
 from kubelet.faults import node_cordon, node_down, node_up
 
-__all__ = ["NODE_ACTIONS", "node_act"]
+__all__ = ["NODE_ACTIONS", "node_act", "node_actions"]
 
 # action → (button label, confirmation question); the order of the buttons.
 NODE_ACTIONS: dict[str, tuple[str, str]] = {
@@ -22,6 +22,11 @@ NODE_ACTIONS: dict[str, tuple[str, str]] = {
     "down": ("Take down", "Take {node} down? It turns NotReady and every live pod on it fails."),
     "up": ("Bring up", "Bring {node} up? It turns Ready again."),
 }
+
+
+def node_actions(node: Node) -> tuple[str, str]:
+    """Return the two actions that change ``node`` now: cordon or uncordon, down or up."""
+    return ("uncordon" if node.unschedulable else "cordon", "down" if node.ready else "up")
 
 
 def node_act(*, node: Node, action: str) -> str:

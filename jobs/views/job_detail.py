@@ -19,7 +19,7 @@ from core.models import Node, Pod
 from jobs.charts import drf_share_figure, pod_timeline_figure
 from jobs.models import Job
 from jobs.selectors import TERMINAL_PHASES, job_page
-from jobs.services import CONSOLE_ACTIONS, job_act
+from jobs.services import CONSOLE_ACTIONS, job_act, job_actions
 from jobs.timeline import PodSpan, drf_share_steps, pod_span
 from kube.manifests import dump_manifest
 from kubelet.pod_log import pod_logs
@@ -87,6 +87,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         "manifest": manifest,
         "logs": pod_logs(page.pods, page.events),
         "finished": page.job.phase in TERMINAL_PHASES,
+        "actions": job_actions(page.job),
     }
     return render_page(request, "jobs/job_detail.html", context, fragments=("job-body",))
 
@@ -101,6 +102,13 @@ def job_action(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     job = get_object_or_404(Job, namespace=namespace, name=name)
     if action not in CONSOLE_ACTIONS:
         messages.error(request, _("Unknown action."))
+        return redirect("jobs:job_detail", namespace=namespace, name=name)
+    if action not in job_actions(job):
+        messages.error(
+            request,
+            _("%(action)s does nothing to a job that is %(phase)s.")
+            % {"action": action.title(), "phase": job.phase},
+        )
         return redirect("jobs:job_detail", namespace=namespace, name=name)
     job_act(job=job, action=action, user=request.user)
     if action == "delete":

@@ -30,7 +30,7 @@ from core.models import Node
 from monitoring.node_history import NODE_RESOURCES, choose_node_resolution, node_series
 from scheduler.charts import MISSING_GROUP, node_allocation_figure, node_heatmap_grid
 from scheduler.load_status import LOAD_COLUMNS, fresh_stamp, loads_fresh
-from scheduler.node_actions import NODE_ACTIONS, node_act
+from scheduler.node_actions import NODE_ACTIONS, node_act, node_actions
 from scheduler.node_selectors import (
     GPU,
     HEAT_RESOURCES,
@@ -188,6 +188,7 @@ def node_detail(request: HttpRequest, name: str) -> HttpResponse:
         "actions": [
             (action, _(label), _(question).format(node=node.name))
             for action, (label, question) in NODE_ACTIONS.items()
+            if action in node_actions(node)
         ],
     }
     return render_page(request, "scheduler/node_detail.html", context, fragments=("node-body",))
