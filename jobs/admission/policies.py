@@ -176,15 +176,12 @@ def _validate_framework_flags(name: str, arguments: Sequence[str], causes: Cause
 
 
 def validate_volumes(volumes: Sequence[Mapping[str, Any]], causes: Causes) -> None:
-    """Check ``spec.volumes``: mountPath required and unique; claim and claim name exclusive.
+    """Check ``spec.volumes``: mountPath required and unique; exactly one of claim and name.
 
-    One deliberate difference: Volcano's webhook refuses a volume with neither
-    ``volumeClaim`` nor ``volumeClaimName`` ("either VolumeClaim or VolumeClaimName must
-    be specified"); we accept it, because the example job this project ships with
-    (``examples/jobs/test-job-volumes.yaml``, its ``/myinput`` volume) has one and must keep
-    working unchanged. The controller mounts a claim named ``<job>-volume-<index>`` for it and
-    records a Warning ``VolumeClaimMissing`` on the job with Volcano's words, so the user
-    still learns that Volcano would refuse the job.
+    As Volcano's webhook: a volume with neither ``volumeClaim`` nor ``volumeClaimName`` is
+    refused ("either VolumeClaim or VolumeClaimName must be specified"). Earlier versions
+    accepted one, because the shipped example had one; the example now names its claim. A job
+    stored then keeps its Warning ``VolumeClaimMissing`` from the controller.
     """
     mount_paths: dict[str, str] = {}
     for index, volume in enumerate(volumes):
@@ -197,6 +194,8 @@ def validate_volumes(volumes: Sequence[Mapping[str, Any]], causes: Causes) -> No
         else:
             mount_paths[mount_path] = at
         claim_name = volume.get("volumeClaimName", "")
+        if not claim_name and volume.get("volumeClaim") is None:
+            causes.required(at, "either VolumeClaim or VolumeClaimName must be specified")
         if claim_name and volume.get("volumeClaim") is not None:
             causes.invalid(
                 at,

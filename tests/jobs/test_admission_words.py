@@ -9,11 +9,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from core.models import Event
 from jobs.models import Job
 from queues.models import Queue
-from tests.jobs.controller_kit import tick
-from tests.kube.api_kit import EVENTS, JOBS, QUEUES, example
+from tests.kube.api_kit import JOBS, QUEUES, example
 
 pytestmark = pytest.mark.django_db
 
@@ -127,25 +125,20 @@ def test_a_job_for_a_queue_with_children_names_how_many(operator: Client) -> Non
     )
 
 
-def test_a_volume_without_any_claim_is_accepted_with_volcano_s_warning(operator: Client) -> None:
-    manifest = example("jobs/test-job-volumes.yaml")  # /myinput has neither claim nor name
+def test_a_volume_without_any_claim_is_refused_as_volcano_s_webhook_does(
+    operator: Client,
+) -> None:
+    manifest = example("jobs/test-job-volumes.yaml")
+    del manifest["spec"]["volumes"][0]["volumeClaimName"]  # /myinput: neither claim nor name
 
     response = operator.post(JOBS.format(ns="default"), json.dumps(manifest), content_type=JSON)
-    assert response.status_code == 201, response.content
-    tick(Job.objects.get(name="test-job"))
-    tick(Job.objects.get(name="test-job"))
 
-    warnings = [
-        e
-        for e in operator.get(EVENTS.format(ns="default")).json()["items"]
-        if e["reason"] == "VolumeClaimMissing"
+    assert response.status_code == 422, response.content
+    causes = response.json()["details"]["causes"]
+    assert [(c["field"], c["message"]) for c in causes] == [
+        ("spec.volumes[0]", "either VolumeClaim or VolumeClaimName must be specified")
     ]
-    assert len(warnings) == 1
-    assert warnings[0]["type"] == "Warning"
-    assert warnings[0]["message"].startswith(
-        "either VolumeClaim or VolumeClaimName must be specified: spec.volumes[0] (/myinput)"
-    )
-    assert Event.objects.get(reason="VolumeClaimMissing").count == 1
+    assert not Job.objects.filter(name="test-job").exists()
 
 
 def test_queue_refusals_name_the_field(operator: Client) -> None:

@@ -88,7 +88,7 @@ def test_job_volumes_are_mounted_in_every_container() -> None:
     job = submit(
         volumes=[
             {"mountPath": "/data", "volumeClaimName": "shared"},
-            {"mountPath": "/scratch"},
+            {"mountPath": "/scratch", "volumeClaim": {"accessModes": ["ReadWriteOnce"]}},
         ]
     )
     pod = created(job)["job-worker-0"]
