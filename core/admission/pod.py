@@ -21,14 +21,17 @@ from apis.errors import ManifestError
 from apis.wire import format_time
 from core.admission.template import validate_resources
 from core.manifests.pod import PodKind
-from core.models import Pod
-from kube.admission_causes import Causes
+from core.models import Pod, priority_class_table
+from kube.actor import current_actor
+from kube.admission_causes import AdmissionError, Cause, Causes, CauseType
 from kube.manifest_kinds import Loaded
+from kube.status import KubeError
 
 __all__ = [
     "JDB_MAX_UNAVAILABLE",
     "JDB_MIN_AVAILABLE",
     "admit_pod",
+    "admit_priority",
     "validate_gates",
     "validate_pod",
 ]
@@ -114,6 +117,41 @@ def _gated_condition(pod: Pod) -> None:
     ]
 
 
+def _forbidden(pod: Pod, message: str) -> Exception:
+    """kube-apiserver's admission refusal: 403 through the API, an admission error elsewhere."""
+    if current_actor() is None:
+        return AdmissionError([Cause("spec.priorityClassName", CauseType.FORBIDDEN, message)])
+    return KubeError(403, f'pods "{pod.name}" is forbidden: {message}', kind="pods", name=pod.name)
+
+
+def admit_priority(pod: Pod) -> None:
+    """Kubernetes' Priority admission: the pod's class decides its priority and policy.
+
+    A named class must exist; no name takes the global default class (if one is marked);
+    ``spec.priority`` and ``spec.preemptionPolicy`` are filled from the class, and a pod that
+    gives either with another value than its class's is refused, as kube-apiserver does.
+    """
+    spec = pod.spec
+    asked = str(spec.get("priorityClassName") or "")
+    resolved = priority_class_table().resolve(asked)
+    if resolved is None:
+        raise _forbidden(pod, f"no PriorityClass with name {asked} was found")
+    name, value, policy = resolved
+    if pod.priority and pod.priority != value:
+        raise _forbidden(pod, f"the integer value of priority ({pod.priority}) must not be "
+                              f"provided in pod spec; priority admission controller computed "
+                              f"{value} from the given PriorityClass name")  # fmt: skip
+    given = spec.get("preemptionPolicy")
+    if given and given != policy:
+        raise _forbidden(pod, f"the string value of PreemptionPolicy ({given}) must not be "
+                              f"provided in pod spec; priority admission controller computed "
+                              f"{policy} from the given PriorityClass name")  # fmt: skip
+    if name:
+        spec["priorityClassName"] = name
+    spec["preemptionPolicy"] = policy
+    pod.priority = value
+
+
 def admit_pod(obj: Mapping[str, Any] | Loaded | Pod, *, old: Pod | None = None) -> Loaded:
     """Return ``obj`` as a valid loaded Pod; raise ``AdmissionError`` otherwise (CREATE only)."""
     if isinstance(obj, Pod):
@@ -129,6 +167,8 @@ def admit_pod(obj: Mapping[str, Any] | Loaded | Pod, *, old: Pod | None = None) 
             causes.raise_if_any(kind="Pod")
             raise
     pod = loaded.instance
+    if old is None:
+        admit_priority(pod)
     causes = validate_pod(pod) if old is None else Causes()
     causes.extend(validate_gates(pod, old, getattr(pod, "_node_name", "")))
     causes.raise_if_any(kind="Pod", name=pod.name)

@@ -6,10 +6,17 @@ from core.models.event import Event, EventType
 from core.models.namespace import Namespace, NamespacePhase
 from core.models.node import Node, NodeLoadStamp
 from core.models.pod import Pod, PodPhase, TaskStatus
-from core.models.priority_class import PreemptionPolicy, PriorityClass, priority_class_values
+from core.models.priority_class import (
+    ClassTable,
+    PreemptionPolicy,
+    PriorityClass,
+    priority_class_table,
+    priority_class_values,
+)
 from core.models.secret import Secret, SecretType
 
 __all__ = [
+    "ClassTable",
     "Event",
     "EventType",
     "Namespace",
@@ -23,5 +30,6 @@ __all__ = [
     "Secret",
     "SecretType",
     "TaskStatus",
+    "priority_class_table",
     "priority_class_values",
 ]

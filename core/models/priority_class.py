@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db import models
 from django.db.models import Q
 
 from kube.models import ObjectMeta
 from kube.validators import validate_dns1123_subdomain
 
-__all__ = ["PreemptionPolicy", "PriorityClass", "priority_class_values"]
+__all__ = [
+    "ClassTable",
+    "PreemptionPolicy",
+    "PriorityClass",
+    "priority_class_table",
+    "priority_class_values",
+]
 
 # Kubernetes reserves values above one billion for its two system classes.
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
@@ -65,3 +73,38 @@ def priority_class_values() -> tuple[dict[str, int], int]:
     rows = list(PriorityClass.objects.values_list("name", "value", "global_default"))
     default = next((value for _, value, is_default in rows if is_default), 0)
     return {name: value for name, value, _ in rows}, default
+
+
+@dataclass(frozen=True, slots=True)
+class ClassTable:
+    """Every class's value and preemption policy, and the global default's name, if any."""
+
+    values: dict[str, int]
+    policies: dict[str, str]
+    default: str = ""
+
+    def resolve(self, name: str) -> tuple[str, int, str] | None:
+        """Return ``(class, priority, preemptionPolicy)`` for a pod naming ``name``.
+
+        Kubernetes' Priority admission: a named class must exist (None when it does not); no
+        name takes the global default class, and without one priority 0 and
+        PreemptLowerPriority.
+        """
+        name = name or self.default
+        if not name:
+            return "", 0, PreemptionPolicy.PREEMPT_LOWER_PRIORITY.value
+        if name not in self.values:
+            return None
+        return name, self.values[name], self.policies[name]
+
+
+def priority_class_table() -> ClassTable:
+    """Read every PriorityClass once (one query) into a ``ClassTable``."""
+    rows = list(
+        PriorityClass.objects.values_list("name", "value", "preemption_policy", "global_default")
+    )
+    return ClassTable(
+        values={name: value for name, value, _, _ in rows},
+        policies={name: policy for name, _, policy, _ in rows},
+        default=next((name for name, _, _, is_default in rows if is_default), ""),
+    )

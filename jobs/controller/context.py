@@ -18,7 +18,15 @@ from typing import Any
 from django.db import DatabaseError, transaction
 
 from core.events import record_event
-from core.models import EventType, Pod, PodPhase, Secret, priority_class_values
+from core.models import (
+    ClassTable,
+    EventType,
+    Pod,
+    PodPhase,
+    Secret,
+    priority_class_table,
+    priority_class_values,
+)
 from jobs.controller import delete_retries
 from jobs.models import Job, JobPhase, TaskSpec
 from kube import failpoints
@@ -96,6 +104,7 @@ class JobContext:
     deleted: int = 0
     # Pods whose delete failed this pass (or waits out a backoff), with the error ("" if untried).
     failed_deletes: dict[str, str] = field(default_factory=dict)
+    _class_table: ClassTable | None = None
     stored_status: dict[str, Any] = field(default_factory=dict)
     # PriorityClass name → value, and the global default's value (read once per pass).
     classes: dict[str, int] | None = None
@@ -131,6 +140,12 @@ class JobContext:
             return int(pod.annotations.get(JOB_VERSION, "0"))
         except ValueError:
             return 0
+
+    def class_table(self) -> ClassTable:
+        """Return every PriorityClass (read once per pass of this job, when pods are made)."""
+        if self._class_table is None:
+            self._class_table = priority_class_table()
+        return self._class_table
 
     def delete_pod(self, pod: Pod) -> bool:
         """Delete ``pod`` now (grace period 0) and count it as terminating for this pass.

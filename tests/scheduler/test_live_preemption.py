@@ -146,6 +146,22 @@ def test_preemption_policy_never_evicts_nothing(cluster: Cluster) -> None:
     assert running("preemptor") == 0
 
 
+def test_a_class_whose_policy_is_never_evicts_nothing_whatever_the_template_says(
+    cluster: Cluster,
+) -> None:
+    PriorityClass.objects.create(name="high-never", value=1000, preemption_policy="Never")
+    fill_with_low_priority_job(cluster)
+
+    job("preemptor", priority="high-never", min_available=2,
+        pod_spec={"preemptionPolicy": "PreemptLowerPriority"})  # fmt: skip
+    _, evictions = cluster.run(4)
+
+    assert evictions == 0
+    assert running("preemptee") == 4
+    spec = Pod.objects.filter(name__startswith="preemptor-").first().spec  # type: ignore[union-attr]
+    assert (spec["priorityClassName"], spec["preemptionPolicy"]) == ("high-never", "Never")
+
+
 def test_a_queue_guarantee_keeps_the_cluster_from_other_queues_jobs() -> None:
     """Volcano's proportion e2e case: one queue's guarantee reserves all cluster resource."""
     use_conf(
