@@ -37,7 +37,7 @@ from django.db import transaction
 from apis.quantity import parse_quantity
 from apis.wire import Manifest
 from core.manifests.pod_template import pod_requests
-from core.models import Pod, PodPhase, priority_class_values
+from core.models import ClassTable, Pod, PodPhase, priority_class_table, priority_class_values
 from kube.changes import record_rows
 from kube.models import ChangeType
 from queues.models import PodGroup, PodGroupPhase
@@ -392,11 +392,13 @@ def _create_missing(
     classes: tuple[dict[str, int], int],
 ) -> int:
     new = []
+    table: ClassTable | None = None  # read once, when a pod is to be made
     for kind, replica in replicas_of(framework, job):
         for index in range(max(int(replica.get("replicas") or 0), 0)):
             name = framework.pod_name(job.name, kind, index)
             if name not in pods:
-                pod = render_replica_pod(framework, job, kind, index, group, classes)
+                table = table or priority_class_table()
+                pod = render_replica_pod(framework, job, kind, index, group, classes, table)
                 pod.uid = uuid.uuid4()
                 new.append(pod)
     if not new:

@@ -26,7 +26,7 @@ import json
 from typing import Any
 
 from core.manifests.pod_template import pod_requests
-from core.models import Pod, PodPhase
+from core.models import ClassTable, Pod, PodPhase, priority_class_table, stamp_class
 from queues.models import PodGroup
 from training.frameworks import Framework
 from training.models import TrainingJob
@@ -158,6 +158,7 @@ def render_replica_pod(
     index: int,
     group: PodGroup | None,
     classes: tuple[dict[str, int], int],
+    table: ClassTable | None = None,
 ) -> Pod:
     """Return the unsaved Pod of replica ``index`` of type ``kind``, wired for the framework."""
     replica = (job.spec.get(framework.replica_key) or {}).get(kind) or {}
@@ -172,6 +173,7 @@ def render_replica_pod(
     values, default = classes
     class_name = spec.get("priorityClassName") or ""
     priority = values.get(class_name, 0) if class_name else default
+    stamp_class(spec, table or priority_class_table())  # what Priority admission writes
     for key in ("nodeName", "priority"):
         spec.pop(key, None)
     labels = dict(metadata.get("labels") or {})

@@ -12,6 +12,7 @@ from core.models.priority_class import (
     PriorityClass,
     priority_class_table,
     priority_class_values,
+    stamp_class,
 )
 from core.models.secret import Secret, SecretType
 
@@ -32,4 +33,5 @@ __all__ = [
     "TaskStatus",
     "priority_class_table",
     "priority_class_values",
+    "stamp_class",
 ]

@@ -16,6 +16,7 @@ __all__ = [
     "PriorityClass",
     "priority_class_table",
     "priority_class_values",
+    "stamp_class",
 ]
 
 # Kubernetes reserves values above one billion for its two system classes.
@@ -96,6 +97,25 @@ class ClassTable:
         if name not in self.values:
             return None
         return name, self.values[name], self.policies[name]
+
+
+def stamp_class(spec: dict[str, object], table: ClassTable) -> None:
+    """Write what Priority admission would into a controller's pod ``spec``: its class (the
+    global default's when none is named) and that class's preemption policy.
+
+    A class with preemptionPolicy Never wins over any template; a template asking for Never
+    under a class that preempts keeps Never (Kubernetes would refuse that pod, and a refused
+    pod does not preempt either). A missing class leaves the spec as it is: the controller
+    warns about it (PriorityClassNotFound) and the pod gets priority 0.
+    """
+    resolved = table.resolve(str(spec.get("priorityClassName") or ""))
+    if resolved is None:
+        return
+    name, _value, policy = resolved
+    if name:
+        spec["priorityClassName"] = name
+    if spec.get("preemptionPolicy") != PreemptionPolicy.NEVER:
+        spec["preemptionPolicy"] = policy
 
 
 def priority_class_table() -> ClassTable:

@@ -14,7 +14,7 @@ import copy
 
 from core.events import record_event
 from core.manifests.pod_template import pod_requests
-from core.models import Event, EventType, Pod, PodPhase, PreemptionPolicy
+from core.models import Event, EventType, Pod, PodPhase, stamp_class
 from jobs.controller.context import JOB_VERSION, JobContext
 from jobs.controller.plugins import apply_plugins
 from jobs.models import TaskSpec
@@ -54,18 +54,7 @@ def render_pod(ctx: JobContext, task: TaskSpec, index: int) -> tuple[Pod, bool]:
     if job.priority_class_name:
         spec.setdefault("priorityClassName", job.priority_class_name)
     priority, class_found = _priority(ctx, spec.get("priorityClassName") or "")
-    # What Kubernetes' Priority admission writes into every pod it admits: the class (the
-    # global default's when none is named) and that class's preemption policy, so a class
-    # with preemptionPolicy: Never never preempts whatever the task's template says. A
-    # template asking for Never under a class that preempts keeps Never: Kubernetes would
-    # refuse that pod outright, and a refused pod does not preempt either.
-    resolved = ctx.class_table().resolve(str(spec.get("priorityClassName") or ""))
-    if resolved is not None:
-        name, _value, policy = resolved
-        if name:
-            spec["priorityClassName"] = name
-        if spec.get("preemptionPolicy") != PreemptionPolicy.NEVER:
-            spec["preemptionPolicy"] = policy
+    stamp_class(spec, ctx.class_table())  # what Kubernetes' Priority admission writes
     for key in _COLUMNS:
         spec.pop(key, None)
     labels = dict(metadata.get("labels") or {})
