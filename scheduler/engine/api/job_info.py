@@ -139,6 +139,23 @@ class JobInfo:
         """Return the Pipelined count."""
         return self.count(TaskStatus.PIPELINED)
 
+    def releasing_scheduled_task_num(self) -> int:
+        """Return the Releasing tasks that were placed on a node (terminating there)."""
+        return sum(1 for task in self.tasks_in(TaskStatus.RELEASING) if task.node_name)
+
+    def releasing_keeps_gang(self) -> bool:
+        """Return whether the job is short of ready tasks only because members are terminating
+        on their nodes (Volcano's gang ``shouldSkipUnschedulableForReleasing``).
+
+        Such a job gets no Unschedulable condition, so its PodGroup stays Running while a member
+        runs out its grace period. A Pending or Pipelined replacement still needs the
+        condition, and a Releasing task that was never placed does not count.
+        """
+        releasing = self.releasing_scheduled_task_num()
+        if not releasing or self.count(TaskStatus.PENDING, TaskStatus.PIPELINED):
+            return False
+        return self.ready_task_num() + releasing >= self.min_available
+
     def valid_task_num(self) -> int:
         """Return tasks that are allocated, succeeded, pipelined or pending.
 

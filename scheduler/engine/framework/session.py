@@ -250,10 +250,14 @@ def open_session(
 
 
 def _mark_invalid_jobs(ssn: Session) -> None:
-    """Stamp Unschedulable with the JobValid reason on invalid jobs (the actions skip them)."""
+    """Stamp Unschedulable with the JobValid reason on invalid jobs (the actions skip them).
+
+    Not on a job invalid only because members are terminating on their nodes: current Volcano
+    checks JobValid in each action and stamps nothing for it, so its PodGroup stays Running.
+    """
     for job in ssn.jobs.values():
         refusal = ssn.job_valid(job)
-        if refusal is not None:
+        if refusal is not None and not job.releasing_keeps_gang():
             job.conditions.append(
                 PodGroupCondition("Unschedulable", "True", refusal.reason, refusal.message, ssn.uid)
             )

@@ -139,6 +139,8 @@ class GangPlugin(Plugin):
                     )
                 )
                 continue
+            if job.releasing_keeps_gang():
+                continue
             placed = job.ready_task_num() + job.waiting_task_num()
             missing = max(job.min_available - placed, 0)
             message = (
