@@ -163,6 +163,17 @@ class RedisLease:
         return value.decode() if value else ""
 
 
+def _schedule_period() -> float:
+    """Return the scheduling period (``VOLCANO_SCHEDULE_PERIOD``, default 1 s)."""
+    value = getattr(settings, "VOLCANO_SCHEDULE_PERIOD", 0) or os.environ.get(
+        "VOLCANO_SCHEDULE_PERIOD"
+    )
+    try:
+        return max(float(str(value)), 0.05) if value else 1.0
+    except ValueError:
+        return 1.0
+
+
 def lease_duration() -> float:
     """Return the lease duration: ``VOLCANO_LEADER_TTL``, else Volcano's 15 s."""
     return float(
@@ -199,6 +210,8 @@ class LeaderElector:
         renew_deadline: float | None = None,
         retry_period: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        while_leading: Callable[[], None] | None = None,
+        period: float | None = None,
     ) -> None:
         self.lease = lease
         self.holder, self.ttl = lease.holder, lease.ttl
@@ -209,6 +222,10 @@ class LeaderElector:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        # What the leader does every ``period`` on its own (client-go's OnStartedLeading loop).
+        self._while_leading = while_leading
+        self._period = period
+        self._loop: threading.Thread | None = None
 
     def try_acquire_or_renew(self) -> bool:
         """Take or renew the lease once; return whether it is held now."""
@@ -244,7 +261,24 @@ class LeaderElector:
                 target=self._run, name="volcano-leader-election", daemon=True
             )
             self._thread.start()
+        if self._while_leading is not None and self._loop is None:
+            self._loop = threading.Thread(
+                target=self._lead, name="volcano-leader-loop", daemon=True
+            )
+            self._loop.start()
         return self
+
+    def _lead(self) -> None:
+        period = self._period or _schedule_period()
+        try:
+            while not self._stopping.wait(period):
+                if self.acquire() and self._while_leading is not None:
+                    try:
+                        self._while_leading()
+                    except Exception:  # the next period tries again
+                        logger.exception("the leader's loop failed")
+        finally:
+            connection.close()
 
     def _run(self) -> None:
         try:
@@ -258,6 +292,8 @@ class LeaderElector:
         self._stopping.set()
         if self._thread is not None:
             self._thread.join(self.retry_period + 5.0)
+        if self._loop is not None:
+            self._loop.join(30.0)
         with self._lock:
             self._renewed = None
         self.lease.release()

@@ -11,22 +11,65 @@ shuts down.
 
 from __future__ import annotations
 
+import threading
+import time
+from typing import TYPE_CHECKING
+
 from celery import shared_task
 from celery.signals import worker_process_shutdown, worker_shutdown
+from django.db import close_old_connections
 
 from scheduler.leader import LeaderElector, make_lease
+
+if TYPE_CHECKING:
+    from scheduler.worker import SessionSummary
 
 __all__ = ["schedule"]
 
 _elector: LeaderElector | None = None
+# One cycle at a time in this process: the beat's task and the leader's own loop may meet.
+_cycle_lock = threading.Lock()
+_last_cycle = 0.0
 
 
 def _process_elector() -> LeaderElector:
     """Start this process's election at its first task (whatever the pool, it runs the tasks)."""
     global _elector
     if _elector is None:
-        _elector = LeaderElector(make_lease()).start()
+        _elector = LeaderElector(make_lease(), while_leading=_catch_up).start()
     return _elector
+
+
+def _cycle(elector: LeaderElector) -> SessionSummary | None:
+    """Run one cycle if this process leads and none is running here; None otherwise."""
+    global _last_cycle
+    # Celery imports task modules before Django's apps are ready; the worker imports models.
+    from scheduler.worker import run_leader_cycle
+
+    if not _cycle_lock.acquire(blocking=False):
+        return None
+    try:
+        summary = run_leader_cycle(elector)
+        if summary is not None:
+            _last_cycle = time.monotonic()
+        return summary
+    finally:
+        _cycle_lock.release()
+
+
+def _catch_up() -> None:
+    """The leader's own beat: a cycle when the beat's tasks went elsewhere for a while.
+
+    Celery hands each beat task to whichever worker is free, so the leader may get only the
+    kubelet's ticks for a stretch (two workers can fall into step with the beat's two tasks);
+    Volcano's leader runs its loop itself, and so does ours when no task asked it to.
+    """
+    # Imported late for the same reason as in _cycle.
+    from scheduler.worker import schedule_period
+
+    if _elector is not None and time.monotonic() - _last_cycle > 1.5 * schedule_period():
+        close_old_connections()
+        _cycle(_elector)
 
 
 @worker_shutdown.connect
@@ -39,11 +82,9 @@ def _give_up_lease(**kwargs: object) -> None:
 
 @shared_task(name="scheduler.tasks.schedule", ignore_result=True)
 def schedule() -> str:
-    """Run one scheduling cycle if this worker gets the lease; say what happened."""
-    # Celery imports task modules before Django's apps are ready; the worker imports models.
-    from scheduler.worker import run_leader_cycle
-
-    summary = run_leader_cycle(_process_elector())
+    """Run one scheduling cycle if this worker leads; say what happened."""
+    elector = _process_elector()
+    summary = _cycle(elector)
     if summary is None:
-        return "standby"
+        return "standby" if not elector.acquire() else "busy"
     return summary.error or "ran"
