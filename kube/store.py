@@ -38,7 +38,7 @@ from kube.render import generations, render
 from kube.resources import Resource
 from kube.status import Cause, KubeError
 
-__all__ = ["object_create", "object_delete", "object_patch", "object_replace"]
+__all__ = ["generate_name", "object_create", "object_delete", "object_patch", "object_replace"]
 
 _SERVER_METADATA = (
     "uid",
@@ -104,6 +104,19 @@ def _check_document(resource: Resource, document: Any, namespace: str | None) ->
     return document
 
 
+# Kubernetes' generated-name suffix: five characters from an alphabet without vowels (no
+# words) and without look-alikes (0/o, 1/l, 3/e): apimachinery's util/rand.
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_NAME_SUFFIX = 5
+_MAX_GENERATED_BASE = 63 - _NAME_SUFFIX
+
+
+def generate_name(base: str) -> str:
+    """Return ``base`` (cut to 58 characters) and a random suffix, as kube-apiserver does."""
+    suffix = "".join(secrets.choice(_NAME_ALPHABET) for _ in range(_NAME_SUFFIX))
+    return base[:_MAX_GENERATED_BASE] + suffix
+
+
 def object_create(
     resource: Resource,
     document: Any,
@@ -116,7 +129,7 @@ def object_create(
     document = _check_document(resource, document, namespace)
     meta = document["metadata"]
     if not meta.get("name") and isinstance(meta.get("generateName"), str):
-        meta["name"] = meta["generateName"] + secrets.token_hex(3)[:5]
+        meta["name"] = generate_name(meta["generateName"])
     meta.pop("generateName", None)
     if resource.status_subresource and not resource.status_on_create:
         document.pop("status", None)
