@@ -77,4 +77,17 @@ class SessionRecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "started_at", "e2e_ms", "node_count", "job_count", "binds", "evictions", "worker",
     )  # fmt: skip
     list_filter = ("configuration", "worker")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        """A session record is what a session did: nobody adds one by hand."""
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Nor changes one (it is shown read-only)."""
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Nor deletes one: retention prunes them (VOLCANO_SESSION_TTL, _RETENTION)."""
+        return False
+
     date_hierarchy = "started_at"

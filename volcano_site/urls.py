@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import URLPattern, URLResolver, include, path, re_path
 
 from kube.metrics import apiserver_metrics_view
@@ -37,7 +38,13 @@ def moved_admin_page(request: HttpRequest, old: str, rest: str) -> HttpResponseP
     return HttpResponsePermanentRedirect(f"/admin/{MOVED_ADMIN[old]}/{rest}{query}")
 
 
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """``/favicon.ico``, which browsers ask for on every page (JSON ones too): the console's."""
+    return HttpResponsePermanentRedirect(static("console/favicon.svg"))
+
+
 urlpatterns: list[URLPattern | URLResolver] = [
+    path("favicon.ico", favicon, name="favicon"),
     re_path(
         r"^admin/(?P<old>" + "|".join(MOVED_ADMIN) + r")/(?P<rest>.*)$",
         moved_admin_page,

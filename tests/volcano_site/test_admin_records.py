@@ -1,0 +1,38 @@
+"""Session records are a record: the admin shows them read-only. Every page, the console's and
+the admin's, names the console's icon, and ``/favicon.ico`` leads to it instead of a 404."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from scheduler.models import SessionRecord
+
+pytestmark = pytest.mark.django_db
+
+
+def test_session_records_are_read_only_in_the_admin(superuser_client: Client) -> None:
+    record = SessionRecord.objects.create(started_at=timezone.now(), e2e_ms=12.5, worker="w1")
+
+    listing = superuser_client.get("/admin/scheduler/sessionrecord/")
+    page = superuser_client.get(f"/admin/scheduler/sessionrecord/{record.pk}/change/")
+
+    assert listing.status_code == 200
+    assert "/admin/scheduler/sessionrecord/add/" not in listing.content.decode()
+    assert superuser_client.get("/admin/scheduler/sessionrecord/add/").status_code == 403
+    assert page.status_code == 200
+    assert 'name="_save"' not in page.content.decode()
+    deleted = superuser_client.post(
+        f"/admin/scheduler/sessionrecord/{record.pk}/delete/", {"post": "yes"}
+    )
+    assert deleted.status_code == 403
+    assert SessionRecord.objects.filter(pk=record.pk).exists()
+
+
+def test_every_page_names_the_icon_and_favicon_ico_leads_to_it(superuser_client: Client) -> None:
+    for path in ("/", "/admin/"):
+        assert "console/favicon.svg" in superuser_client.get(path).content.decode(), path
+    icon = Client().get("/favicon.ico")
+    assert icon.status_code == 301
+    assert icon["Location"].endswith("console/favicon.svg")
