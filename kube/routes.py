@@ -43,6 +43,14 @@ LIST_PARAMETERS = [
 _LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 
 
+def _article(noun: str) -> str:
+    """Return "an" before a vowel sound (an Event, an MPIJob), else "a" (a Job, a PodGroup)."""
+    first = noun[:1].upper()
+    if noun[:2].isupper():  # an acronym read letter by letter: MPIJob, TFJob
+        return "an" if first in "AEFHILMNORSX" else "a"
+    return "an" if first in "AEIOU" else "a"
+
+
 def _path_parameters(resource: Resource, *, item: bool) -> list[OpenApiParameter]:
     """Describe ``namespace`` and ``name`` (DNS names), with the example's values."""
     parameters = []
@@ -112,7 +120,7 @@ def _documented(
         if resource.writable and not list_only:
             operations["post"] = extend_schema(
                 operation_id=op("create"),
-                summary=f"Create a {resource.kind}",
+                summary=f"Create {_article(resource.kind)} {resource.kind}",
                 request=body,
                 examples=examples,
                 parameters=[*paths, *WRITE_PARAMETERS],
@@ -132,7 +140,11 @@ def _documented(
                 tags=[tag],
             )
     else:
-        what = f"{resource.kind} status" if base is StatusView else f"a {resource.kind}"
+        what = (
+            f"{resource.kind} status"
+            if base is StatusView
+            else f"{_article(resource.kind)} {resource.kind}"
+        )
         operations["get"] = extend_schema(
             operation_id=op("read"),
             summary=f"Read {what}",

@@ -8,6 +8,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html
 
 from scheduler.models import SchedulerConfiguration, SessionRecord
 from scheduler.services import scheduler_conf_activate, scheduler_conf_create
@@ -37,7 +38,19 @@ class SchedulerConfigurationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         # A version is history: once stored its text never changes (a change is a new version).
         if obj is None:
             return ("version", "is_active", "author", "created_at")
-        return ("version", "text", "is_active", "author", "created_at")
+        return ("version", "conf_text", "is_active", "author", "created_at")
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        """A stored version shows its text preformatted in place of the editable box."""
+        fields = list(super().get_fields(request, obj))
+        if obj is not None:
+            fields = ["conf_text" if f == "text" else f for f in fields if f != "conf_text"]
+        return fields
+
+    @admin.display(description="text")
+    def conf_text(self, obj: Any) -> str:
+        """The conf text as stored, indentation kept (a readonly field would fold it)."""
+        return format_html('<pre style="margin:0">{}</pre>', obj.text)
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         if change:
@@ -74,8 +87,14 @@ class SessionRecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """Per-session figures, as the worker recorded them."""
 
     list_display = (
-        "started_at", "e2e_ms", "node_count", "job_count", "binds", "evictions", "worker",
+        "started_at", "e2e", "node_count", "job_count", "binds", "evictions", "worker",
     )  # fmt: skip
+
+    @admin.display(description="e2e", ordering="e2e_ms")
+    def e2e(self, record: SessionRecord) -> str:
+        """Open → actions → close, in milliseconds with one decimal."""
+        return f"{record.e2e_ms:.1f} ms"
+
     list_filter = ("configuration", "worker")
 
     def has_add_permission(self, request: HttpRequest) -> bool:

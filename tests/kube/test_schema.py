@@ -229,3 +229,14 @@ def test_documented_examples_go_through_their_lifecycle_within_the_schema(
         media_type="application/merge-patch+json",
     )
     call(schema[item]["DELETE"], 200, path_parameters={**path, "name": name})
+
+
+def test_operation_summaries_use_the_right_article(superuser_client: Any) -> None:
+    schema = superuser_client.get("/api/schema/?format=json").json()
+    summaries = {
+        op["summary"] for item in schema["paths"].values() for op in item.values()
+        if isinstance(op, dict) and "summary" in op
+    }  # fmt: skip
+
+    assert {"Create an Event", "Create an MPIJob", "Create a Job", "Read an Event"} <= summaries
+    assert not {s for s in summaries if s.startswith(("Create a E", "Create a M", "Read a E"))}

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from scheduler.models import SessionRecord
+from scheduler.models import SchedulerConfiguration, SessionRecord
 
 pytestmark = pytest.mark.django_db
 
@@ -36,3 +36,20 @@ def test_every_page_names_the_icon_and_favicon_ico_leads_to_it(superuser_client:
     icon = Client().get("/favicon.ico")
     assert icon.status_code == 301
     assert icon["Location"].endswith("console/favicon.svg")
+
+
+def test_a_stored_configuration_keeps_its_indentation_and_times_read_as_ms(
+    superuser_client: Client,
+) -> None:
+
+    conf = SchedulerConfiguration.objects.create(
+        version=99, text='actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n'
+    )
+    SessionRecord.objects.create(started_at=timezone.now(), e2e_ms=12.3456)
+
+    page = superuser_client.get(f"/admin/scheduler/schedulerconfiguration/{conf.pk}/change/")
+    listing = superuser_client.get("/admin/scheduler/sessionrecord/").content.decode()
+
+    assert "<pre" in page.content.decode()
+    assert "  - name: gang" in page.content.decode()
+    assert "12.3 ms" in listing
