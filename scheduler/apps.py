@@ -14,13 +14,9 @@ class SchedulerConfig(AppConfig):
     verbose_name = "Scheduler"
 
     def ready(self) -> None:
-        """Register with the kernel; start the embedded loop if asked (``make run``)."""
-        # The embedded loop imports the worker, which imports models: only once apps are ready.
-        from scheduler import embedded
-
+        """Register with the kernel (the server starts the embedded loop: ``volcano_site.asgi``)."""
         register_kinds()
         register_session_topic()
-        embedded.start()
 
 
 def register_kinds() -> None:

@@ -1,7 +1,8 @@
 """Start the embedded scheduler loop inside the server process, and stop it with the process.
 
-``make run`` sets ``VOLCANO_EMBEDDED_SCHEDULER=1`` for the server; ``SchedulerConfig.ready``
-then calls ``start``. ``make run DEMO=1`` also sets ``VOLCANO_DEMO_STREAM=1``: a second thread
+``make run`` sets ``VOLCANO_EMBEDDED_SCHEDULER=1`` for the server; ``volcano_site.asgi`` calls
+``start`` once Django is set up (not from ``ready()``: the loop's first cycle would query the
+database while the apps are still initialising, which Django warns about). ``make run DEMO=1`` also sets ``VOLCANO_DEMO_STREAM=1``: a second thread
 keeps submitting demo jobs (``scheduler/demo``). Management commands, tests and Celery workers never set it, so they never
 start a loop by accident. The thread is a daemon stopped from ``atexit``: the interpreter runs
 ``atexit`` handlers on a normal exit (daphne's SIGINT/SIGTERM shutdown), the loop finishes the
@@ -39,7 +40,7 @@ def start() -> object | None:
     with _lock:
         if _started:
             return _started[0]
-        # Called from the app's ready(): the worker imports models, loaded only by then.
+        # Called once the apps are ready: the worker imports models.
         from scheduler.worker import EmbeddedWorker
 
         worker = EmbeddedWorker()

@@ -16,6 +16,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
+from scheduler import embedded  # noqa: E402
 from volcano_site.routing import websocket_urlpatterns  # noqa: E402
 from volcano_site.startup import freeze_startup_heap  # noqa: E402
 
@@ -31,4 +32,6 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+# The embedded loop (``make run``), once every app is ready: its first cycle reads the database.
+embedded.start()
 freeze_startup_heap()  # the start-up heap out of the garbage collector's walks
