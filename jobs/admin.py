@@ -40,7 +40,8 @@ class TaskSpecInline(admin.TabularInline):  # type: ignore[type-arg]
     model = TaskSpec
     formset = TaskSpecAdmissionFormSet  # admits the job with its tasks (jobs.admission)
     extra = 0
-    fields = ("index", "name", "replicas", "min_available", "max_retry", "template")
+    # No index to type: a task's index is its place in the list (admission numbers them).
+    fields = ("name", "replicas", "min_available", "max_retry", "template")
 
 
 class PodInline(admin.TabularInline):  # type: ignore[type-arg]

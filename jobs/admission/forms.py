@@ -45,7 +45,8 @@ class TaskSpecAdmissionFormSet(forms.BaseInlineFormSet):  # type: ignore[type-ar
             if form.has_changed() or form.instance.pk is not None
             if not (self.can_delete and form.cleaned_data.get("DELETE"))
         ]
-        kept.sort(key=lambda form: form.instance.index)
+        # Stored tasks keep their order; new ones follow in the order they were entered.
+        kept.sort(key=lambda form: (form.instance.index is None, form.instance.index or 0))
         job: Job = self.instance
         tasks: list[TaskSpec] = [form.instance for form in kept]
         old = None if job._state.adding else Job.objects.get(pk=job.pk)
