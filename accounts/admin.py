@@ -10,6 +10,7 @@ from django.http import HttpRequest
 
 from accounts.models import ApiToken, AuditEntry, NamespaceGrant
 from accounts.services import token_create, token_revoke
+from kube.admin_kit import RecordAdmin
 
 
 @admin.register(ApiToken)
@@ -50,18 +51,9 @@ class NamespaceGrantAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class AuditEntryAdmin(RecordAdmin):
     """Read-only audit log."""
 
     list_display = ("created_at", "actor_name", "action", "kind", "name")
     list_filter = ("kind", "action")
     search_fields = ("name", "actor_name")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
+from kube.admin_kit import RecordAdmin
 from scheduler.models import SchedulerConfiguration, SessionRecord
 from scheduler.services import scheduler_conf_activate, scheduler_conf_create
 
@@ -83,30 +84,16 @@ class SchedulerConfigurationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(SessionRecord)
-class SessionRecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class SessionRecordAdmin(RecordAdmin):
     """Per-session figures, as the worker recorded them."""
 
     list_display = (
         "started_at", "e2e", "node_count", "job_count", "binds", "evictions", "worker",
     )  # fmt: skip
+    list_filter = ("configuration", "worker")
+    date_hierarchy = "started_at"
 
     @admin.display(description="e2e", ordering="e2e_ms")
     def e2e(self, record: SessionRecord) -> str:
         """Open → actions → close, in milliseconds with one decimal."""
         return f"{record.e2e_ms:.1f} ms"
-
-    list_filter = ("configuration", "worker")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        """A session record is what a session did: nobody adds one by hand."""
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        """Nor changes one (it is shown read-only)."""
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        """Nor deletes one: retention prunes them (VOLCANO_SESSION_TTL, _RETENTION)."""
-        return False
-
-    date_hierarchy = "started_at"
