@@ -84,6 +84,11 @@ class ClassTable:
     policies: dict[str, str]
     default: str = ""
 
+    @property
+    def default_value(self) -> int:
+        """Return the global default class's value (0 without one)."""
+        return self.values.get(self.default, 0) if self.default else 0
+
     def resolve(self, name: str) -> tuple[str, int, str] | None:
         """Return ``(class, priority, preemptionPolicy)`` for a pod naming ``name``.
 

@@ -104,7 +104,8 @@ class JobContext:
     deleted: int = 0
     # Pods whose delete failed this pass (or waits out a backoff), with the error ("" if untried).
     failed_deletes: dict[str, str] = field(default_factory=dict)
-    _class_table: ClassTable | None = None
+    # Every PriorityClass, as the pass read them (the pods this pass makes take their class).
+    priority_classes: ClassTable | None = None
     stored_status: dict[str, Any] = field(default_factory=dict)
     # PriorityClass name → value, and the global default's value (read once per pass).
     classes: dict[str, int] | None = None
@@ -143,9 +144,9 @@ class JobContext:
 
     def class_table(self) -> ClassTable:
         """Return every PriorityClass (read once per pass of this job, when pods are made)."""
-        if self._class_table is None:
-            self._class_table = priority_class_table()
-        return self._class_table
+        if self.priority_classes is None:
+            self.priority_classes = priority_class_table()
+        return self.priority_classes
 
     def delete_pod(self, pod: Pod) -> bool:
         """Delete ``pod`` now (grace period 0) and count it as terminating for this pass.

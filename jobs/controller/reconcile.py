@@ -48,7 +48,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Sum
 
 from core.events import record_event
-from core.models import EventType, Pod, PodPhase, priority_class_values
+from core.models import ClassTable, EventType, Pod, PodPhase, priority_class_table
 from jobs.controller import delete_retries
 from jobs.controller.context import FINISHED_PHASES, JobContext
 from jobs.controller.delays import arm, cancel_recovered, cancel_same_scope, fire, take_due
@@ -128,13 +128,13 @@ def reconcile_job(
     job: Job | int,
     now: dt.datetime,
     *,
-    classes: tuple[dict[str, int], int] | None = None,
+    classes: ClassTable | None = None,
     commands: bool = True,
     tasks: tuple[int, list[TaskSpec]] | None = None,
 ) -> JobResult:
     """Reconcile one job (a row or its primary key) at time ``now``; see the module doc.
 
-    ``classes``: PriorityClass values and the default's, when the caller read them already.
+    ``classes``: every PriorityClass, when the caller read them already (once per pass).
     ``commands``: whether to look for the job's Commands (False: the caller knows of none).
     ``tasks``: the job's resourceVersion and its tasks as the caller read them; used only
     if the locked row still has that version.
@@ -266,7 +266,7 @@ def _timed(ctx: JobContext) -> bool:
 def _load(
     job: Job,
     now: dt.datetime,
-    classes: tuple[dict[str, int], int] | None,
+    classes: ClassTable | None,
     tasks: list[TaskSpec] | None = None,
 ) -> JobContext:
     if tasks is None:
@@ -282,15 +282,16 @@ def _load(
         ),
         None,
     )
-    by_name, default = classes if classes is not None else priority_class_values()
+    table = classes if classes is not None else priority_class_table()
     return JobContext(
         job=job,
         tasks=tasks,
         pods=pods,
         pod_group=group,
         now=now,
-        classes=by_name,
-        default_priority=default,
+        classes=table.values,
+        default_priority=table.default_value,
+        priority_classes=table,
     )
 
 
@@ -432,7 +433,7 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
     report.commands += _orphan_commands(now)
     prints = _fingerprints()
     waiting = _with_commands()
-    classes = priority_class_values()
+    classes = priority_class_table()
     todo = [pk for pk in sorted(prints) if full or pk in waiting or _noticed(pk, prints[pk])]
     report.skipped = len(prints) - len(todo)
     tasks: dict[int, list[TaskSpec]] = {}
