@@ -30,6 +30,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("core.api.urls")),
     path("", include("jobs.api.urls")),
     path("", include("training.api.urls")),
+    path("", include("flow.api.urls")),
     path("", include("queues.api.urls")),
     path("", include("scheduler.api.urls")),
     path(

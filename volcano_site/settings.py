@@ -112,6 +112,7 @@ INSTALLED_APPS = [
     # Ours, from the top layer down (README: the house).
     "scheduler",
     "monitoring",
+    "flow",
     "jobs",
     "training",
     "queues",

@@ -166,11 +166,13 @@ def test_each_app_serves_its_own_kinds() -> None:
         "jobs": {"jobs", "commands"},
         "queues": {"podgroups", "queues"},
         "training": {"pytorchjobs", "tfjobs", "mpijobs"},
+        "flow": {"jobtemplates", "jobflows", "cronjobs"},
     }
 
 
 def test_manifests_are_applied_in_dependency_order() -> None:
     assert [kind.kind for kind in registry.manifest_kinds()] == [
-        "PriorityClass", "Queue", "Node", "ConfigMap", "Job", "PyTorchJob", "TFJob", "MPIJob",
+        "PriorityClass", "Queue", "Node", "ConfigMap", "JobTemplate", "JobFlow", "CronJob",
+        "Job", "PyTorchJob", "TFJob", "MPIJob",
         "PodGroup", "Pod", "Command", "Event",
     ]  # fmt: skip
