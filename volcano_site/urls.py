@@ -65,6 +65,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("console.urls")),
     path("", include("jobs.urls")),
     path("", include("training.urls")),
+    path("", include("flow.urls")),
     path("", include("queues.urls")),
     path("", include("scheduler.urls")),
     path("", include("monitoring.urls")),
