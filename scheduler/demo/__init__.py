@@ -6,7 +6,9 @@ Volcano's four example jobs (the submit page's templates in ``jobs/examples/``, 
 submission) in turn with generated ones (CPU gangs, GPU jobs that tolerate the GPU taint, and now
 and then one that exits non-zero and is restarted by its policy). Every job goes through
 admission like any other submission. Finished jobs are removed after ``ttlSecondsAfterFinished``
-so the demo can run all day.
+so the demo can run all day. Beside them run the workflows of ``manifests/workflows.yaml``: a
+three-step JobFlow (prepare, train, evaluate) and a CronJob that reports every five minutes of
+the simulated clock (every thirty seconds at the demo's ten times speed).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ def load_demo_cluster() -> list[str]:
             created.append("priorityclass/low-priority")
     apply_manifests(read_manifests(MANIFESTS / "test.yaml"))
     apply_manifests(read_manifests(MANIFESTS / "high-priority-class.yaml"))
+    apply_manifests(read_manifests(MANIFESTS / "workflows.yaml"))
     return created
 
 

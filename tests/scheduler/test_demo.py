@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from flow.models import CronJob, JobFlow, JobTemplate
 from jobs.api.resources import JOBS
 from jobs.models import Job
 from jobs.submit import EXAMPLES_DIR
@@ -43,3 +44,25 @@ def test_a_demo_job_in_a_missing_namespace_is_refused_as_the_api_refuses_it() ->
         job_submit(manifest=manifest)
     assert refused.value.code == 404
     assert not Job.objects.filter(name="lost").exists()
+
+
+def test_the_demo_has_a_three_step_pipeline_and_a_cron_job() -> None:
+    load_demo_cluster()
+    load_demo_cluster()  # idempotent: a restarted demo keeps them
+    flow = JobFlow.objects.get(namespace="default", name="pipeline")
+    assert [(s["name"], s.get("dependsOn", {}).get("targets", [])) for s in flow.flows] == [
+        ("prepare", []),
+        ("train", ["prepare"]),
+        ("evaluate", ["train"]),
+    ]
+    assert set(JobTemplate.objects.values_list("name", flat=True)) == {
+        "prepare",
+        "train",
+        "evaluate",
+    }
+    cron = CronJob.objects.get(namespace="default", name="report")
+    assert (cron.schedule, cron.concurrency_policy, cron.suspend) == (
+        "*/5 * * * *",
+        "Forbid",
+        False,
+    )
