@@ -4,6 +4,12 @@ kubectl sends a bearer token only over HTTPS, so ``make run`` serves the same
 application on a second, TLS port (default 8443) with a certificate made here
 once. The kubeconfig the profile page hands out names that endpoint and embeds
 the certificate as its authority, so ``kubectl`` works with nothing else to set up.
+
+The server knows its endpoint from ``VOLCANO_TLS_URL`` (``make run`` sets it); a
+``manage.py kubeconfig`` run in another shell does not, so ``make run`` also records
+the endpoint it serves in the data directory (``tls_certificate --endpoint``:
+``tls-endpoint``), and both read ``served_url``: ``make run TLS_PORT=18401`` yields
+kubeconfigs for 18401 wherever they are made.
 """
 
 from __future__ import annotations
@@ -18,9 +24,19 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from django.conf import settings
 
-__all__ = ["certificate_paths", "ensure_certificate", "local_tls_server"]
+__all__ = [
+    "DEFAULT_URL",
+    "certificate_paths",
+    "ensure_certificate",
+    "local_tls_server",
+    "record_endpoint",
+    "served_url",
+]
 
 _VALID_DAYS = 365
+# What ``make run`` serves unless told otherwise (``TLS_PORT``).
+DEFAULT_URL = "https://127.0.0.1:8443"
+_ENDPOINT_FILE = "tls-endpoint"
 
 
 def certificate_paths(data_dir: Path | None = None) -> tuple[Path, Path]:
@@ -73,9 +89,31 @@ def ensure_certificate(data_dir: Path | None = None, *, hosts: tuple[str, ...] =
     return cert_path
 
 
+def record_endpoint(host: str, port: int, data_dir: Path | None = None) -> str:
+    """Record ``https://host:port`` as the endpoint this data directory's server serves."""
+    shown = f"[{host}]" if ":" in host else host
+    if host in ("0.0.0.0", "::"):  # listening everywhere: clients dial loopback
+        shown = "127.0.0.1"
+    url = f"https://{shown}:{port}"
+    path = Path(data_dir or settings.DATA_DIR) / _ENDPOINT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(url + "\n")
+    return url
+
+
+def served_url(data_dir: Path | None = None) -> str:
+    """Return the TLS endpoint's URL: ``VOLCANO_TLS_URL``, else the one ``make run`` recorded,
+    else "" (no server has said where it listens)."""
+    url = str(getattr(settings, "TLS_SERVER_URL", ""))
+    if url:
+        return url
+    path = Path(data_dir or settings.DATA_DIR) / _ENDPOINT_FILE
+    return path.read_text().strip() if path.exists() else ""
+
+
 def local_tls_server() -> tuple[str, bytes]:
     """Return the TLS endpoint's URL and certificate, or ``("", b"")`` when none is served."""
-    url = str(getattr(settings, "TLS_SERVER_URL", ""))
+    url = served_url()
     cert_path, _ = certificate_paths()
     if not url or not cert_path.exists():
         return "", b""

@@ -90,13 +90,15 @@ class KubeServer:
         return json.loads(raw)
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """Return a TCP port nobody listens on now."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
 
 
-def _manage(env: dict[str, str], *args: str) -> str:
+def manage(env: dict[str, str], *args: str) -> str:
+    """Run ``manage.py`` with ``env``; return its output (the test fails when it fails)."""
     done = subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -121,7 +123,8 @@ NamespaceGrant.objects.create(user=sub, namespace="default")
 """
 
 
-def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
+def wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
+    """Return once ``url`` answers ``/version``; raise when the server exits or never does."""
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -183,12 +186,12 @@ def serve(directory: Path, extra_env: dict[str, str] | None = None) -> Iterator[
     env = {**os.environ, **SERVER_ENV, **(extra_env or {}), "VOLCANO_DATA_DIR": str(directory)}
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
-    _manage(env, "migrate", "--noinput", "-v", "0")
-    _manage(env, "shell", "-c", _MAKE_OPERATOR)
-    port = _free_port()
-    plain = _manage(env, "kubeconfig", "--user", "kube-ops", "--server", f"http://127.0.0.1:{port}")
+    manage(env, "migrate", "--noinput", "-v", "0")
+    manage(env, "shell", "-c", _MAKE_OPERATOR)
+    port = free_port()
+    plain = manage(env, "kubeconfig", "--user", "kube-ops", "--server", f"http://127.0.0.1:{port}")
     token = yaml.safe_load(plain)["users"][0]["user"]["token"]
-    plain_sub = _manage(
+    plain_sub = manage(
         env, "kubeconfig", "--user", "kube-sub", "--server", f"http://127.0.0.1:{port}"
     )
     log = (directory / "server.log").open("wb")
@@ -209,7 +212,7 @@ def serve(directory: Path, extra_env: dict[str, str] | None = None) -> Iterator[
     relay: TLSRelay | None = None
     try:
         url = f"http://127.0.0.1:{port}"
-        _wait_until_up(url, process)
+        wait_until_up(url, process)
         cert, key = self_signed(directory)
         relay = TLSRelay(port, cert, key).start()
         kubeconfig = directory / "kubeconfig"

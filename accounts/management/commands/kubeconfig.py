@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.kubeconfig import kubeconfig_create
-from accounts.tls import ensure_certificate
+from accounts.tls import DEFAULT_URL, ensure_certificate, served_url
 
 
 class Command(BaseCommand):
@@ -24,7 +23,8 @@ class Command(BaseCommand):
             "--server",
             default="",
             help="The server URL kubectl calls (default: the HTTPS listener `make run` serves, "
-            "https://127.0.0.1:8443, trusting its self-signed certificate)",
+            "https://HOST:TLS_PORT); its self-signed certificate is trusted either way unless "
+            "--certificate-authority or --insecure-skip-tls-verify says otherwise",
         )
         parser.add_argument("--namespace", default="default", help="The context's namespace")
         parser.add_argument(
@@ -49,10 +49,10 @@ class Command(BaseCommand):
         authority = options["certificate_authority"]
         server = options["server"]
         ca_pem = Path(authority).read_bytes() if authority else b""
-        if not server:
-            server = settings.TLS_SERVER_URL or "https://127.0.0.1:8443"
-            if not ca_pem and not options["insecure_skip_tls_verify"]:
-                ca_pem = ensure_certificate().read_bytes()
+        # A name for the same listener (a LAN address, a tunnel) still presents our certificate.
+        server = server or served_url() or DEFAULT_URL
+        if server.startswith("https://") and not ca_pem and not options["insecure_skip_tls_verify"]:
+            ca_pem = ensure_certificate().read_bytes()
         text = kubeconfig_create(
             user=user,
             server=server,

@@ -1,7 +1,8 @@
 """``manage.py tls_certificate [--endpoint PORT]``: make the local TLS certificate once.
 
 With ``--endpoint`` it prints daphne's endpoint string for that port, which is how
-``make run`` adds its HTTPS listener (kubectl sends tokens only over HTTPS).
+``make run`` adds its HTTPS listener (kubectl sends tokens only over HTTPS), and records
+that address in the data directory for ``manage.py kubeconfig`` (``accounts.tls``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from accounts.tls import certificate_paths, ensure_certificate
+from accounts.tls import certificate_paths, ensure_certificate, record_endpoint
 
 
 class Command(BaseCommand):
@@ -26,6 +27,8 @@ class Command(BaseCommand):
         ensure_certificate(hosts=(options["interface"],))
         cert, key = certificate_paths()
         if options["endpoint"]:
+            record_endpoint(options["interface"], options["endpoint"])
+
             # Colons inside an endpoint value must be escaped for Twisted's parser.
             def esc(value: str) -> str:
                 return value.replace(":", r"\:")
