@@ -224,6 +224,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = VOLCANO_MAX_BODY_BYTES
 VOLCANO_MAX_PODS_PER_JOB = int(os.environ.get("VOLCANO_MAX_PODS_PER_JOB", "50000"))
 # Per namespace: off unless set (checking it sums the namespace's replicas at every create).
 VOLCANO_MAX_PODS_PER_NAMESPACE = int(os.environ.get("VOLCANO_MAX_PODS_PER_NAMESPACE", "0"))
+# Seconds between the job controller's full passes (settled jobs too): Kubernetes' resync.
+VOLCANO_CONTROLLER_RESYNC = float(os.environ.get("VOLCANO_CONTROLLER_RESYNC", "300"))
 
 LOGIN_URL = "accounts:login"
 # Under /api and /apis a refused CSRF check answers a Kubernetes Status, not an HTML page.
