@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
+from kube import registry
+
 
 class FlowConfig(AppConfig):
     """Volcano's workflow kinds and the controllers that make jobs of them."""
@@ -13,8 +15,9 @@ class FlowConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Register the kinds with the kernel (``kube.registry``)."""
+        """Register the kinds and the controllers with the kernel (``kube.registry``)."""
         register_kinds()
+        register_controllers()
 
 
 def register_kinds() -> None:
@@ -23,3 +26,14 @@ def register_kinds() -> None:
     from flow.api import kinds
 
     kinds.register()
+
+
+def register_controllers() -> None:
+    """Have the worker run the JobFlow and CronJob controllers each cycle, after the job
+    controller (10: the jobs they wait on are current) and before the training operator (20)."""
+    # Imported once the apps are ready: the controllers import the models.
+    from flow.controller.cronjob import reconcile_cron_jobs
+    from flow.controller.jobflow import reconcile_job_flows
+
+    registry.add_controller(registry.Controller("jobflow", reconcile_job_flows, order=15))
+    registry.add_controller(registry.Controller("cronjob", reconcile_cron_jobs, order=16))

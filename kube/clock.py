@@ -8,6 +8,11 @@ is simulated time, so every timer runs at that speed: a container's run and grac
 time is its start plus the simulated duration divided by the speed, stored with the timer,
 so a timer armed before a restart fires once after it, at the same moment.
 
+A schedule (a CronJob's) is a calendar, not a duration: it is read on a simulated calendar
+that runs ``speed`` times faster from an anchor the object keeps (its creation), so a
+five-minute schedule fires every thirty wall seconds at speed 10, and a restart changes
+nothing (``on_calendar`` and ``from_calendar``). At speed 1 the calendar is the wall clock.
+
 What is not the cluster's stays on wall time: the scheduling period, leases, the watch
 cache's retention and the session records the metrics chart.
 """
@@ -15,11 +20,11 @@ cache's retention and the session records the metrics chart.
 from __future__ import annotations
 
 import os
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 
-__all__ = ["real", "speed"]
+__all__ = ["from_calendar", "on_calendar", "real", "speed"]
 
 
 def speed() -> float:
@@ -35,3 +40,23 @@ def speed() -> float:
 def real(simulated_seconds: float) -> timedelta:
     """Return how much wall time ``simulated_seconds`` of the cluster take at its speed."""
     return timedelta(seconds=simulated_seconds / speed())
+
+
+def on_calendar(moment: datetime, anchor: datetime) -> datetime:
+    """Return the simulated calendar's time at wall time ``moment`` (whole seconds).
+
+    The calendar agrees with the wall clock at ``anchor`` and runs ``speed()`` times faster
+    after it; at speed 1 it is ``moment`` itself.
+    """
+    rate = speed()
+    if rate == 1.0:
+        return moment
+    return anchor + timedelta(seconds=round((moment - anchor).total_seconds() * rate))
+
+
+def from_calendar(moment: datetime, anchor: datetime) -> datetime:
+    """Return the wall time at which the simulated calendar reads ``moment``."""
+    rate = speed()
+    if rate == 1.0:
+        return moment
+    return anchor + (moment - anchor) / rate
