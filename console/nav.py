@@ -23,6 +23,8 @@ class NavEntry:
     url_name: str
     icon: str
     roles: frozenset[str] = frozenset()  # empty: every role sees the entry
+    # Other pages the entry owns (the Workflows entry owns the CronJobs page too).
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,7 @@ NAV: tuple[NavEntry, ...] = (
     NavEntry(_("Overview"), "overview", "◎"),
     NavEntry(_("Jobs"), "jobs:job_list", "▤"),
     NavEntry(_("Submit"), "jobs:job_submit", "+"),
+    NavEntry(_("Workflows"), "flow:flow_list", "⇶", also=("flow:cronjob_list",)),
     NavEntry(_("Queues"), "queues:queue_list", "≡"),
     NavEntry(_("Nodes"), "scheduler:node_list", "▦"),
     NavEntry(_("Scheduler"), "scheduler:policy", "⚙"),
@@ -53,16 +56,24 @@ def nav_items(path: str, roles: frozenset[str] | None = None) -> list[NavItem]:
     Entries limited to some roles are left out for a user holding none of them (``roles``
     None: no user, every entry).
     """
-    resolved: list[tuple[NavEntry, str | None]] = []
+    resolved: list[tuple[NavEntry, str | None, list[str]]] = []
     for entry in NAV:
         if entry.roles and roles is not None and not entry.roles & roles:
             continue
-        try:
-            resolved.append((entry, reverse(entry.url_name)))
-        except NoReverseMatch:
-            resolved.append((entry, None))
-    best = ""
-    for _entry, url in resolved:
-        if url and (path == url or (url != "/" and path.startswith(url))) and len(url) > len(best):
-            best = url
-    return [NavItem(e.label, url, bool(url) and url == best, e.icon) for e, url in resolved]
+        owned = [url for name in (entry.url_name, *entry.also) if (url := _url(name))]
+        resolved.append((entry, _url(entry.url_name), owned))
+    best, active = "", None
+    for entry, _own_url, owned in resolved:
+        for url in owned:
+            matches = path == url or (url != "/" and path.startswith(url))
+            if matches and len(url) > len(best):
+                best, active = url, entry
+    return [NavItem(e.label, url, e is active, e.icon) for e, url, _owned in resolved]
+
+
+def _url(name: str) -> str | None:
+    """Return the URL named ``name``, or None when no app serves it."""
+    try:
+        return reverse(name)
+    except NoReverseMatch:
+        return None

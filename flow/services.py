@@ -23,6 +23,7 @@ from kube.bodies import MERGE_PATCH
 from kube.store import generate_name, object_create, object_delete, object_patch
 
 __all__ = [
+    "cron_job_delete",
     "cron_job_run_now",
     "cron_job_suspend",
     "job_flow_delete",
@@ -56,6 +57,13 @@ def cron_job_run_now(
         stored.active = [*stored.active, reference(job)]
         stored.save(update_fields=["active"])
     return job
+
+
+def cron_job_delete(*, cron: CronJob) -> None:
+    """Delete ``cron``; the jobs it made go with it (they are owned by it)."""
+    with transaction.atomic():
+        stored = CronJob.objects.select_for_update().get(pk=cron.pk)
+        object_delete(CRONJOBS, stored, dry_run=False)
 
 
 def job_flow_delete(*, flow: JobFlow) -> None:

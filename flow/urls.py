@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
+
+from flow import views
 
 app_name = "flow"
 
-urlpatterns: list[URLPattern] = []
+urlpatterns: list[URLPattern] = [
+    path("workflows/", views.workflow_list, name="flow_list"),
+    path("workflows/<str:namespace>/<str:name>/", views.flow_detail, name="flow_detail"),
+    path("workflows/<str:namespace>/<str:name>/delete/", views.flow_delete, name="flow_delete"),
+    path("cronjobs/", views.cronjob_list, name="cronjob_list"),
+    path("cronjobs/<str:namespace>/<str:name>/", views.cronjob_detail, name="cronjob_detail"),
+    path(
+        "cronjobs/<str:namespace>/<str:name>/action/", views.cronjob_action, name="cronjob_action"
+    ),
+]

@@ -198,7 +198,7 @@ BAD = [
     BadCase("metadata typo", {**QUEUE, "metadata": {"name": "q", "lables": {}}}, "metadata.lables"),
     BadCase(
         "kind unknown",
-        {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "CronJob", "metadata": {"name": "c"}},
+        {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Widget", "metadata": {"name": "c"}},
         "kind",
         "unsupported kind",
     ),
