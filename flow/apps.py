@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.apps import AppConfig
 
 from kube import registry
+
+# Volcano's JobFlow (with its templates) and CronJob examples, offered by the Submit page.
+EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 
 
 class FlowConfig(AppConfig):
@@ -18,6 +23,7 @@ class FlowConfig(AppConfig):
         """Register the kinds and the controllers with the kernel (``kube.registry``)."""
         register_kinds()
         register_controllers()
+        registry.register_examples("flow", EXAMPLES_DIR)
 
 
 def register_kinds() -> None:

@@ -10,6 +10,11 @@ app_name = "flow"
 
 urlpatterns: list[URLPattern] = [
     path("workflows/", views.workflow_list, name="flow_list"),
+    path(
+        "workflows/templates/<str:namespace>/<str:name>/",
+        views.template_detail,
+        name="jobtemplate_detail",
+    ),
     path("workflows/<str:namespace>/<str:name>/", views.flow_detail, name="flow_detail"),
     path("workflows/<str:namespace>/<str:name>/delete/", views.flow_delete, name="flow_delete"),
     path("cronjobs/", views.cronjob_list, name="cronjob_list"),

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import yaml
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -43,6 +44,7 @@ __all__ = [
     "cronjob_list",
     "flow_delete",
     "flow_detail",
+    "template_detail",
     "workflow_list",
 ]
 
@@ -68,6 +70,15 @@ def workflow_list(request: HttpRequest) -> HttpResponse:
         "may_submit": can(request.user, "jobflows", write=True, namespace=namespace or None),
     }
     return render_page(request, "flow/flow_list.html", context, fragments=("flows-table",))
+
+
+@role_required()
+def template_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
+    """Show a JobTemplate where templates are listed: the Workflows page, at its row."""
+    template = template_list(request.user, namespace=namespace).filter(name=name).first()
+    if template is None:
+        raise Http404
+    return redirect(f"{reverse('flow:flow_list')}?namespace={namespace}#template-{name}")
 
 
 @role_required()

@@ -28,6 +28,7 @@ class JobsConfig(AppConfig):
             )
         register_kinds()
         register_controllers()
+        register_examples()
         register_eviction_hooks()
         register_queue_references()
 
@@ -62,3 +63,11 @@ def register_queue_references() -> None:
     from jobs.selectors import queue_job_count
 
     registry.add_reference_counter("queues.queue", "jobs", queue_job_count)
+
+
+def register_examples() -> None:
+    """Offer Volcano's example jobs as the Submit page's templates."""
+    # Imported once the apps are ready: the submit module imports Django's forms.
+    from jobs.submit import EXAMPLES_DIR
+
+    registry.register_examples("jobs", EXAMPLES_DIR)

@@ -19,6 +19,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from apis.safe_yaml import YamlLimitError, load_all
+from kube import registry
 
 __all__ = [
     "EXAMPLES_DIR",
@@ -27,10 +28,12 @@ __all__ = [
     "examples",
     "line_of",
     "parse_manifest",
+    "parse_manifests",
 ]
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 MAX_TEXT = 256 * 1024  # what the editor accepts; larger manifests go through kubectl
+MAX_DOCUMENTS = 50  # a JobFlow with its templates, a few jobs; more go through kubectl
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +46,11 @@ class Example:
 
 
 def examples() -> list[Example]:
-    """Return the templates offered on the Submit page, by file name."""
+    """Return the templates offered on the Submit page: each app's (``register_examples``), by
+    file name within an app."""
     found = []
-    for path in sorted(EXAMPLES_DIR.glob("*.yaml")):
+    paths = [path for folder in registry.example_dirs() for path in sorted(folder.glob("*.yaml"))]
+    for path in paths:
         text = path.read_text()
         first = text.splitlines()[0] if text else ""
         title = first.lstrip("# ").strip() if first.startswith("#") else path.stem
@@ -63,6 +68,14 @@ class ManifestTextError(ValueError):
 
 def parse_manifest(text: str) -> dict[str, Any]:
     """Return the one manifest in ``text``; raise ``ManifestTextError`` saying what is wrong."""
+    documents = parse_manifests(text)
+    if len(documents) != 1:
+        raise ManifestTextError(str(_("Paste exactly one Job manifest (a YAML mapping).")), 1)
+    return documents[0]
+
+
+def parse_manifests(text: str) -> list[dict[str, Any]]:
+    """Return the manifests in ``text`` (``---`` separates them; at most ``MAX_DOCUMENTS``)."""
     if len(text) > MAX_TEXT:
         raise ManifestTextError(str(_("The manifest is larger than 256 KiB.")))
     try:
@@ -74,20 +87,35 @@ def parse_manifest(text: str) -> dict[str, Any]:
         line = mark.line + 1 if mark is not None else 0
         problem = getattr(exc, "problem", None) or str(exc)
         raise ManifestTextError(f"YAML: {problem}", line) from exc
-    if len(documents) != 1 or not isinstance(documents[0], dict):
-        raise ManifestTextError(str(_("Paste exactly one Job manifest (a YAML mapping).")), 1)
-    return documents[0]
+    documents = [d for d in documents if d is not None]  # a trailing "---"
+    if not documents or len(documents) > MAX_DOCUMENTS:
+        raise ManifestTextError(
+            str(_("Paste between one and %(n)d manifests, separated by ---."))
+            % {"n": MAX_DOCUMENTS},
+            1,
+        )
+    for index, document in enumerate(documents):
+        if not isinstance(document, dict):
+            raise ManifestTextError(
+                str(_("Document %(n)d is not a manifest (a YAML mapping).")) % {"n": index + 1},
+                line_of(text, "", document=index) or 1,
+            )
+    return documents
 
 
-def line_of(text: str, path: str) -> int:
-    """Return the 1-based line of field ``path`` (``spec.tasks[0].replicas``) in ``text``.
+def line_of(text: str, path: str, *, document: int = 0) -> int:
+    """Return the 1-based line of field ``path`` (``spec.tasks[0].replicas``) of the
+    ``document``-th manifest in ``text``.
 
     Walks YAML's node graph, which keeps each node's position; a path that is not in the text
     (a missing field) gives the line of its nearest present parent, 0 when nothing matches.
     """
     try:
-        node = yaml.compose(text)
+        nodes = list(yaml.compose_all(text))
     except yaml.YAMLError:
+        return 0
+    node = nodes[document] if document < len(nodes) else None
+    if node is None:
         return 0
     line = 0
     for part in _split(path):

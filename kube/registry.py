@@ -9,6 +9,8 @@ ready:
   and the hooks its deletion needs (a pod is deleted gracefully, a namespace is terminated, a
   queue refuses to go while in use), and how a client exercises it (a minimal manifest, a value
   it refuses: ``tests/kube/test_every_kind.py`` runs every served kind through the API so);
+- **examples** the console's Submit page offers (``register_examples``: Volcano's example jobs,
+  its JobFlow and CronJob examples);
 - **manifests** that are applied but not served as a resource (``register_manifest``: the
   scheduler configuration as Volcano's ConfigMap) and file loaders (``register_file_loader``:
   ``.conf`` files);
@@ -46,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from django.db import models
@@ -88,6 +91,7 @@ __all__ = [
     "entry",
     "entry_for_model",
     "evicted",
+    "example_dirs",
     "file_loaders",
     "manifest_kinds",
     "namespace_model",
@@ -95,6 +99,7 @@ __all__ = [
     "references",
     "register_access",
     "register_api_resource",
+    "register_examples",
     "register_file_loader",
     "register_kind",
     "register_manifest",
@@ -223,6 +228,8 @@ class Entry:
     example_needs: tuple[Mapping[str, Any], ...] = ()
     # A merge patch the kind accepts and keeps (None: a label; an Event keeps no labels).
     change: Mapping[str, Any] | None = None
+    # The console page of one object: a URL name taking its namespace and name ("" for none).
+    console_page: str = ""
     # Who creates the objects when clients may not (a read-only kind: the job controller writes
     # Secrets); "" when clients create them. The tests say it when they skip a create.
     created_by: str = ""
@@ -327,6 +334,7 @@ class _Registry:
         self.by_model: dict[type[models.Model], Entry] = {}
         self.manifests: dict[tuple[str, str], tuple[int, Kind]] = {}
         self.file_loaders: dict[str, Callable[[str], Loaded]] = {}
+        self.examples: dict[str, Path] = {}
         self.access: dict[str, AccessRule] = {}
         self.api_resources: dict[str, dict[str, Mapping[str, Any]]] = {}
         self.admission: dict[str, AdmissionPlugin] = {}
@@ -414,6 +422,17 @@ def register_manifest(kind: Kind, *, order: int) -> None:
 def register_file_loader(suffix: str, loader: Callable[[str], Loaded]) -> None:
     """Read files ending in ``suffix`` (``.conf``) with ``loader`` instead of as YAML."""
     _REGISTRY.file_loaders[suffix] = loader
+
+
+def register_examples(app: str, directory: Path) -> None:
+    """Offer the manifests in ``directory`` (``*.yaml``, titled by a first ``# `` line) as the
+    Submit page's templates."""
+    _REGISTRY.examples[app] = directory
+
+
+def example_dirs() -> tuple[Path, ...]:
+    """Return the directories of example manifests the apps offer, in registration order."""
+    return tuple(_REGISTRY.examples.values())
 
 
 def register_access(name: str, rule: AccessRule) -> None:

@@ -30,6 +30,7 @@ JOBTEMPLATE_ENTRY = Entry(
     ("jt",),
     subresources=("status",),
     apply_order=44,
+    console_page="flow:jobtemplate_detail",
     example=JOBTEMPLATE_EXAMPLE,
     invalid=Invalid("spec.tasks[0].replicas", -1),
 )
@@ -40,6 +41,7 @@ JOBFLOW_ENTRY = Entry(
     columns=(Column("Status", "string", ".status.state.phase"), KUBE_AGE),
     subresources=("status",),
     apply_order=46,
+    console_page="flow:flow_detail",
     example=JOBFLOW_EXAMPLE,
     example_needs=(JOBTEMPLATE_EXAMPLE,),
     invalid=Invalid("spec.jobRetainPolicy", "forever"),
@@ -50,6 +52,7 @@ CRONJOB_ENTRY = Entry(
     ("cronvcjob", "cronvj"),
     subresources=("status",),
     apply_order=48,
+    console_page="flow:cronjob_detail",
     example=CRONJOB_EXAMPLE,
     invalid=Invalid("spec.schedule", "every tuesday"),
 )

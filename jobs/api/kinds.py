@@ -28,6 +28,7 @@ JOB_ENTRY = Entry(
     ),
     subresources=("status",),
     apply_order=50,
+    console_page="jobs:job_detail",
     example=JOBS.example,
     invalid=Invalid("spec.tasks[0].replicas", -1),
 )

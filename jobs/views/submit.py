@@ -1,8 +1,11 @@
 """Submit: the common-job form and the YAML editor, validated on the server as the user types.
 
-Besides Volcano's Job the editor takes the Kubeflow training operator's jobs (PyTorchJob,
-TFJob, MPIJob), which the training app serves: the kind is found among the served resources
-(``kube.catalogue``) by its apiVersion and kind, not imported.
+Besides Volcano's Job the editor takes any kind a client may create (the Kubeflow training
+operator's jobs, JobTemplates, JobFlows, CronJobs...): the kind is found among the served
+resources (``kube.catalogue``) by its apiVersion and kind, not imported, and the user's role
+must allow writing it in that namespace. One text may hold several manifests separated by
+``---`` (Volcano's JobFlow example with its templates): all are created in one transaction, or
+none; after creating, the page opens the last object's console page (``Entry.console_page``).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -19,8 +23,9 @@ from accounts.roles import ADMIN, OPERATOR, SUBMITTER, can, role_required
 from console.namespaces import current_namespace, readable_namespaces
 from core.models import PriorityClass
 from jobs.api.resources import JOBS
-from jobs.submit import CommonJobForm, ManifestTextError, examples, line_of, parse_manifest
+from jobs.submit import CommonJobForm, ManifestTextError, examples, line_of, parse_manifests
 from kube.catalogue import catalogue
+from kube.registry import Entry
 from kube.resources import Resource
 from kube.status import KubeError
 from kube.store import object_create
@@ -39,6 +44,20 @@ class FieldError:
     field: str
     line: int
     message: str
+
+
+def _entry_for(document: dict[str, Any]) -> Entry | None:
+    """Return the served, client-created kind of ``document``'s apiVersion and kind, if any."""
+    for entry in catalogue():
+        resource = entry.resource
+        if not resource.writable or entry.created_by:
+            continue
+        if (resource.api_version, resource.kind) == (
+            document.get("apiVersion"),
+            document.get("kind"),
+        ):
+            return entry
+    return None
 
 
 def _training_resource(api_version: object, kind: object) -> Resource | None:
@@ -73,34 +92,72 @@ def _form(request: HttpRequest, data: Any = None) -> CommonJobForm:
     return form
 
 
+class _RefusedError(Exception):
+    """A document was refused: roll every document of the text back."""
+
+
 def _admit(
     request: HttpRequest, text: str, *, dry_run: bool
 ) -> tuple[dict[str, Any] | None, list[FieldError]]:
-    """Admit ``text`` through the API's create path; return the created object or the errors."""
+    """Admit ``text`` through the API's create path; return the last created object or the
+    errors (each document's, placed at its line)."""
     try:
-        document = parse_manifest(text)
+        documents = parse_manifests(text)
     except ManifestTextError as exc:
         return None, [FieldError("", exc.line, str(exc))]
+    errors: list[FieldError] = []
+    created: dict[str, Any] | None = None
+    try:
+        with transaction.atomic():
+            for index, document in enumerate(documents):
+                created, refused = _admit_one(request, text, index, document, dry_run=dry_run)
+                errors += refused
+            if errors:
+                raise _RefusedError
+    except _RefusedError:
+        return None, errors
+    return created, []
+
+
+def _admit_one(
+    request: HttpRequest, text: str, index: int, document: dict[str, Any], *, dry_run: bool
+) -> tuple[dict[str, Any] | None, list[FieldError]]:
     meta = document.get("metadata")
     if not isinstance(meta, dict):
         meta = {}
     namespace = str(meta.get("namespace") or current_namespace(request) or "default")
-    if not can(request.user, "jobs", write=True, namespace=namespace):
-        line = line_of(text, "metadata.namespace")
+    # Any kind a client may create goes to its own resource; anything else is refused as a Job.
+    entry = _entry_for(document)
+    resource = entry.resource if entry is not None else JOBS
+    if not can(request.user, resource.access, write=True, namespace=namespace):
+        line = line_of(text, "metadata.namespace", document=index)
         return None, [FieldError("metadata.namespace", line,
-                                 _("You may not submit jobs in the namespace %(ns)s.") % {"ns": namespace})]  # fmt: skip
-    # A Kubeflow PyTorchJob, TFJob or MPIJob goes to its own resource; anything else is a Job.
-    resource = _training_resource(document.get("apiVersion"), document.get("kind")) or JOBS
+                                 _("You may not create %(kind)s in the namespace %(ns)s.")
+                                 % {"kind": resource.kind, "ns": namespace})]  # fmt: skip
     try:
         created = object_create(
             resource, document, namespace=namespace, dry_run=dry_run, user=request.user
         )
     except KubeError as exc:
+        where = f"{document.get('kind')} {meta.get('name', '')}: " if index else ""
         if not exc.causes:
-            return None, [FieldError("", 0, exc.message)]
-        return None, [FieldError(c.field, line_of(text, c.field) if c.field else 0, c.message)
-                      for c in exc.causes]  # fmt: skip
+            return None, [FieldError("", line_of(text, "", document=index), where + exc.message)]
+        return None, [FieldError(c.field, line_of(text, c.field, document=index) if c.field else 0,
+                                 where + c.message) for c in exc.causes]  # fmt: skip
     return created, []
+
+
+def _page_of(created: dict[str, Any]) -> HttpResponse:
+    """Redirect to the created object's console page (a JobTemplate's: the Workflows list)."""
+    meta = created["metadata"]
+    training = _training_resource(created.get("apiVersion"), created.get("kind"))
+    if training is not None:
+        return redirect("training:training_detail", plural=training.plural,
+                        namespace=meta["namespace"], name=meta["name"])  # fmt: skip
+    entry = _entry_for(created)
+    if entry is not None and entry.console_page:
+        return redirect(entry.console_page, namespace=meta["namespace"], name=meta["name"])
+    return redirect("jobs:job_detail", namespace=meta["namespace"], name=meta["name"])
 
 
 @role_required(SUBMITTER, OPERATOR, ADMIN)
@@ -128,12 +185,7 @@ def job_submit_view(request: HttpRequest) -> HttpResponse:
         if text and not errors:
             created, errors = _admit(request, text, dry_run=False)
             if created is not None:
-                meta = created["metadata"]
-                training = _training_resource(created.get("apiVersion"), created.get("kind"))
-                if training is not None:
-                    return redirect("training:training_detail", plural=training.plural,
-                                    namespace=meta["namespace"], name=meta["name"])  # fmt: skip
-                return redirect("jobs:job_detail", namespace=meta["namespace"], name=meta["name"])
+                return _page_of(created)
     elif slug := request.GET.get("template"):
         chosen = next((t for t in templates if t.slug == slug), None)
         if chosen is not None:
