@@ -20,6 +20,7 @@ from django.db.models import Count, Min, Sum
 from apis.histograms import exp_range
 from apis.prometheus_text import Family
 from core.models import Node, Pod
+from flow.models import FlowPhase, JobFlow
 from jobs.models import Job
 from queues.models import PodGroup, Queue
 
@@ -195,6 +196,20 @@ def _controller_families() -> Iterator[Family]:
                     observed[i] += 1
     latency.add_histogram({}, list(zip(buckets, observed, strict=True)), n, total)
     yield from (completed, failed, retries, latency)
+    yield from _jobflow_families()
+
+
+def _jobflow_families() -> Iterator[Family]:
+    """Volcano's JobFlow counters: the flows that succeeded and failed, by namespace."""
+    succeed = Family("volcano_jobflow_succeed_phase_count", "counter",
+                     "Number of jobflow succeed phase")  # fmt: skip
+    failed = Family("volcano_jobflow_failed_phase_count", "counter",
+                    "Number of jobflow failed phase")  # fmt: skip
+    counts = JobFlow.objects.filter(phase__in=(FlowPhase.SUCCEED, FlowPhase.FAILED))
+    for namespace, phase, n in counts.values_list("namespace", "phase").annotate(n=Count("pk")):
+        family = succeed if phase == FlowPhase.SUCCEED else failed
+        family.add({"jobflow_namespace": namespace}, n)
+    yield from (succeed, failed)
 
 
 def cluster_families() -> Iterator[Family]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.test import Client
 
 from core.models import Event, Pod
 from flow.controller.jobflow import reconcile_job_flows
@@ -208,3 +209,14 @@ def test_a_template_lists_the_jobs_made_from_it() -> None:
     reconcile_job_flows(NOW)
     assert JobTemplate.objects.get(name="prepare").job_depends_on_list == ["pipe-prepare"]
     assert JobTemplate.objects.get(name="train").job_depends_on_list == []
+
+
+def test_the_metrics_count_succeeded_and_failed_flows_by_namespace() -> None:
+    for name, phase in (("ok-1", "Succeed"), ("ok-2", "Succeed"), ("bad", "Failed")):
+        template(name)
+        flow(name, [{"name": name}])
+        JobFlow.objects.filter(name=name).update(phase=phase)
+    text = Client().get("/metrics").content.decode()
+    assert "# TYPE volcano_jobflow_succeed_phase_count counter" in text
+    assert 'volcano_jobflow_succeed_phase_count{jobflow_namespace="default"} 2.0' in text
+    assert 'volcano_jobflow_failed_phase_count{jobflow_namespace="default"} 1.0' in text
