@@ -115,7 +115,7 @@ def _schemas(entries: list[Entry], prefix: str) -> dict[str, Any]:
     for entry in entries:
         resource = entry.resource
         schemas[_schema_name(entry)] = kind_schema(
-            resource.kind, resource.group, resource.version, f"{prefix}{_META_NAME}"
+            resource.kind, resource.group, resource.version, f"{prefix}{_META_NAME}", entry.schema
         )
     return schemas
 

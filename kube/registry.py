@@ -228,6 +228,9 @@ class Entry:
     example_needs: tuple[Mapping[str, Any], ...] = ()
     # A merge patch the kind accepts and keeps (None: a label; an Event keeps no labels).
     change: Mapping[str, Any] | None = None
+    # The kind's OpenAPI schema (``kubectl explain``): a description and the properties after
+    # ``metadata`` (``kube.schemas`` has the builders); None: the kernel's own, else free-form.
+    schema: tuple[str, dict[str, Any]] | None = None
     # The console page of one object: a URL name taking its namespace and name ("" for none).
     console_page: str = ""
     # Who creates the objects when clients may not (a read-only kind: the job controller writes

@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["OBJECT_META", "kind_schema"]
+__all__ = [
+    "JOB_SPEC",
+    "OBJECT_META",
+    "array_of",
+    "free_object",
+    "integer",
+    "kind_schema",
+    "object_of",
+    "string",
+]
 
 Schema = dict[str, Any]
 
@@ -356,9 +365,19 @@ _BODIES: dict[str, tuple[str, dict[str, Schema]]] = {
 }
 
 
-def kind_schema(kind: str, group: str, version: str, meta_ref: str) -> Schema:
-    """Return the schema of ``kind``, with its group-version-kind extension."""
-    description, body = _BODIES.get(
+def kind_schema(
+    kind: str,
+    group: str,
+    version: str,
+    meta_ref: str,
+    declared: tuple[str, dict[str, Schema]] | None = None,
+) -> Schema:
+    """Return the schema of ``kind``, with its group-version-kind extension.
+
+    ``declared`` is the schema an app declared with its kind (``Entry.schema``); the kernel's
+    own table holds the kinds declared before apps could.
+    """
+    description, body = declared or _BODIES.get(
         kind,
         (
             f"A {kind}.",
@@ -380,3 +399,12 @@ def kind_schema(kind: str, group: str, version: str, meta_ref: str) -> Schema:
     if kind in ("Pod", "Node", "Event"):
         schema["x-kubernetes-preserve-unknown-fields"] = True
     return schema
+
+
+# The builders and the Volcano Job spec, for apps that declare their kinds' schemas.
+string = _s
+integer = _i
+object_of = _obj
+free_object = _free
+array_of = _array
+JOB_SPEC = _JOB_SPEC

@@ -17,6 +17,7 @@ from flow.api.resources import (
     JOBTEMPLATE_EXAMPLE,
     JOBTEMPLATES,
 )
+from flow.api.schemas import CRONJOB_SCHEMA, JOBFLOW_SCHEMA, JOBTEMPLATE_SCHEMA
 from kube import registry
 from kube.registry import KUBE_AGE, AccessRule, Column, Entry, Invalid
 
@@ -31,6 +32,7 @@ JOBTEMPLATE_ENTRY = Entry(
     subresources=("status",),
     apply_order=44,
     console_page="flow:jobtemplate_detail",
+    schema=JOBTEMPLATE_SCHEMA,
     example=JOBTEMPLATE_EXAMPLE,
     invalid=Invalid("spec.tasks[0].replicas", -1),
 )
@@ -42,6 +44,7 @@ JOBFLOW_ENTRY = Entry(
     subresources=("status",),
     apply_order=46,
     console_page="flow:flow_detail",
+    schema=JOBFLOW_SCHEMA,
     example=JOBFLOW_EXAMPLE,
     example_needs=(JOBTEMPLATE_EXAMPLE,),
     invalid=Invalid("spec.jobRetainPolicy", "forever"),
@@ -53,6 +56,7 @@ CRONJOB_ENTRY = Entry(
     subresources=("status",),
     apply_order=48,
     console_page="flow:cronjob_detail",
+    schema=CRONJOB_SCHEMA,
     example=CRONJOB_EXAMPLE,
     invalid=Invalid("spec.schedule", "every tuesday"),
 )
