@@ -9,10 +9,11 @@ commands take ``-N`` for the name and ``-n`` for the namespace while ``queue`` c
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable, Sequence
 
-from vcctl import jobs, kubeflow, queues
+from vcctl import flow, jobs, kubeflow, queues
 from vcctl.base import CliError, Context, Writer
 from vcctl.client import ApiError, Client, ConnectionFailedError, resolve_connection
 
@@ -129,15 +130,48 @@ def _kubeflow_commands(group: argparse._SubParsersAction[argparse.ArgumentParser
         leaf.add_argument("-k", "--kind", default="pytorchjob", help="pytorchjob, tfjob or mpijob")
 
 
+def _flow_commands(
+    group: argparse._SubParsersAction[argparse.ArgumentParser], kind: flow.FlowKind
+) -> None:
+    """Volcano's ``vcctl jobtemplate`` and ``vcctl jobflow`` subcommands, with its flags."""
+    words = kind.words
+    create = _leaf(group, "create", functools.partial(flow.flow_create, kind=kind),
+                   f"create a {words}")  # fmt: skip
+    create.add_argument("-f", "--file", default="",
+                        help=f"the path to the YAML file containing the {words}")  # fmt: skip
+    listing = _leaf(group, "list", functools.partial(flow.flow_list, kind=kind), f"list {words}s")
+    listing.add_argument("-n", "--namespace", default="default", help=f"the namespace of {words}")
+    if kind.phase_columns:
+        listing.add_argument("--all-namespaces", action="store_true",
+                             help=f"list {words}s in all namespaces")  # fmt: skip
+    for name, handler in (("get", flow.flow_get), ("describe", flow.flow_describe),
+                          ("delete", flow.flow_delete)):  # fmt: skip
+        leaf = _leaf(group, name, functools.partial(handler, kind=kind), f"{name} a {words}")
+        leaf.add_argument("-N", "--name", default="", help=f"the name of {words}")
+        leaf.add_argument("-n", "--namespace", default="default", help=f"the namespace of {words}")
+        if name == "describe":
+            leaf.add_argument("-o", "--format", default="yaml", help="the format of output")
+        if name == "delete":
+            leaf.add_argument("-f", "--file", default="",
+                              help=f"the path to the YAML file containing the {words}")  # fmt: skip
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add vcctl's ``job`` and ``queue`` command groups (and ``kubeflow``) to ``parser``."""
+    """Add vcctl's ``job``, ``queue``, ``jobtemplate`` and ``jobflow`` command groups (and
+    ``kubeflow``) to ``parser``."""
     resources = parser.add_subparsers(
-        dest="resource", metavar="{job,queue,kubeflow}", required=True
+        dest="resource", metavar="{job,queue,jobtemplate,jobflow,kubeflow}", required=True
     )
     job = resources.add_parser("job", help="vcctl command line operation job")
     _job_commands(job.add_subparsers(dest="command", metavar="COMMAND", required=True))
     queue = resources.add_parser("queue", help="Queue Operations")
     _queue_commands(queue.add_subparsers(dest="command", metavar="COMMAND", required=True))
+    template = resources.add_parser("jobtemplate", help="vcctl command line operation jobtemplate")
+    _flow_commands(template.add_subparsers(dest="command", metavar="COMMAND", required=True),
+                   flow.JOBTEMPLATE)  # fmt: skip
+    jobflow = resources.add_parser("jobflow", help="vcctl command line operation jobflow")
+    _flow_commands(jobflow.add_subparsers(dest="command", metavar="COMMAND", required=True),
+                   flow.JOBFLOW)  # fmt: skip
     training = resources.add_parser("kubeflow", help="Kubeflow training jobs (PyTorchJob, ...)")
     _kubeflow_commands(training.add_subparsers(dest="command", metavar="COMMAND", required=True))
 
