@@ -213,8 +213,12 @@ class CronJobKind(Kind):
     def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
         cron: CronJob = loaded.instance
         spec = doc.obj("spec")
-        cron.schedule = spec.string("schedule", required=True)
+        cron.schedule = spec.string("schedule")  # admission says it is required
         cron.time_zone = spec.string("timeZone")
+        if spec.has("timeZone") and not cron.time_zone:
+            raise spec.error(
+                "timeZone", "timeZone must be nil or non-empty string, got empty string"
+            )
         cron.starting_deadline_seconds = spec.optional_integer("startingDeadlineSeconds", minimum=0)
         policy = spec.string("concurrencyPolicy", ConcurrencyPolicy.ALLOW)
         if policy not in ConcurrencyPolicy.values:
