@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from croniter import CroniterBadCronError, CroniterBadDateError, croniter
@@ -65,6 +66,7 @@ class Schedule:
         return found
 
 
+@lru_cache(maxsize=4096)
 def parse_schedule(text: str) -> Schedule:
     """Return ``text`` parsed, or raise ``ScheduleError``."""
     spec = text.strip()

@@ -44,7 +44,7 @@ from flow.models import ConcurrencyPolicy, CronJob
 from flow.schedule import Schedule, ScheduleError, parse_schedule
 from jobs.api.resources import JOBS
 from jobs.models import Job, JobPhase
-from kube.clock import from_calendar, on_calendar
+from kube.clock import from_calendar, on_calendar, speed
 from kube.status import KubeError
 from kube.store import object_create, object_delete
 
@@ -69,6 +69,8 @@ _JOB_COLUMNS = ("id", "uid", "namespace", "name", "phase", "annotations", "owner
                 "created_at", "last_transition_time", "resource_version")  # fmt: skip
 # (cron uid, reason, calendar time) of the warnings already recorded by this process.
 _warned: set[tuple[str, str, str]] = set()
+# Per cron job uid: what its next schedule time was computed from, and that time.
+_next_due: dict[str, tuple[tuple[Any, ...], dt.datetime]] = {}
 
 
 def _controller_uid(job: Job) -> str:
@@ -159,7 +161,8 @@ def reference(job: Job) -> dict[str, str]:
 
 def reconcile_cron_jobs(now: dt.datetime) -> int:
     """Run one pass over every cron job; return how many were written."""
-    crons = list(CronJob.objects.filter(deletion_timestamp__isnull=True))
+    # The template is read only by the cron jobs that make a job this pass.
+    crons = list(CronJob.objects.filter(deletion_timestamp__isnull=True).defer("job_template"))
     if not crons:
         return 0
     owned = _owned_jobs()
@@ -262,6 +265,13 @@ def _schedule(cron: CronJob, jobs: list[Job], now: dt.datetime) -> None:
     anchor = cron.created_at
     calendar_now = on_calendar(now, anchor)
     earliest = on_calendar(cron.last_schedule_time, anchor) if cron.last_schedule_time else anchor
+    # Nothing is due before the first time after the last run: remembered per cron job until
+    # its schedule, zone, last run or the clock's speed changes.
+    key = (cron.schedule, cron.time_zone, earliest, speed())
+    remembered = _next_due.get(str(cron.uid))
+    if remembered is not None and remembered[0] == key and calendar_now < remembered[1]:
+        return
+    _next_due[str(cron.uid)] = (key, schedule.next_after(earliest, cron.time_zone))
     unlimited, _ = most_recent_schedule(schedule, earliest, calendar_now, cron.time_zone)
     if cron.starting_deadline_seconds is not None:
         deadline = calendar_now - dt.timedelta(seconds=cron.starting_deadline_seconds)

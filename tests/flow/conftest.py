@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from flow.controller.jobflow import forget_last_pass
 from tests.kube.server_kit import KUBECTL, KubeServer, node, serve
 
 NAMESPACES = ("flow-kubectl", "flow-client", "flow-cron")
@@ -26,3 +27,11 @@ def flow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KubeServer
         for i in range(2):
             server.json("POST", "/api/v1/nodes", node(f"flow-node-{i}"))
         yield server
+
+
+@pytest.fixture(autouse=True)
+def _full_jobflow_passes() -> Iterator[None]:
+    """Start each test with a full JobFlow pass: its database is new, the change ids too."""
+    forget_last_pass()
+    yield
+    forget_last_pass()

@@ -58,10 +58,13 @@ def cron_job(name: str, schedule: str, **spec: Any) -> CronJob:
 
 
 def set_phase(name: str, phase: str, at: dt.datetime = NOW, **status: Any) -> None:
-    """Move job ``name`` to ``phase`` at ``at``, as the job controller writes it."""
-    Job.objects.filter(namespace="default", name=name).update(
-        phase=phase, last_transition_time=at, **status
-    )
+    """Move job ``name`` to ``phase`` at ``at``, as the job controller writes it (a save: the
+    change stream hears of it, as of every write the controller makes)."""
+    job = Job.objects.get(namespace="default", name=name)
+    fields = {"phase": phase, "last_transition_time": at, **status}
+    for field, value in fields.items():
+        setattr(job, field, value)
+    job.save(update_fields=list(fields))
 
 
 def jobs() -> list[str]:

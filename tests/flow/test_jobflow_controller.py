@@ -4,6 +4,7 @@ status as Volcano keeps it, the retain policy, and a second pass that writes not
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -200,6 +201,7 @@ def test_a_tcp_probe_waits_for_a_running_pod_that_declares_the_port() -> None:
     reconcile_job_flows(NOW)
     assert "net-client" not in jobs()
     Pod.objects.filter(pk=pod.pk).update(phase="Running")
+    set_phase("net-server", "Running", running=1)  # the job controller counts it
     reconcile_job_flows(NOW)
     assert "net-client" in jobs()
 
@@ -220,3 +222,13 @@ def test_the_metrics_count_succeeded_and_failed_flows_by_namespace() -> None:
     assert "# TYPE volcano_jobflow_succeed_phase_count counter" in text
     assert 'volcano_jobflow_succeed_phase_count{jobflow_namespace="default"} 2.0' in text
     assert 'volcano_jobflow_failed_phase_count{jobflow_namespace="default"} 1.0' in text
+
+
+def test_a_pass_after_no_write_reads_no_flow(django_assert_max_num_queries: Any) -> None:
+    _chain()
+    reconcile_job_flows(NOW)
+    with django_assert_max_num_queries(3):  # one look at the change stream per watched kind
+        assert reconcile_job_flows(LATER) == 0
+    set_phase("pipe-prepare", "Completed")  # a write: the next pass reads and acts
+    reconcile_job_flows(LATER)
+    assert jobs() == ["pipe-prepare", "pipe-train"]
