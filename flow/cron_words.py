@@ -6,10 +6,13 @@ written, which a reader of cron already understands.
 
 from __future__ import annotations
 
+import datetime as dt
+
+from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-__all__ = ["describe"]
+__all__ = ["describe", "until"]
 
 _DESCRIPTORS = {
     "@yearly": "0 0 1 1 *",
@@ -67,3 +70,12 @@ def describe(schedule: str) -> str:
     if day.isdigit() and month.isdigit() and weekday == "*":
         return _("every year on %(m)s/%(d)s at %(at)s") % {"m": month, "d": day, "at": at}
     return text
+
+
+def until(moment: dt.datetime | None, now: dt.datetime) -> str:
+    """Return how long until ``moment`` in words ("in 5 minutes", "in under a minute")."""
+    if moment is None:
+        return ""
+    if (moment - now).total_seconds() < 60:
+        return _("in under a minute")
+    return _("in %(time)s") % {"time": timeuntil(moment, now, depth=2)}

@@ -40,7 +40,7 @@ class JobTemplate(KubeObject):
 
     creator = _creator()
     spec = models.JSONField(default=dict, blank=True, help_text="a Volcano JobSpec")
-    # status: the jobs made from this template (``namespace/name``), as Volcano's
+    # status: the names of the jobs made from this template, as Volcano's
     # jobtemplate controller records them.
     job_depends_on_list = models.JSONField(default=list, blank=True)
 

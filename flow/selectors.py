@@ -8,6 +8,7 @@ the list: a flow's status already names them by phase).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -89,8 +90,8 @@ class StepRow:
     targets: list[str]
     probe: str
     state: str
-    started: str
-    finished: str
+    started: dt.datetime | None
+    finished: dt.datetime | None
     duration: str
     restarts: int
     exists: bool
@@ -112,6 +113,11 @@ class FlowPage:
         """Return how many steps' jobs completed."""
         return sum(1 for step in self.steps if step.state == "Completed")
 
+    @property
+    def total(self) -> int:
+        """Return how many steps the flow has."""
+        return len(self.steps)
+
 
 def _probe_words(step: Mapping[str, Any]) -> str:
     probe = (step.get("dependsOn") or {}).get("probe") or {}
@@ -129,6 +135,21 @@ def _probe_words(step: Mapping[str, Any]) -> str:
         for p in probe.get("httpGetList") or []
     ]
     return ", ".join(words)
+
+
+def _time(value: Any) -> dt.datetime | None:
+    """Return an RFC 3339 time of the status as a datetime (None when unset or unreadable)."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _whole_seconds(duration: str) -> str:
+    """Return a Go duration without its fraction of a second ("11.968809s" → "11s")."""
+    return re.sub(r"\.\d+s$", "s", duration)
 
 
 def flow_page(user: Any, namespace: str, name: str) -> FlowPage:
@@ -156,9 +177,9 @@ def flow_page(user: Any, namespace: str, name: str) -> FlowPage:
         probe = _probe_words(step)
         condition = (flow.conditions or {}).get(job) or {}
         steps.append(StepRow(step["name"], job, targets, probe, state,
-                             entry.get("startTimestamp", ""), entry.get("endTimestamp", ""),
-                             condition.get("runningDuration", ""), int(entry.get("restartCount", 0)),
-                             job in existing))  # fmt: skip
+                             _time(entry.get("startTimestamp")), _time(entry.get("endTimestamp")),
+                             _whole_seconds(condition.get("runningDuration", "")),
+                             int(entry.get("restartCount", 0)), job in existing))  # fmt: skip
         states[step["name"]] = state
         waits = [_("after %(targets)s") % {"targets": ", ".join(targets)}] if targets else []
         if probe:

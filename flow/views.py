@@ -22,7 +22,7 @@ from console.namespaces import current_namespace
 from console.render import render_page
 from console.tables import Table
 from flow.controller.cronjob import next_run
-from flow.cron_words import describe
+from flow.cron_words import describe, until
 from flow.models import CronJob, FlowPhase, JobFlow
 from flow.selectors import (
     CRON_SORTS,
@@ -59,7 +59,9 @@ def workflow_list(request: HttpRequest) -> HttpResponse:
     rows = []
     for flow in page.object_list:
         states = [step_state(flow, step["name"]) for step in flow.flows]
-        rows.append((flow, sum(1 for s in states if s == "Completed"), len(states)))
+        prefix = f"{flow.name}-"
+        running = [(name, name.removeprefix(prefix)) for name in flow.running_jobs]
+        rows.append((flow, sum(1 for s in states if s == "Completed"), len(states), running))
     context = {
         "table": table,
         "page": page,
@@ -113,7 +115,10 @@ def cronjob_list(request: HttpRequest) -> HttpResponse:
     table = Table.from_request(request, sorts=CRON_SORTS, default="name")
     page = table.paginate(cron_job_list(request.user, namespace=namespace, filters=filters))
     now = timezone.now()
-    rows = [(cron, next_run(cron, now), describe(cron.schedule)) for cron in page.object_list]
+    rows = []
+    for cron in page.object_list:
+        upcoming = next_run(cron, now)
+        rows.append((cron, upcoming, describe(cron.schedule), until(upcoming, now)))
     context = {
         "table": table,
         "page": page,
@@ -132,8 +137,10 @@ def cronjob_list(request: HttpRequest) -> HttpResponse:
 @role_required()
 def cronjob_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     """Render one cron job: its schedule, next run, active jobs, history and events, live."""
-    page = cron_page(request.user, namespace, name, timezone.now())
+    now = timezone.now()
+    page = cron_page(request.user, namespace, name, now)
     context = {
+        "next_words": until(page.next_run, now),
         "p": page,
         "cron": page.cron,
         "words": describe(page.cron.schedule),

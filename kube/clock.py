@@ -51,7 +51,10 @@ def on_calendar(moment: datetime, anchor: datetime) -> datetime:
     rate = speed()
     if rate == 1.0:
         return moment
-    return anchor + timedelta(seconds=round((moment - anchor).total_seconds() * rate))
+    calendar = anchor + (moment - anchor) * rate
+    # Whole seconds of the calendar itself (not of the offset from an anchor with a fraction),
+    # so that a calendar time read back from its wall time is that time exactly.
+    return (calendar + timedelta(microseconds=500_000)).replace(microsecond=0)
 
 
 def from_calendar(moment: datetime, anchor: datetime) -> datetime:

@@ -172,6 +172,17 @@ def test_at_ten_times_speed_a_five_minute_schedule_fires_every_thirty_seconds(
     )
 
 
+def test_at_ten_times_speed_a_creation_time_with_a_fraction_misses_nothing(settings: Any) -> None:
+    settings.VOLCANO_SIM_SPEED = 10
+    cron = cron_job("tick", "*/5 * * * *", startingDeadlineSeconds=60)
+    created = NOW + dt.timedelta(microseconds=745_678)  # as a real creation time is
+    CronJob.objects.filter(pk=cron.pk).update(created_at=created)
+    for second in range(25, 100):  # a pass a second, as the worker runs them
+        reconcile_cron_jobs(created + dt.timedelta(seconds=second))
+    assert len(jobs()) == 3  # at 30, 60 and 90 wall seconds
+    assert "MissSchedule" not in _reasons()
+
+
 def test_run_now_makes_an_active_job_of_the_template_outside_the_schedule() -> None:
     cron = _cron()
     job = cron_job_run_now(cron=cron)
