@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = (
-    "apis", "kube", "accounts", "console", "core", "kubelet", "queues", "training", "jobs",
+    "apis", "kube", "accounts", "console", "core", "kubelet", "queues", "training", "jobs", "flow",
     "monitoring", "scheduler", "volcano_site", "vcctl",
 )  # fmt: skip
 TESTS = ROOT / "tests"
