@@ -8,12 +8,13 @@ in Volcano's spelling. Errors name the field where it sits in the outer manifest
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from apis.errors import ManifestError
 from jobs.manifests.job import JobKind
 
-__all__ = ["job_from_spec", "read_job_spec"]
+__all__ = ["check_job_patch", "job_from_spec", "read_job_spec"]
 
 _JOB_KIND = JobKind()
 
@@ -43,3 +44,32 @@ def read_job_spec(spec: Any, *, at: str, name: str = "", namespace: str = "") ->
 def job_from_spec(spec: dict[str, Any], *, name: str, namespace: str) -> dict[str, Any]:
     """Return the manifest of a Volcano Job called ``name`` whose spec is ``spec``."""
     return _document(spec, name, namespace)
+
+
+_PLACEHOLDER = {"name": "patched", "image": "patched"}
+
+
+def check_job_patch(patch: Any, *, at: str) -> None:
+    """Raise ``ManifestError`` at ``at`` when ``patch`` is not a fragment of a Job spec.
+
+    A patch names only what it changes: a task without its template, a container by its name
+    alone. So the fragment is read as a Job spec with what it leaves out stood in for (a
+    container, an image), and everything it does say must read as in a Job: known keys,
+    types, minimums, quantities.
+    """
+    if not isinstance(patch, dict):
+        raise ManifestError(at, "expected an object")
+    fragment = copy.deepcopy(patch)
+    for task in fragment.get("tasks") or []:
+        if not isinstance(task, dict):
+            continue
+        task.setdefault("name", "patched")
+        template = task.setdefault("template", {})
+        if isinstance(template, dict):
+            spec = template.setdefault("spec", {})
+            if isinstance(spec, dict):
+                containers = spec.setdefault("containers", [dict(_PLACEHOLDER)])
+                for container in containers if isinstance(containers, list) else []:
+                    if isinstance(container, dict):
+                        container.setdefault("image", "patched")
+    read_job_spec(fragment, at=at)

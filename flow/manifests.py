@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from apis.wire import Fields, Manifest, format_time
-from flow.job_spec import read_job_spec
+from flow.job_spec import check_job_patch, read_job_spec
 from flow.models import ConcurrencyPolicy, CronJob, FlowPhase, JobFlow, JobTemplate, RetainPolicy
 from kube.manifest_kinds import Kind, Loaded
 
@@ -82,7 +82,9 @@ def read_flow(flow: Fields) -> dict[str, Any]:
         read["dependsOn"] = depends_on
     if flow.has("patch"):
         patch = flow.obj("patch")
-        read["patch"] = {"jobSpec": patch.json("jobSpec", {})}
+        job_spec = patch.json("jobSpec", {})
+        check_job_patch(job_spec, at=patch.at("jobSpec"))
+        read["patch"] = {"jobSpec": job_spec}
         patch.done()
     flow.done()
     return read

@@ -136,3 +136,29 @@ def test_the_template_of_a_cron_job_is_a_job_spec() -> None:
     manifest = _cron()
     manifest["spec"]["jobTemplate"]["spec"]["tasks"][0]["replicas"] = "two"
     assert "spec.jobTemplate.spec.tasks[0].replicas" in str(_refusal(CRONJOBS, manifest).body())
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"minAvailable": -1}, "spec.flows[0].patch.jobSpec.minAvailable"),
+        ({"tasks": [{"name": "main", "replicas": "two"}]},
+         "spec.flows[0].patch.jobSpec.tasks[0].replicas"),
+        ({"queue": 7}, "spec.flows[0].patch.jobSpec.queue"),
+        ({"maxRetrys": 3}, "spec.flows[0].patch.jobSpec.maxRetrys"),
+    ],
+)  # fmt: skip
+def test_an_invalid_patch_is_refused_at_its_field(patch: dict[str, Any], field: str) -> None:
+    manifest = _flow(("train", []))
+    manifest["spec"]["flows"][0]["patch"] = {"jobSpec": patch}
+    assert field in str(_refusal(JOBFLOWS, manifest).body())
+
+
+def test_a_patch_names_only_what_it_changes() -> None:
+    manifest = _flow(("train", []))
+    manifest["spec"]["flows"][0]["patch"] = {"jobSpec": {
+        "minAvailable": 2,
+        "tasks": [{"name": "main", "replicas": 2,
+                   "template": {"spec": {"containers": [{"name": "main", "image": "v2"}]}}}],
+    }}  # fmt: skip
+    assert object_create(JOBFLOWS, manifest, namespace="default", dry_run=True)
