@@ -185,10 +185,19 @@ def test_a_task_status_probe_starts_a_step_beside_a_target_still_running() -> No
     assert jobs() == ["pair-client", "pair-server"]
 
 
-def test_a_tcp_probe_waits_for_a_running_pod_that_declares_the_port() -> None:
+@pytest.mark.parametrize(
+    "probe",
+    [
+        {"tcpSocketList": [{"taskName": "main", "port": 8080}]},
+        {"httpGetList": [{"taskName": "main", "port": 8080, "path": "/healthz"}]},
+    ],
+    ids=["tcp", "http"],
+)
+def test_a_network_probe_waits_for_a_running_pod_that_declares_the_port(
+    probe: dict[str, Any],
+) -> None:
     template("server")
     template("client")
-    probe = {"tcpSocketList": [{"taskName": "main", "port": 8080}]}
     flow("net", [{"name": "server"},
                  {"name": "client", "dependsOn": {"targets": ["server"], "probe": probe}}])  # fmt: skip
     reconcile_job_flows(NOW)
@@ -196,12 +205,18 @@ def test_a_tcp_probe_waits_for_a_running_pod_that_declares_the_port() -> None:
     spec = {
         "containers": [{"name": "main", "image": "busybox", "ports": [{"containerPort": 8080}]}]
     }
+    other = {
+        "containers": [{"name": "main", "image": "busybox", "ports": [{"containerPort": 9090}]}]
+    }
+    Pod.objects.create(namespace="default", name="net-server-other", job=server,
+                       task_name="main", spec=other, phase="Running")  # fmt: skip
     pod = Pod.objects.create(namespace="default", name="net-server-main-0", job=server,
                              task_name="main", spec=spec, phase="Pending")  # fmt: skip
+    set_phase("net-server", "Running", running=1)
     reconcile_job_flows(NOW)
-    assert "net-client" not in jobs()
+    assert "net-client" not in jobs()  # the pod declaring 8080 is not Running yet
     Pod.objects.filter(pk=pod.pk).update(phase="Running")
-    set_phase("net-server", "Running", running=1)  # the job controller counts it
+    set_phase("net-server", "Running", running=2)  # the job controller counts it
     reconcile_job_flows(NOW)
     assert "net-client" in jobs()
 

@@ -49,6 +49,13 @@ def test_each_kind_is_created_listed_watched_patched_and_deleted(api: client.Api
             stream.stop()
     assert phases[-1] in ("Running", "Succeed")
 
+    scheduled = ""  # the cron job's first run, seen through a watch of its status
+    for event in stream.stream(objects.list_namespaced_custom_object, "batch.volcano.sh",
+                               "v1alpha1", NS, "cronjobs", timeout_seconds=60):  # fmt: skip
+        scheduled = (event["object"].get("status") or {}).get("lastScheduleTime", "")
+        if scheduled:
+            stream.stop()
+    assert scheduled
     patched = objects.patch_namespaced_custom_object(
         "batch.volcano.sh", "v1alpha1", NS, "cronjobs", "volcano-cronjob-example",
         {"spec": {"suspend": True}},
@@ -61,9 +68,13 @@ def test_each_kind_is_created_listed_watched_patched_and_deleted(api: client.Api
         )  # fmt: skip
     assert refused.value.status == 422
     assert "concurrencyPolicy" in refused.value.body
-    for group, plural, name in (("flow.volcano.sh", "jobflows", "test"),
-                                ("batch.volcano.sh", "cronjobs", "volcano-cronjob-example")):  # fmt: skip
+    targets = [("flow.volcano.sh", "jobflows", "test"),
+               ("batch.volcano.sh", "cronjobs", "volcano-cronjob-example"),
+               *(("flow.volcano.sh", "jobtemplates", name) for name in "abcde")]  # fmt: skip
+    for group, plural, name in targets:
         objects.delete_namespaced_custom_object(group, "v1alpha1", NS, plural, name)
+    left = objects.list_namespaced_custom_object("flow.volcano.sh", "v1alpha1", NS, "jobtemplates")
+    assert left["items"] == []
     with pytest.raises(ApiException) as gone:
         objects.get_namespaced_custom_object("flow.volcano.sh", "v1alpha1", NS, "jobflows", "test")
     assert gone.value.status == 404
