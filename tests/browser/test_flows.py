@@ -130,12 +130,16 @@ def test_api_docs_render_every_operation_without_a_third_party(
             foreign.append(request.url)
 
     page.on("request", record)
+    # Swagger UI draws only the operations near the window: one tall enough to hold them all.
+    page.set_viewport_size({"width": 1280, "height": 20_000})
     page.goto(f"{live_server.url}/api/docs/")
 
-    jobs = "/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs"
-    expect(page.locator(".opblock-summary-path", has_text=jobs).first).to_be_visible()
     with urllib.request.urlopen(f"{live_server.url}/api/schema/?format=json") as response:
         paths = json.load(response)["paths"]
+    jobs = "/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs"
+    expect(page.locator(".opblock-summary-path", has_text=jobs).first).to_be_visible()
+    operations = sum(len(ops) for ops in paths.values())
+    expect(page.locator(".opblock")).to_have_count(operations, timeout=15_000)
     shown = {
         (block.locator(".opblock-summary-method").inner_text().lower(), path)
         for block in page.locator(".opblock").all()
