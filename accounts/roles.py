@@ -130,7 +130,7 @@ def role_required(
                 return redirect_to_login(request.get_full_path())
             held = roles_of(request.user)
             if not held or (roles and not held & set(roles)):
-                raise PermissionDenied("your role does not allow this page")
+                raise PermissionDenied  # the 403 page says what the role may do next
             return view(request, *args, **kwargs)
 
         return guarded

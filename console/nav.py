@@ -40,7 +40,7 @@ class NavItem:
 NAV: tuple[NavEntry, ...] = (
     NavEntry(_("Overview"), "overview", "◎"),
     NavEntry(_("Jobs"), "jobs:job_list", "▤"),
-    NavEntry(_("Submit"), "jobs:job_submit", "+"),
+    NavEntry(_("Submit"), "jobs:job_submit", "+", frozenset({"submitter", "operator", "admin"})),
     NavEntry(_("Workflows"), "flow:flow_list", "⇶", also=("flow:cronjob_list",)),
     NavEntry(_("Queues"), "queues:queue_list", "≡"),
     NavEntry(_("Nodes"), "scheduler:node_list", "▦"),

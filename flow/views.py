@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import yaml
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils import timezone
@@ -100,7 +101,7 @@ def flow_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse
 def flow_delete(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     """Delete the flow; the jobs it made go with it."""
     if not can(request.user, "jobflows", write=True, namespace=namespace):
-        return HttpResponseForbidden(_("Your role does not allow changing workflows here."))
+        raise PermissionDenied(_("Your role does not allow changing workflows here."))
     flow = get_object_or_404(JobFlow, namespace=namespace, name=name)
     job_flow_delete(flow=flow)
     messages.success(request, _("JobFlow %(name)s deleted.") % {"name": name})
@@ -154,7 +155,7 @@ def cronjob_detail(request: HttpRequest, namespace: str, name: str) -> HttpRespo
 def cronjob_action(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     """Suspend, resume, run now or delete one cron job, as the user's role allows."""
     if not can(request.user, "cronjobs", write=True, namespace=namespace):
-        return HttpResponseForbidden(_("Your role does not allow changing cron jobs here."))
+        raise PermissionDenied(_("Your role does not allow changing cron jobs here."))
     cron = get_object_or_404(CronJob, namespace=namespace, name=name)
     action = request.POST.get("action", "")
     back = request.POST.get("next") or ""

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import yaml
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -62,7 +63,7 @@ def training_delete(request: HttpRequest, plural: str, namespace: str, name: str
     """Delete the job; the controller then deletes its pods and PodGroup."""
     framework = framework_by_plural(plural)
     if not can(request.user, "trainingjobs", write=True, namespace=namespace):
-        return HttpResponseForbidden(_("Your role does not allow changing jobs here."))
+        raise PermissionDenied(_("Your role does not allow changing jobs here."))
     with transaction.atomic():
         deleted, _rows = framework.model._default_manager.filter(
             namespace=namespace, name=name

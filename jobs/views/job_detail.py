@@ -6,7 +6,8 @@ from typing import Any
 
 import yaml
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -98,7 +99,7 @@ def job_action(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     """Abort, resume, restart or delete one job, as the user's role allows."""
     action = request.POST.get("action", "")
     if not can(request.user, "jobs", write=True, namespace=namespace):
-        return HttpResponseForbidden(_("Your role does not allow changing jobs here."))
+        raise PermissionDenied(_("Your role does not allow changing jobs here."))
     job = get_object_or_404(Job, namespace=namespace, name=name)
     if action not in CONSOLE_ACTIONS:
         messages.error(request, _("Unknown action."))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import yaml
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -86,7 +87,7 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
 def queue_action(request: HttpRequest, name: str) -> HttpResponse:
     """Open, close or delete a queue (operators); a refused delete says why and writes nothing."""
     if not can(request.user, "queues", write=True):
-        return HttpResponseForbidden(_("Your role does not allow changing queues."))
+        raise PermissionDenied(_("Your role does not allow changing queues."))
     queue = get_object_or_404(Queue, name=name)
     action = request.POST.get("action", "")
     if action not in ACTIONS:

@@ -14,7 +14,8 @@ check (the ``queue-checked`` event), and its what-if button posts it to
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -35,7 +36,7 @@ CHECKED_EVENT = "queue-checked"
 def queue_editor(request: HttpRequest, name: str | None = None) -> HttpResponse:
     """Show the editor (GET) or save what it holds (POST), for operators only."""
     if not can(request.user, "queues", write=True):
-        return HttpResponseForbidden(_("Your role does not allow changing queues."))
+        raise PermissionDenied(_("Your role does not allow changing queues."))
     queue = get_object_or_404(Queue, name=name) if name else None
     if request.method != "POST":
         editor = initial_editor(queue)
@@ -75,7 +76,7 @@ def queue_editor(request: HttpRequest, name: str | None = None) -> HttpResponse:
 def queue_check(request: HttpRequest, name: str | None = None) -> HttpResponse:
     """Answer the editor while the user types: refusals and the other view in step."""
     if not can(request.user, "queues", write=True):
-        return HttpResponseForbidden(_("Your role does not allow changing queues."))
+        raise PermissionDenied(_("Your role does not allow changing queues."))
     queue = get_object_or_404(Queue, name=name) if name else None
     editor = read_editor(request, queue)
     context = editor_context(editor, queue)

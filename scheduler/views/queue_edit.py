@@ -10,7 +10,8 @@ for the roles that may change queues, as the editor is.
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -32,7 +33,7 @@ def queue_share_preview(request: HttpRequest, name: str) -> HttpResponse:
     """Answer the editor's preview slot: every queue's share now → after this edit (or nothing
     while Volcano's admission refuses it)."""
     if not can(request.user, "queues", write=True):
-        return HttpResponseForbidden(_("Your role does not allow changing queues."))
+        raise PermissionDenied(_("Your role does not allow changing queues."))
     queue = get_object_or_404(Queue, name=name)
     edited = read_editor(request, queue).admitted
     resources = shown_resources(Queue.objects.all())
@@ -50,7 +51,7 @@ def queue_whatif(request: HttpRequest, name: str) -> HttpResponse:
     shows the editor again, naming what is refused.
     """
     if not can(request.user, "queues", write=True):
-        return HttpResponseForbidden(_("Your role does not allow changing queues."))
+        raise PermissionDenied(_("Your role does not allow changing queues."))
     queue = get_object_or_404(Queue, name=name)
     editor = read_editor(request, queue)
     if editor.admitted is None or editor.errors:
