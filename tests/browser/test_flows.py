@@ -101,9 +101,13 @@ def test_operator_closes_a_queue_in_the_admin_and_a_viewer_cannot(
     make_user("vic", "viewer", staff=True, namespaces=("default",))
 
     log_in(page, live_server.url, "vic", next_url="/admin/queues/queue/")
-    expect(page.get_by_role("heading", name="403 Forbidden")).to_be_visible()
+    expect(
+        page.get_by_role("heading", name="Not allowed")
+    ).to_be_visible()  # the console's 403 page
     page.goto(f"{live_server.url}/admin/queues/queue/{queue.pk}/change/")
-    expect(page.get_by_role("heading", name="403 Forbidden")).to_be_visible()
+    expect(
+        page.get_by_role("heading", name="Not allowed")
+    ).to_be_visible()  # the console's 403 page
     page.context.clear_cookies()
 
     log_in(page, live_server.url, "olga", next_url="/admin/queues/queue/")
