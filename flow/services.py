@@ -12,7 +12,6 @@ import datetime as dt
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from flow.api.resources import CRONJOBS, JOBFLOWS
 from flow.controller.cronjob import MANUAL_ANNOTATION, job_from_template, next_run, reference
@@ -28,7 +27,6 @@ __all__ = [
     "cron_job_suspend",
     "job_flow_delete",
     "next_run",
-    "next_run_from_now",
 ]
 
 
@@ -71,8 +69,3 @@ def job_flow_delete(*, flow: JobFlow) -> None:
     with transaction.atomic():
         stored = JobFlow.objects.select_for_update().get(pk=flow.pk)
         object_delete(JOBFLOWS, stored, dry_run=False)
-
-
-def next_run_from_now(cron: CronJob) -> dt.datetime | None:
-    """Return the wall time of the cron job's next run, from the current time."""
-    return next_run(cron, timezone.now())
