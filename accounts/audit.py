@@ -1,4 +1,4 @@
-"""The audit log: every change a person makes to queues, nodes and the scheduler configuration.
+"""The audit log: every change a person makes to queues, nodes, jobs and the scheduler configuration.
 
 Which kinds are audited, and which of their fields, each kind says when its app registers it
 (``Entry.audited_fields``: a queue's weight, capability, state...; a node's unschedulable and
@@ -27,7 +27,7 @@ from kube.actor import acting_as, current_actor
 from kube.changes import announce_on_commit
 from kube.registry import Entry
 
-__all__ = ["TOPIC", "AuditMiddleware", "audit_record", "connect"]
+__all__ = ["TOPIC", "AuditMiddleware", "audit_name", "audit_record", "connect"]
 
 TOPIC = "console.audit"
 
@@ -78,6 +78,12 @@ def audit_record(
     announce_on_commit(TOPIC)
 
 
+def audit_name(instance: Any) -> str:
+    """Return the name an entry records: ``namespace/name`` for a namespaced object."""
+    namespace = getattr(instance, "namespace", "")
+    return f"{namespace}/{instance.name}" if namespace else str(instance.name)
+
+
 def _on_pre_save(sender: Any, instance: Any, raw: bool, **kwargs: Any) -> None:
     entry = _audited(sender)
     if raw or entry is None or current_actor() is None or instance._state.adding:
@@ -94,7 +100,7 @@ def _on_post_save(sender: Any, instance: Any, created: bool, raw: bool, **kwargs
     kind = entry.resource.kind
     after = snapshot(entry, instance)
     if created:
-        audit_record(action="create", kind=kind, name=instance.name, after=after)
+        audit_record(action="create", kind=kind, name=audit_name(instance), after=after)
         return
     before = getattr(instance, "_audit_before", None)
     if before is None or before == after:
@@ -103,7 +109,7 @@ def _on_post_save(sender: Any, instance: Any, created: bool, raw: bool, **kwargs
     audit_record(
         action="update",
         kind=kind,
-        name=instance.name,
+        name=audit_name(instance),
         before={key: before.get(key) for key in changed},
         after={key: after[key] for key in changed},
     )
@@ -114,7 +120,9 @@ def _on_post_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
     if entry is None:
         return
     before = snapshot(entry, instance)
-    audit_record(action="delete", kind=entry.resource.kind, name=instance.name, before=before)
+    audit_record(
+        action="delete", kind=entry.resource.kind, name=audit_name(instance), before=before
+    )
 
 
 def _connect_model(entry: Entry) -> None:

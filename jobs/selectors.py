@@ -13,6 +13,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
+from accounts.models import AuditEntry
 from accounts.roles import can
 from console.namespaces import restrict
 from core.models import Event, Pod, PriorityClass
@@ -26,6 +27,7 @@ __all__ = [
     "JobPage",
     "LineEntry",
     "TaskRow",
+    "job_deletion",
     "job_list",
     "job_page",
     "queue_job_count",
@@ -182,6 +184,24 @@ class JobPage:
     wait: WaitReport
     can_write: bool
     queue: Queue | None
+
+
+def job_deletion(user: Any, namespace: str, name: str) -> AuditEntry | None:
+    """Return who deleted the job ``namespace/name`` and when, from the audit log.
+
+    None unless ``user`` may read jobs there, no job of that name exists now and a person's
+    deletion of it was recorded (a controller's clean-up, ttlSecondsAfterFinished say, has
+    nobody to name). A link to a deleted job then says so instead of "Not found".
+    """
+    if not can(user, "jobs", write=False, namespace=namespace):
+        return None
+    if Job.objects.filter(namespace=namespace, name=name).exists():
+        return None
+    return (
+        AuditEntry.objects.filter(kind="Job", name=f"{namespace}/{name}", action="delete")
+        .order_by("-created_at", "-id")
+        .first()
+    )
 
 
 def job_page(user: Any, namespace: str, name: str, *, event_limit: int = 200) -> JobPage:

@@ -29,6 +29,8 @@ JOB_ENTRY = Entry(
     subresources=("status",),
     apply_order=50,
     console_page="jobs:job_detail",
+    # Who submitted, moved or deleted a job (a deleted job's link names them).
+    audited_fields=("queue", "min_available", "priority_class_name"),
     example=JOBS.example,
     invalid=Invalid("spec.tasks[0].replicas", -1),
 )

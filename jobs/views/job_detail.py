@@ -8,18 +8,18 @@ import yaml
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from accounts.roles import can, role_required
+from accounts.roles import OPERATORS, can, role_required, roles_of
 from console.charts import figure_data
 from console.render import render_page
 from console.time_range import TimeRange, time_range
 from core.models import Node, Pod
 from jobs.charts import drf_share_figure, pod_timeline_figure
 from jobs.models import Job
-from jobs.selectors import TERMINAL_PHASES, job_page
+from jobs.selectors import TERMINAL_PHASES, job_deletion, job_page
 from jobs.services import CONSOLE_ACTIONS, job_act, job_actions
 from jobs.timeline import PodSpan, drf_share_steps, pod_span
 from kube.manifests import dump_manifest
@@ -76,7 +76,16 @@ def job_charts(pods: list[Pod], span: TimeRange, *, job_name: str = "") -> dict[
 
 @role_required()
 def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
-    """Render one job, live."""
+    """Render one job, live; a job a person deleted says when and by whom (404)."""
+    deletion = job_deletion(request.user, namespace, name)
+    if deletion is not None:
+        context = {
+            "namespace": namespace,
+            "name": name,
+            "deletion": deletion,
+            "may_audit": bool(roles_of(request.user) & OPERATORS),
+        }
+        return render(request, "jobs/job_gone.html", context, status=404)
     page = job_page(request.user, namespace, name)
     manifest = yaml.safe_dump(dump_manifest(page.job), sort_keys=False)
     span = time_range(request)

@@ -249,3 +249,26 @@ def test_templates_come_from_the_projects_examples(console_login: Callable[..., 
     body = client.get("/submit/?mode=yaml&template=tensorflow-dist-mnist").content.decode()
     assert "tensorflow-dist-mnist" in body
     assert "kind: Job" in body
+
+
+def test_a_deleted_jobs_link_says_who_deleted_it_and_when(
+    console_login: Callable[..., Any],
+) -> None:
+    _submit("gone-soon")
+    client = console_login("sam", "submitter", ("default",))
+    assert client.post("/jobs/default/gone-soon/action/", {"action": "delete"}).status_code == 302
+    page = client.get("/jobs/default/gone-soon/")
+    assert page.status_code == 404
+    body = page.content.decode()
+    assert "Job gone-soon was deleted" in body
+    assert "sam deleted the job default/gone-soon on " in body
+    assert 'id="sidebar"' in body
+    assert "audit log" not in body  # a submitter has no audit log to be sent to
+    # A job never submitted, and a namespace the reader is not granted, are just not found.
+    assert "was deleted" not in client.get("/jobs/default/never/").content.decode()
+    other = console_login("olga", "viewer", ("elsewhere",))
+    assert "was deleted" not in other.get("/jobs/default/gone-soon/").content.decode()
+    operator = console_login("oscar", "operator", ("default",))
+    assert (
+        "Its entries in the audit log" in operator.get("/jobs/default/gone-soon/").content.decode()
+    )
