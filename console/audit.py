@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from accounts.models import AuditEntry
 from accounts.roles import ADMIN, OPERATOR, role_required
+from console.links import console_url
 from console.render import render_page
 from console.tables import Table
 
@@ -44,6 +45,7 @@ class AuditRow:
 
     entry: AuditEntry
     changes: list[Change]
+    link: str | None = None  # the object's console page (a deleted job's says so)
 
 
 def changes_of(before: Any, after: Any) -> list[Change]:
@@ -84,7 +86,10 @@ def audit_log(request: HttpRequest) -> HttpResponse:
     context = {
         "table": table,
         "page": page,
-        "rows": [AuditRow(e, changes_of(e.before, e.after)) for e in page.object_list],
+        "rows": [
+            AuditRow(e, changes_of(e.before, e.after), console_url(e.kind, e.name))
+            for e in page.object_list
+        ],
         "filters": filters,
         "kinds": sorted(set(AuditEntry.objects.values_list("kind", flat=True).distinct())),
         "actions": sorted(set(AuditEntry.objects.values_list("action", flat=True).distinct())),

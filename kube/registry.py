@@ -231,7 +231,8 @@ class Entry:
     # The kind's OpenAPI schema (``kubectl explain``): a description and the properties after
     # ``metadata`` (``kube.schemas`` has the builders); None: the kernel's own, else free-form.
     schema: tuple[str, dict[str, Any]] | None = None
-    # The console page of one object: a URL name taking its namespace and name ("" for none).
+    # The console page of one object: a URL name taking its name, and its namespace when the
+    # kind is namespaced ("" for none); ``console.links`` reverses it.
     console_page: str = ""
     # Who creates the objects when clients may not (a read-only kind: the job controller writes
     # Secrets); "" when clients create them. The tests say it when they skip a create.

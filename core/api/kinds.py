@@ -110,6 +110,7 @@ NODE_ENTRY = Entry(
         ),
     ),
     apply_order=30,
+    console_page="scheduler:node_detail",
     # A person cordoning or tainting a node is in the audit log.
     audited_fields=("unschedulable", "taints"),
     example={

@@ -20,6 +20,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from accounts.roles import ADMIN, OPERATOR, SUBMITTER, can, role_required
+from console.links import entry_url
 from console.namespaces import current_namespace, readable_namespaces
 from core.models import PriorityClass
 from jobs.api.resources import JOBS
@@ -155,8 +156,9 @@ def _page_of(created: dict[str, Any]) -> HttpResponse:
         return redirect("training:training_detail", plural=training.plural,
                         namespace=meta["namespace"], name=meta["name"])  # fmt: skip
     entry = _entry_for(created)
-    if entry is not None and entry.console_page:
-        return redirect(entry.console_page, namespace=meta["namespace"], name=meta["name"])
+    page = entry_url(entry, meta.get("namespace", ""), meta["name"]) if entry else None
+    if page is not None:
+        return redirect(page)
     return redirect("jobs:job_detail", namespace=meta["namespace"], name=meta["name"])
 
 

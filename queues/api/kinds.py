@@ -38,6 +38,7 @@ QUEUE_ENTRY = Entry(
     columns=(Column("PARENT", "string", ".spec.parent", description="The parent queue"),),
     subresources=("status",),
     apply_order=20,
+    console_page="queues:queue_detail",
     admit_delete=admit_queue_delete,
     audited_fields=(
         "weight",

@@ -94,3 +94,16 @@ def test_quantities_read_as_words_not_python(console_login: Callable[..., Client
     page = client.get("/audit/").content.decode()
     assert "<del>none</del> → <ins>cpu 12, memory 8Gi</ins>" in page
     assert "{&#x27;" not in page
+
+
+def test_each_entry_links_to_its_objects_page_as_its_app_registered_it(
+    console_login: Callable[..., Any],
+) -> None:
+    client = console_login("oscar", "operator", ("default",))
+    AuditEntry.objects.create(
+        actor_name="ivan", action="delete", kind="Job", name="default/trainer"
+    )
+    AuditEntry.objects.create(actor_name="ivan", action="update", kind="Node", name="node-7")
+    body = client.get("/audit/").content.decode()
+    assert 'href="/jobs/default/trainer/"' in body
+    assert 'href="/nodes/node-7/"' in body
