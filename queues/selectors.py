@@ -15,7 +15,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from accounts.models import AuditEntry
-from console.units import amount
+from console.units import amount, quantity
 from core.models import Node
 from queues.admission import ROOT
 from queues.models import Queue
@@ -70,10 +70,35 @@ class QueueRow:
             if deserved:
                 percent = round(min(100.0, 100.0 * used / deserved), 1)
             self.cells.append(QuotaCell(
-                r, amount(used, r), "" if deserved is None else amount(deserved, r), percent,
-                amount(guarantee[r], r) if r in guarantee else "",
-                amount(capability[r], r) if r in capability else "",
+                r, amount(used, r), "" if deserved is None else quantity(deserved, r), percent,
+                quantity(guarantee[r], r) if r in guarantee else "",
+                quantity(capability[r], r) if r in capability else "",
             ))  # fmt: skip
+
+    @property
+    def overused(self) -> bool:
+        """Return whether the queue holds more than it deserves of some resource.
+
+        The engine calls a queue overused once allocated reaches deserved on every resource
+        (Volcano's ``deserved.LessEqual(allocated)``), which an empty queue deserving nothing
+        satisfies; a person reads "overused" as holding too much, so the badge needs more.
+        """
+        if not (self.share.overused and self.share.taking_part):
+            return False
+        allocated = self.queue.allocated or {}
+        return any(
+            int(used) > self.share.deserved.get(name, 0.0) for name, used in allocated.items()
+        )
+
+    @property
+    def at_share(self) -> bool:
+        """Return whether the queue holds exactly its deserved share (it gets no more)."""
+        return (
+            self.share.overused
+            and self.share.taking_part
+            and any(self.queue.allocated.values() if self.queue.allocated else ())
+            and not self.overused
+        )
 
     @property
     def parent_name(self) -> str:

@@ -18,8 +18,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from apis.quantity import format_quantity, scheduling_quantities
-from apis.wire import is_binary_resource
+from apis.quantity import scheduling_quantities
+from console.units import quantity
 from core.models import Node
 
 __all__ = ["Reason", "WaitReport", "cluster_allocatable", "why_waiting"]
@@ -49,7 +49,7 @@ class WaitReport:
 
 
 def _quantity(name: str, milli: int) -> str:
-    return str(format_quantity(int(milli), binary=is_binary_resource(name)))
+    return quantity(int(milli), name)
 
 
 def _short_of(

@@ -14,11 +14,10 @@ from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 
 from accounts.roles import role_required
-from apis.quantity import format_quantity
-from apis.wire import is_binary_resource
 from console.charts import base_layout, figure_data
 from console.namespaces import current_namespace, restrict
 from console.render import render_page
+from console.units import pair
 from core.models import Event
 from jobs.models import WAITING_PHASES, Job
 from jobs.selectors import wait_reports
@@ -55,10 +54,8 @@ def _capacity() -> list[dict[str, Any]]:
         if name == "pods":
             continue
         have, take = total.get(name, 0), used.get(name, 0)
-        binary = is_binary_resource(name)
         rows.append({
-            "name": name, "allocatable": format_quantity(have, binary=binary),
-            "allocated": format_quantity(take, binary=binary),
+            "name": name, "amounts": pair(take, have, name),
             "percent": round(100 * take / have, 1) if have else 0.0,
         })  # fmt: skip
     return rows

@@ -78,6 +78,12 @@ def amount(milli: Any, resource: str = "cpu") -> str:
 
 
 @register.filter
+def quantity(milli: Any, resource: str = "cpu") -> str:
+    """Return a milli-unit amount with its unit (``console.units.quantity``): ``2.5 cores``."""
+    return units.quantity(milli, resource)
+
+
+@register.filter
 def plain(value: Any) -> str:
     """Return a JSON value as a person reads it: ``cpu 12, memory 8Gi``; ``none`` when empty."""
     from django.utils.translation import gettext

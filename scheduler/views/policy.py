@@ -25,10 +25,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import AuditEntry
 from accounts.roles import ADMIN, OPERATOR, can, role_required, roles_of
-from apis.quantity import format_quantity
-from apis.wire import is_binary_resource
 from console.live import publish_on_commit
 from console.render import render_page
+from console.units import quantity
 from scheduler.engine.catalogue import (
     ACTIONS,
     FLAG_HELP,
@@ -342,10 +341,7 @@ def policy_whatif(request: HttpRequest) -> HttpResponse:
 
 
 def _amounts(values: dict[str, int]) -> str:
-    return ", ".join(
-        f"{name} {format_quantity(value, binary=is_binary_resource(name))}"
-        for name, value in values.items()
-    )
+    return ", ".join(f"{name} {quantity(value, name)}" for name, value in values.items())
 
 
 def _share_text(share: QueueShare | None) -> str:

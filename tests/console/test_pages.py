@@ -128,7 +128,7 @@ def test_the_overview_explains_waiting_jobs_and_shows_capacity(
     assert '50.0% <span class="muted">cpu</span>' in queues  # 1 of 2 cores: the dominant share
     capacity = _fragment(client, "overview-capacity")
     assert "cpu" in capacity
-    assert "/ 2 ·" in capacity  # two cores allocatable
+    assert "/ 2 cores ·" in capacity  # two cores allocatable, with their unit
     sessions = _fragment(client, "overview-sessions")
     script = sessions.split('<script id="latency-figure" type="application/json">')[1]
     figure = json.loads(script.split("</script>")[0])

@@ -75,7 +75,7 @@ def test_a_job_over_its_queues_capability_names_the_resource_and_numbers(operato
 
     reason = job_page(operator, "default", "too-big").wait.reasons[0]
     assert reason.kind == "over-capability"
-    assert "cpu: needs 3, queue has 2 left of its capability 2" in reason.details
+    assert "cpu: needs 3 cores, queue has 2 cores left of its capability 2 cores" in reason.details
 
 
 def test_a_job_enqueue_has_not_admitted_says_what_it_waits_for(operator: Any) -> None:
@@ -91,7 +91,7 @@ def test_a_job_enqueue_has_not_admitted_says_what_it_waits_for(operator: Any) ->
     assert "more than the whole cluster has" in page.wait.summary
     assert "cpu 8" in page.wait.summary
     assert page.wait.reasons[0].details == (
-        "cpu: needs 8, the cluster's ready nodes have 2 in all",
+        "cpu: needs 8 cores, the cluster's ready nodes have 2 cores in all",
     )
 
 

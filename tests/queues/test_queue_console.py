@@ -77,7 +77,7 @@ def test_the_queue_list_shows_the_engines_deserved_shares(
     page = console_login("vera", "viewer").get("/queues/").content.decode()
     assert '<a href="/queues/a/">a</a>' in page
     assert "proportion plugin" in page
-    assert re.search(r"class=\"pair\">8 / 8</span>", page)  # allocated / deserved cpu, cores
+    assert re.search(r"class=\"pair\">8 / 8 cores</span>", page)  # allocated / deserved cpu, cores
     assert 'data-figure="queue-share-0"' in page  # the cpu chart
     assert "New queue" not in page  # a viewer cannot create
 
@@ -398,3 +398,25 @@ def test_saving_in_the_editor_is_the_apis_write_with_its_generation_and_audit(
     assert entry.actor_name == "olga"
     assert entry.after is not None
     assert entry.after["weight"] == 3
+
+
+def test_overused_is_only_a_queue_holding_more_than_it_deserves_and_amounts_have_units(
+    console_login: Callable[..., Client],
+) -> None:
+    share = {"plugin": "proportion", "taking_part": True, "overused": True, "at": "now"}
+    make_queue("idle", allocated={}, share_status={**share, "deserved": {}})
+    make_queue("full", allocated={"cpu": 2 * CORE},
+               share_status={**share, "deserved": {"cpu": 2 * CORE}})  # fmt: skip
+    make_queue("greedy", allocated={"cpu": 3 * CORE},
+               share_status={**share, "deserved": {"cpu": 1500}})  # fmt: skip
+    body = console_login("vera", "viewer").get("/queues/").content.decode()
+    rows = {
+        n: body[body.index(f">{n}</a>") :].split("</tr>")[0] for n in ("idle", "full", "greedy")
+    }
+    assert ">overused<" not in rows["idle"]
+    assert "at its share" not in rows["idle"]
+    assert ">overused<" not in rows["full"]
+    assert "at its share" in rows["full"]
+    assert ">overused<" in rows["greedy"]
+    assert "3 / 1.5 cores" in rows["greedy"]
+    assert "2 / 2 cores" in rows["full"]
