@@ -27,8 +27,14 @@ def record_event(
     message: str,
     now: dt.datetime,
     event_type: str = EventType.NORMAL,
+    source: str = CONTROLLER,
 ) -> None:
-    """Record ``reason``/``message`` about ``obj`` (a Job, Pod, PodGroup or Queue row)."""
+    """Record ``reason``/``message`` about ``obj`` (a Job, Pod, PodGroup or Queue row).
+
+    ``source`` is the reporting component (``source.component``): Volcano's controllers by
+    default; the Kubeflow training operator's controllers name themselves
+    (``pytorchjob-controller``).
+    """
     namespace = getattr(obj, "namespace", "") or ""
     existing = (
         Event.objects.filter(
@@ -57,7 +63,7 @@ def record_event(
         type=event_type,
         reason=reason,
         message=message,
-        source=CONTROLLER,
+        source=source,
         first_timestamp=now,
         last_timestamp=now,
     )

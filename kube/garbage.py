@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -42,7 +43,7 @@ from kube.finalizers import delete_or_finalize
 from kube.models import ObjectMeta, OwnerLink
 from kube.registry import Entry
 
-__all__ = ["connect", "note_owner_change", "orphan_dependents", "served_models"]
+__all__ = ["connect", "link_created", "note_owner_change", "orphan_dependents", "served_models"]
 
 logger = logging.getLogger(__name__)
 
@@ -90,10 +91,26 @@ def note_owner_change(instance: Any, before: Any) -> None:
         instance._owner_links_stale = True
 
 
+def link_created(instances: Iterable[Any]) -> None:
+    """Write the owner links of rows created by ``bulk_create``, which sends no signals.
+
+    Without them a controller's bulk-created pods would name their owner in
+    ``ownerReferences`` yet outlive it.
+    """
+    links = [link for instance in instances for link in _links(instance)]
+    OwnerLink.objects.bulk_create(links)
+
+
 def _write_links(instance: Any, *, replace: bool) -> None:
     label = instance._meta.label_lower
     if replace:
         OwnerLink.objects.filter(dependent_kind=label, dependent_pk=instance.pk).delete()
+    OwnerLink.objects.bulk_create(_links(instance))
+
+
+def _links(instance: Any) -> list[OwnerLink]:
+    """Return the (unsaved) links of ``instance``, one per distinct owner uid."""
+    label = instance._meta.label_lower
     links = {
         uid: OwnerLink(
             owner_uid=uid,
@@ -106,7 +123,7 @@ def _write_links(instance: Any, *, replace: bool) -> None:
         for ref in instance.owner_references or ()
         if (uid := _uid(ref.get("uid"))) is not None
     }
-    OwnerLink.objects.bulk_create(links.values())
+    return list(links.values())
 
 
 def _on_saved(sender: Any, instance: Any, created: bool, raw: bool, **kwargs: Any) -> None:

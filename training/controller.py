@@ -14,10 +14,17 @@ a settled job writes nothing):
 4. Failed pods: a replica whose restartPolicy is OnFailure or Always (ExitCode with a
    retryable code, 128 and above) is deleted to be created again (``Restarting``), counted
    against ``backoffLimit``; past it, or any other failure, the job is ``Failed``.
-5. ``activeDeadlineSeconds`` past ``startTime``: ``Failed`` (DeadlineExceeded).
-6. Missing pods are created (all at once: Volcano's gang holds them until the group fits).
+5. ``activeDeadlineSeconds`` past ``startTime``: ``Failed``.
+6. Missing pods are created (all at once: Volcano's gang holds them until the group fits),
+   then each replica's Service (``_create_missing_services``).
 7. ``replicaStatuses`` counted; ``Running`` while the leading replica (Master, Chief,
    Launcher; else the Workers) runs, ``Succeeded`` when it has succeeded.
+
+The PodGroup and every pod carry the job as their controller owner reference, as the
+operator sets them. Each step records the operator's events on the job (``training.events``):
+``SuccessfulCreatePod`` per pod, ``SuccessfulDeletePod`` per pod it deletes,
+``<Kind>Running`` / ``<Kind>Succeeded`` / ``<Kind>Failed`` / ``<Kind>Restarting`` with the
+condition's message; conditions and events use the operator's reasons and messages.
 
 Jobs that are gone leave PodGroups behind: those, and their pods, are deleted at the end
 of each pass (Kubernetes' garbage collector following ownerReferences).
@@ -39,12 +46,14 @@ from apis.wire import Manifest
 from core.manifests.pod_template import pod_requests
 from core.models import ClassTable, Pod, PodPhase, priority_class_table, priority_class_values
 from kube.changes import record_rows
+from kube.garbage import link_created, note_owner_change
 from kube.models import ChangeType
 from queues.models import PodGroup, PodGroupPhase
 from training import conditions as c
+from training import events
 from training.frameworks import FRAMEWORKS, Framework
 from training.models import TrainingJob
-from training.wiring import render_replica_pod, replicas_of
+from training.wiring import controller_ref, render_replica_pod, replicas_of
 
 __all__ = ["OPERATOR_LABEL", "TrainingReport", "reconcile_training_job", "reconcile_training_jobs"]
 
@@ -191,7 +200,7 @@ def reconcile_training_job(
             job.delete()
             report.deleted.append(f"{framework.kind}/{job.namespace}/{job.name}")
             return True
-        report.pods_deleted += _clean_pods(run, pods)
+        report.pods_deleted += _clean_pods(framework, job, run, pods, now)
         _count(framework, job, pods)
         _save_if_changed(job, before, report)
         return counts != _counts(report)
@@ -203,19 +212,40 @@ def reconcile_training_job(
     group, group_written = _ensure_pod_group(framework, job, group, classes)  # 3.
     failed = _handle_failures(framework, job, run, pods, now, report)  # 4.
     if not failed and _deadline_passed(job, run, now):  # 5.
-        c.set_condition(job, c.FAILED, "DeadlineExceeded",
-                        f"{framework.kind} {job.name} has failed because it was active longer "
-                        "than specified deadline", now)  # fmt: skip
+        _transition(framework, job, c.FAILED, f"Job {job.name} has failed because it was "
+                    "active longer than specified deadline", now)  # fmt: skip
     if not _finished(job):
-        report.pods_created += _create_missing(framework, job, group, pods, classes)  # 6.
+        report.pods_created += _create_missing(framework, job, group, pods, classes, now)  # 6.
+        _create_missing_services(framework, job)
         if not failed:  # a pass that restarted pods shows Restarting until the next one
             _progress(framework, job, pods, now)  # 7.
     if _finished(job):
         job.completion_time = job.completion_time or now
-        report.pods_deleted += _clean_pods(run, pods)
+        report.pods_deleted += _clean_pods(framework, job, run, pods, now)
     _count(framework, job, pods)
     _save_if_changed(job, before, report)
     return group_written or counts != _counts(report)
+
+
+def _transition(
+    framework: Framework,
+    job: TrainingJob,
+    kind: str,
+    message: str,
+    now: dt.datetime,
+    *,
+    warning: bool = False,
+) -> None:
+    """Set condition ``kind`` with reason ``<Kind><kind>``, and record it as an event.
+
+    The operator records the event with the condition's reason and message when the job
+    enters that state; a Restarting job is recorded on every restart (the event's count
+    goes up), as the operator records each one.
+    """
+    reason = f"{framework.kind}{kind}"
+    changed = c.set_condition(job, kind, reason, message, now)
+    if changed or kind == c.RESTARTING:
+        events.record(framework, job, reason, message, now, warning=warning)
 
 
 def _counts(report: TrainingReport) -> tuple[int, int, int, int]:
@@ -267,7 +297,13 @@ def _delete_pods(pods: list[Pod]) -> int:
     return len(pods)
 
 
-def _clean_pods(run: dict[str, Any], pods: dict[str, Pod]) -> int:
+def _clean_pods(
+    framework: Framework,
+    job: TrainingJob,
+    run: dict[str, Any],
+    pods: dict[str, Pod],
+    now: dt.datetime,
+) -> int:
     """Delete pods of a finished job by ``cleanPodPolicy``; return how many."""
     policy = run.get("cleanPodPolicy") or "None"
     if policy == "All":
@@ -278,6 +314,7 @@ def _clean_pods(run: dict[str, Any], pods: dict[str, Pod]) -> int:
         return 0
     for pod in doomed:
         pods.pop(pod.name, None)
+        events.pod_deleted(framework, job, pod.name, now)
     return _delete_pods(doomed)
 
 
@@ -310,7 +347,11 @@ def _ensure_pod_group(
     group: PodGroup | None,
     classes: tuple[dict[str, int], int],
 ) -> tuple[PodGroup, bool]:
-    """Return the job's PodGroup, created or brought in line, and whether it was written."""
+    """Return the job's PodGroup, created or brought in line, and whether it was written.
+
+    The job is the group's controller owner, as the operator creates it; a group made
+    before it carried the reference gets it (other references a client added stay).
+    """
     members = min_member(framework, job)
     wanted = {
         "min_member": members,
@@ -325,9 +366,16 @@ def _ensure_pod_group(
             phase=PodGroupPhase.PENDING,
             labels={JOB_LABEL: job.name, OPERATOR_LABEL: f"{framework.kind.lower()}-controller"},
             annotations={"training.kubeflow.org/job-kind": framework.kind},
+            owner_references=[controller_ref(framework, job)],
             **wanted,
         )
         return created, True
+    owner = controller_ref(framework, job)
+    refs = list(group.owner_references or [])
+    if owner not in refs:
+        others = [ref for ref in refs if not ref.get("controller")]
+        note_owner_change(group, refs)
+        wanted["owner_references"] = [owner, *others]
     drift = [name for name, value in wanted.items() if getattr(group, name) != value]
     if drift:
         for name in drift:
@@ -356,28 +404,41 @@ def _handle_failures(
     if not failed:
         return False
     limit = run.get("backoffLimit")
+    if framework.kind != "MPIJob":  # the common pod reconciler's; MPI's controller is its own
+        for pod in failed:
+            events.pod_exited(framework, job, pod.namespace, pod.name, pod.exit_code or 0, now)
     for pod in failed:
         kind = _type_of(framework, pod)
         policy = str((specs.get(kind) or {}).get("restartPolicy") or "Never")
         if not _retryable(policy, pod):
-            c.set_condition(job, c.FAILED, f"{framework.kind}Failed",
-                            f"{framework.kind} {job.namespace}/{job.name} has failed because "
-                            f"1 {kind} replica(s) failed.", now)  # fmt: skip
+            count = sum(_type_of(framework, other) == kind for other in failed)
+            _transition(framework, job, c.FAILED, _failed_message(framework, job, count, kind), now)
             return True
     if limit is not None and job.restarts + len(failed) > int(limit):
-        c.set_condition(job, c.FAILED, "BackoffLimitExceeded",
-                        f"{framework.kind} {job.name} has failed because it has reached the "
-                        "specified backoff limit", now)  # fmt: skip
+        _transition(framework, job, c.FAILED, f"Job {job.name} has failed because it has "
+                    "reached the specified backoff limit", now)  # fmt: skip
         return True
     for pod in failed:
         pods.pop(pod.name, None)
+        events.pod_deleted(framework, job, pod.name, now)
     report.pods_deleted += _delete_pods(failed)
     job.restarts += len(failed)
     kinds = sorted({_type_of(framework, pod) for pod in failed})
-    c.set_condition(job, c.RESTARTING, f"{framework.kind}Restarting",
-                    f"{framework.kind} {job.name} is restarting because {len(failed)} "
-                    f"{', '.join(kinds)} replica(s) failed.", now)  # fmt: skip
+    if framework.kind == "TFJob":  # the common pod reconciler's message; TF has none of its own
+        message = f"job {job.name} is restarting because {', '.join(kinds)} replica(s) failed."
+    else:
+        message = (f"{framework.kind} {job.name} is restarting because {len(failed)} "
+                   f"{', '.join(kinds)} replica(s) failed.")  # fmt: skip
+    _transition(framework, job, c.RESTARTING, message, now, warning=True)
     return True
+
+
+def _failed_message(framework: Framework, job: TrainingJob, count: int, kind: str) -> str:
+    """Return the operator's message for a job failed by ``count`` failed ``kind`` replicas."""
+    if framework.kind == "TFJob":
+        return (f"TFJob {job.namespace}/{job.name} has failed because {count} {kind} "
+                "replica(s) failed.")  # fmt: skip
+    return f"{framework.kind} {job.name} is failed because {count} {kind} replica(s) failed."
 
 
 def _type_of(framework: Framework, pod: Pod) -> str:
@@ -390,7 +451,9 @@ def _create_missing(
     group: PodGroup,
     pods: dict[str, Pod],
     classes: tuple[dict[str, int], int],
+    now: dt.datetime,
 ) -> int:
+    """Create the job's missing replica pods, owned by the job; return how many."""
     new = []
     table: ClassTable | None = None  # read once, when a pod is to be made
     for kind, replica in replicas_of(framework, job):
@@ -404,11 +467,25 @@ def _create_missing(
     if not new:
         return 0
     created = Pod.objects.bulk_create(new)
-    # bulk_create sends no signals: record the new pods so watchers see them ADDED.
+    # bulk_create sends no signals: record the new pods so watchers see them ADDED, and
+    # their owner links so that deleting the job deletes them.
     record_rows(Pod, [pod.pk for pod in created], ChangeType.ADDED)
+    link_created(created)
     for pod in created:
         pods[pod.name] = pod
+        events.pod_created(framework, job, _type_of(framework, pod), pod.name, now)
     return len(created)
+
+
+def _create_missing_services(framework: Framework, job: TrainingJob) -> None:
+    """Where each replica's headless Service ``<job>-<type>-<index>`` is created.
+
+    The operator creates one per replica pod (clusterIP None, the pod's labels as selector,
+    the framework's port), recording ``SuccessfulCreateService`` "Created service: <name>"
+    (``events.SUCCESSFUL_CREATE_SERVICE``) for each. This server does not serve the Service
+    kind yet, so nothing is created here and no such event is recorded.
+    """
+    del framework, job
 
 
 def _count(framework: Framework, job: TrainingJob, pods: dict[str, Pod]) -> None:
@@ -436,13 +513,17 @@ def _progress(
     mine = [pod for pod in pods.values() if _type_of(framework, pod) == leader]
     succeeded = sum(pod.phase == PodPhase.SUCCEEDED for pod in mine)
     running = sum(pod.phase == PodPhase.RUNNING for pod in mine)
-    name = f"{job.namespace}/{job.name}"
+    # The operator's messages: a PyTorchJob led by its Master and an MPIJob by its Launcher
+    # name the job alone; Worker-led PyTorchJobs and TFJobs name it with its namespace.
+    if leader in ("Master", "Launcher") and framework.kind != "TFJob":
+        done, going = f"{framework.kind} {job.name} is successfully completed.", job.name
+    else:
+        going = f"{job.namespace}/{job.name}"
+        done = f"{framework.kind} {going} successfully completed."
     if wanted and succeeded >= wanted:
-        c.set_condition(job, c.SUCCEEDED, f"{framework.kind}Succeeded",
-                        f"{framework.kind} {name} successfully completed.", now)  # fmt: skip
+        _transition(framework, job, c.SUCCEEDED, done, now)
     elif running:
-        c.set_condition(job, c.RUNNING, f"{framework.kind}Running",
-                        f"{framework.kind} {name} is running.", now)  # fmt: skip
+        _transition(framework, job, c.RUNNING, f"{framework.kind} {going} is running.", now)
 
 
 def _collect_orphans(

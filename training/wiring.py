@@ -3,7 +3,7 @@
 As the training operator renders it: named ``<job>-<type>-<index>`` (MPI's launcher
 ``<job>-launcher``), labelled ``training.kubeflow.org/job-name``, ``replica-type``,
 ``replica-index``, ``operator-name`` (and ``job-role: master`` on the replica that
-leads), annotated with its PodGroup (``scheduling.k8s.io/group-name``) and task
+leads), owned by the job (``ownerReferences``: the job is its controller), annotated with its PodGroup (``scheduling.k8s.io/group-name``) and task
 (``volcano.sh/task-spec``) for Volcano, ``restartPolicy`` from the replica spec
 (``ExitCode`` runs as ``Never``: the operator, not the kubelet, restarts), and:
 
@@ -31,10 +31,34 @@ from queues.models import PodGroup
 from training.frameworks import Framework
 from training.models import TrainingJob
 
-__all__ = ["HOSTFILE_ANNOTATION", "hostfile", "master_port", "render_replica_pod", "replicas_of"]
+__all__ = [
+    "HOSTFILE_ANNOTATION",
+    "controller_ref",
+    "hostfile",
+    "master_port",
+    "render_replica_pod",
+    "replicas_of",
+]
 
 HOSTFILE_ANNOTATION = "mpi.kubeflow.org/hostfile"
 LEADING = ("Master", "Chief", "Launcher")
+
+
+def controller_ref(framework: Framework, job: TrainingJob) -> dict[str, Any]:
+    """Return the reference the operator puts on what it creates for ``job`` (its pods, PodGroup).
+
+    The job is the controller owner (``controller: true``) and blocks the owner's
+    foreground deletion until the dependent is gone, as ``metav1.NewControllerRef`` makes it;
+    the uid ties the dependent to this job, not to a later one of the same name.
+    """
+    return {
+        "apiVersion": framework.api_version,
+        "kind": framework.kind,
+        "name": job.name,
+        "uid": str(job.uid),
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
 def replicas_of(framework: Framework, job: TrainingJob) -> list[tuple[str, dict[str, Any]]]:
@@ -214,6 +238,7 @@ def render_replica_pod(
         phase=PodPhase.PENDING,
         labels=labels,
         annotations=annotations,
+        owner_references=[controller_ref(framework, job)],
         requests=requests,
         cpu_milli=requests.get("cpu", 0),
         memory_milli=requests.get("memory", 0),

@@ -62,17 +62,17 @@ def _spec(m: dict[str, Any]) -> dict[str, Any]:
 
 CASES = [
     Case("worker-without-master", _edit(pytorch(), lambda m: _spec(m).pop("Master")),
-         "spec.pytorchReplicaSpecs.Master"),
+         "spec.pytorchReplicaSpecs[Master]"),
     Case("negative-replicas", _edit(pytorch(), lambda m: _spec(m)["Worker"].update(replicas=-1)),
-         "spec.pytorchReplicaSpecs.Worker.replicas"),
+         "spec.pytorchReplicaSpecs[Worker].replicas"),
     Case("two-masters", _edit(pytorch(), lambda m: _spec(m)["Master"].update(replicas=2)),
-         "spec.pytorchReplicaSpecs.Master.replicas"),
+         "spec.pytorchReplicaSpecs[Master].replicas"),
     Case("unknown-replica-type", _edit(pytorch(), lambda m: _spec(m).update(Launcher=replica())),
-         "spec.pytorchReplicaSpecs.Launcher"),
+         "spec.pytorchReplicaSpecs[Launcher]"),
     Case("no-pytorch-container", _edit(pytorch(), lambda m: _spec(m).update(Worker=replica(1, "main"))),
-         "spec.pytorchReplicaSpecs.Worker.template.spec.containers"),
+         "spec.pytorchReplicaSpecs[Worker].template.spec.containers"),
     Case("bad-restart-policy", _edit(pytorch(), lambda m: _spec(m)["Worker"].update(restartPolicy="Sometimes")),
-         "spec.pytorchReplicaSpecs.Worker.restartPolicy"),
+         "spec.pytorchReplicaSpecs[Worker].restartPolicy"),
     Case("unknown-queue", pytorch(run={"schedulingPolicy": {"queue": "nowhere"}}),
          "spec.runPolicy.schedulingPolicy.queue"),
     Case("unknown-priority-class", pytorch(run={"schedulingPolicy": {"priorityClass": "vip"}}),
@@ -82,13 +82,28 @@ CASES = [
     Case("negative-backoff-limit", pytorch(run={"backoffLimit": -1}), "spec.runPolicy.backoffLimit"),
     Case("min-available-above-replicas", pytorch(run={"schedulingPolicy": {"minAvailable": 9}}),
          "spec.runPolicy.schedulingPolicy.minAvailable"),
-    Case("tf-unknown-type", tfjob(Driver=replica(1, "tensorflow")), "spec.tfReplicaSpecs.Driver"),
+    Case("tf-unknown-type", tfjob(Driver=replica(1, "tensorflow")), "spec.tfReplicaSpecs[Driver]"),
     Case("tf-no-tensorflow-container", tfjob(Worker=replica(1, "main")),
-         "spec.tfReplicaSpecs.Worker.template.spec.containers"),
-    Case("tf-two-chiefs", tfjob(Chief=replica(2, "tensorflow")), "spec.tfReplicaSpecs.Chief.replicas"),
-    Case("mpi-without-launcher", mpijob(Worker=replica(2, "mpi")), "spec.mpiReplicaSpecs.Launcher"),
+         "spec.tfReplicaSpecs[Worker].template.spec.containers"),
+    Case("tf-two-chiefs", tfjob(Chief=replica(2, "tensorflow")), "spec.tfReplicaSpecs[Chief].replicas"),
+    Case("mpi-without-launcher", mpijob(Worker=replica(2, "mpi")), "spec.mpiReplicaSpecs[Launcher]"),
+    Case("zero-workers", _edit(pytorch(), lambda m: _spec(m)["Worker"].update(replicas=0)),
+         "spec.pytorchReplicaSpecs[Worker].replicas"),
+    Case("zero-masters", _edit(pytorch(), lambda m: _spec(m)["Master"].update(replicas=0)),
+         "spec.pytorchReplicaSpecs[Master].replicas"),
+    Case("name-not-dns-1035", _edit(pytorch(), lambda m: m["metadata"].update(name="1st-job")),
+         "metadata.name"),
+    Case("elastic-without-workers", _edit(pytorch(workers=0), lambda m: m["spec"].update(elasticPolicy={})),
+         "spec.pytorchReplicaSpecs[Worker]"),
+    Case("both-nproc-per-node", _edit(pytorch(), lambda m: m["spec"].update(
+        elasticPolicy={"nProcPerNode": 2}, nprocPerNode="2")), "spec.elasticPolicy.nProcPerNode"),
+    Case("unknown-manager", pytorch(run={"managedBy": "someone"}), "spec.runPolicy.managedBy"),
+    Case("tf-chief-and-master", tfjob(Chief=replica(1, "tensorflow"), Master=replica(1, "tensorflow")),
+         "spec.tfReplicaSpecs"),
+    Case("mpi-two-launchers", mpijob(Launcher=replica(2, "mpi"), Worker=replica(2, "mpi")),
+         "spec.mpiReplicaSpecs[Launcher].replicas"),
     Case("mpi-negative-workers", mpijob(Launcher=replica(1, "mpi"), Worker=replica(-2, "mpi")),
-         "spec.mpiReplicaSpecs.Worker.replicas"),
+         "spec.mpiReplicaSpecs[Worker].replicas"),
 ]  # fmt: skip
 
 
@@ -98,6 +113,25 @@ def test_refused_training_job_names_its_field_and_stores_nothing(case: Case) -> 
         submit(case.manifest)
     assert case.field in [cause.field for cause in refused.value.causes], refused.value.causes
     assert not PyTorchJob.objects.exists()
+
+
+def test_zero_workers_are_refused_with_the_webhooks_message() -> None:
+    with pytest.raises(AdmissionError) as refused:
+        submit(_edit(pytorch(), lambda m: _spec(m)["Worker"].update(replicas=0)))
+    [cause] = refused.value.causes
+    assert (cause.field, cause.reason, cause.message) == (
+        "spec.pytorchReplicaSpecs[Worker].replicas",
+        "FieldValueForbidden",
+        "must be at least 1",
+    )
+
+
+def test_managed_by_cannot_change() -> None:
+    submit(pytorch(run={"managedBy": "kubeflow.org/training-operator"}))
+    with pytest.raises(AdmissionError) as refused:
+        submit(pytorch(run={"managedBy": "kueue.x-k8s.io/multikueue"}))
+    assert [c.field for c in refused.value.causes] == ["spec.runPolicy.managedBy"]
+    assert refused.value.causes[0].message == "field is immutable"
 
 
 def test_unknown_spec_field_is_refused_with_its_path() -> None:

@@ -142,7 +142,10 @@ def test_a_failed_pod_restarts_until_the_backoff_limit_then_the_job_fails() -> N
     set_pods(job, PodPhase.FAILED, "ptj-worker-0", exit_code=1)
     job = tick(job)
     assert job.state == "Failed"
-    assert job.conditions[-1]["reason"] == "BackoffLimitExceeded"
+    assert job.conditions[-1]["reason"] == "PyTorchJobFailed"  # the operator's reason for both
+    assert job.conditions[-1]["message"] == (
+        "Job ptj has failed because it has reached the specified backoff limit"
+    )
 
 
 def test_a_never_restarted_replica_that_fails_fails_the_job() -> None:
@@ -190,7 +193,10 @@ def test_active_deadline_fails_the_job_and_stops_its_pods() -> None:
     assert job.state == "Running"
     job = tick(job, NOW + dt.timedelta(seconds=60))
     assert job.state == "Failed"
-    assert job.conditions[-1]["reason"] == "DeadlineExceeded"
+    assert job.conditions[-1]["reason"] == "PyTorchJobFailed"
+    assert job.conditions[-1]["message"] == (
+        "Job ptj has failed because it was active longer than specified deadline"
+    )
     assert pods(job) == {}
 
 

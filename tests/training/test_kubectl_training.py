@@ -49,7 +49,7 @@ def test_a_refused_job_names_the_field(training_server: KubeServer) -> None:
         training_server, "create", "-f", "-", namespace=NAMESPACE, stdin=json.dumps(manifest)
     )
     assert done.returncode != 0
-    assert "spec.pytorchReplicaSpecs.Worker.replicas" in done.stderr
+    assert "spec.pytorchReplicaSpecs[Worker].replicas" in done.stderr
     assert "spec.runPolicy.schedulingPolicy.queue" in done.stderr
 
 
