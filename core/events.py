@@ -8,6 +8,7 @@ reads as ``kubectl describe`` shows it.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from typing import Any
 
 from django.utils import timezone
@@ -17,6 +18,17 @@ from core.models import Event, EventType
 __all__ = ["CONTROLLER", "prune_events", "record_event"]
 
 CONTROLLER = "vc-controller-manager"
+
+
+# Kubernetes names an event ``<object>.<unix nanoseconds in hex>``; a controller pass records
+# several events about one object at one simulated instant, so a per-process sequence fills
+# the nanoseconds a microsecond clock leaves empty and the names stay distinct.
+_SEQUENCE = itertools.count()
+
+
+def _event_name(object_name: str, now: dt.datetime) -> str:
+    nanos = int(now.timestamp() * 1e6) * 1000 + next(_SEQUENCE) % 1000
+    return f"{object_name}.{nanos:x}"[:253]
 
 
 def record_event(
@@ -55,7 +67,7 @@ def record_event(
         return
     Event.objects.create(
         namespace=namespace or "default",
-        name=f"{obj.name}.{int(now.timestamp() * 1e6):x}"[:253],
+        name=_event_name(obj.name, now),
         involved_kind=kind,
         involved_namespace=namespace,
         involved_name=obj.name,
