@@ -16,13 +16,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from apis.quantity import scheduling_quantities
 from console.units import quantity
-from core.models import Node
+from core.models import Event, Node, Pod
 
-__all__ = ["Reason", "WaitReport", "cluster_allocatable", "why_waiting"]
+__all__ = ["Reason", "Victim", "WaitReport", "cluster_allocatable", "why_waiting"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,21 @@ class Reason:
     kind: str  # queue-closed, over-capability, enqueue, gang, predicates, pipelined, order
     text: str
     details: tuple[str, ...] = ()
+    # Details that are Volcano's own messages (the PodGroup's and pods' conditions): the page
+    # folds them under the plain-words headline instead of printing them beside it.
+    raw: bool = False
+    victims: tuple[Victim, ...] = ()  # a pipelined job's: the pods evicted to make it room
+
+
+@dataclass(frozen=True, slots=True)
+class Victim:
+    """A pod being evicted so that a pipelined job fits (its row on the waiting job's page)."""
+
+    pod: str
+    namespace: str
+    node: str
+    job: str  # "" for a pod no job owns
+    priority: int
 
 
 @dataclass(slots=True)
@@ -122,14 +138,16 @@ def _pod_reasons(group: Any | None, pods: Sequence[Any]) -> list[Reason]:
     reasons: list[Reason] = []
     # Until the controller has created the pods (after enqueue admits the job), gang's "not
     # enough valid pods" only repeats that they do not exist yet.
+    gang_message = ""
     if group is not None and pods:
         cond = _condition(group.conditions, "Unschedulable")
         if cond is not None and cond.get("status") == "True" and cond.get("message"):
+            gang_message = str(cond["message"])
             running = sum(1 for p in pods if p.node_id is not None and p.phase != "Failed")
             reasons.append(Reason("gang", _("Gang not satisfied: %(n)s of minAvailable %(m)s "
                                   "pods can be placed together.")
                                   % {"n": running, "m": group.min_member},
-                                  (str(cond["message"]),)))  # fmt: skip
+                                  (gang_message,), raw=True))  # fmt: skip
     by_task: dict[str, Counter[str]] = defaultdict(Counter)
     pipelined: dict[str, list[str]] = defaultdict(list)
     for pod in pods:
@@ -138,17 +156,51 @@ def _pod_reasons(group: Any | None, pods: Sequence[Any]) -> list[Reason]:
         if pod.nominated_node_name:
             pipelined[pod.nominated_node_name].append(pod.name)
         cond = _condition(pod.conditions, "PodScheduled")
-        if cond is not None and cond.get("status") == "False" and cond.get("message"):
-            by_task[pod.task_name or pod.name][str(cond["message"])] += 1
+        message = str(cond.get("message") or "") if cond is not None else ""
+        # A pod that fits but waits for its gang carries the gang's message: said above.
+        if cond is not None and cond.get("status") == "False" and message != gang_message:
+            by_task[pod.task_name or pod.name][message] += 1
     for task, messages in sorted(by_task.items()):
         lines = tuple(f"{count} pod(s): {msg}" for msg, count in messages.most_common())
         reasons.append(Reason("predicates", _("Task %(t)s: no node fits its pending pods.")
-                              % {"t": task}, lines))  # fmt: skip
+                              % {"t": task}, lines, raw=True))  # fmt: skip
+    victims = _victims(pods, pipelined)
     for node, names in sorted(pipelined.items()):
         reasons.append(Reason("pipelined", _("Pipelined: %(n)s pod(s) wait for node %(node)s, "
                               "where pods are being evicted to make room.")
-                              % {"n": len(names), "node": node}, tuple(sorted(names))))  # fmt: skip
+                              % {"n": len(names), "node": node}, tuple(sorted(names)),
+                              victims=tuple(v for v in victims if v.node == node)))  # fmt: skip
     return reasons
+
+
+def _victims(pods: Sequence[Any], pipelined: Mapping[str, list[str]]) -> list[Victim]:
+    """Return the pods still terminating on ``pipelined``'s nodes that were evicted for it.
+
+    The scheduler's ``Evict`` event names the preemptor (``… (for default/trainer-worker-0)``,
+    written by its cache), so a pod evicted on the same node for another job is not listed.
+    """
+    if not pipelined:
+        return []
+    wanted = Q()
+    for pod in pods:
+        if pod.nominated_node_name:
+            wanted |= Q(message__endswith=f"(for {pod.namespace}/{pod.name})")
+    evicted = set(
+        Event.objects.filter(wanted, involved_kind="Pod", reason="Evict").values_list(
+            "involved_namespace", "involved_name"
+        )
+    )
+    rows = (
+        Pod.objects.filter(node__name__in=list(pipelined), deletion_time__isnull=False)
+        .select_related("node", "job")
+        .order_by("node__name", "priority", "name")
+    )
+    return [
+        Victim(row.name, row.namespace, row.node.name, row.job.name if row.job else "",
+               row.priority)
+        for row in rows
+        if row.node is not None and (row.namespace, row.name) in evicted
+    ]  # fmt: skip
 
 
 def cluster_allocatable() -> dict[str, int]:

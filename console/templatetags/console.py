@@ -8,6 +8,7 @@ from django import template
 from django.utils.html import format_html
 
 from console import units
+from console.links import console_url
 from console.tables import Table
 
 register = template.Library()
@@ -75,6 +76,12 @@ def ago(moment: Any) -> str:
 def amount(milli: Any, resource: str = "cpu") -> str:
     """Return a milli-unit amount for reading (``console.units.amount``)."""
     return units.amount(milli, resource)
+
+
+@register.filter
+def page_of(name: str, kind: str) -> str:
+    """Return the console page of the ``kind`` object ``name`` (``ns/name`` if namespaced), or ""."""
+    return console_url(kind, name) or ""
 
 
 @register.filter

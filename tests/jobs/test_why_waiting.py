@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from core.models import PriorityClass
 from jobs.selectors import job_page
 from jobs.services import job_submit
 from kubelet import runtime
@@ -32,16 +33,20 @@ tiers:
 
 
 def _job(name: str, *, replicas: int, min_available: int, cpu: str = "1", queue: str = "default",
-         tolerations: list[dict[str, Any]] | None = None) -> None:  # fmt: skip
+         tolerations: list[dict[str, Any]] | None = None, priority_class: str = "") -> None:  # fmt: skip
     spec: dict[str, Any] = {"containers": [{"name": "main", "image": "busybox",
                             "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]}  # fmt: skip
     if tolerations:
         spec["tolerations"] = tolerations
+    job_spec: dict[str, Any] = {
+        "minAvailable": min_available, "queue": queue, "schedulerName": "volcano",
+        "tasks": [{"name": "worker", "replicas": replicas, "template": {"spec": spec}}],
+    }  # fmt: skip
+    if priority_class:
+        job_spec["priorityClassName"] = priority_class
     job_submit(manifest={
         "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {"minAvailable": min_available, "queue": queue, "schedulerName": "volcano",
-                 "tasks": [{"name": "worker", "replicas": replicas, "template": {"spec": spec}}]},
+        "metadata": {"name": name, "namespace": "default"}, "spec": job_spec,
     })  # fmt: skip
 
 
@@ -155,3 +160,57 @@ def test_a_placed_job_is_starting_then_has_nothing_to_explain(operator: Any) -> 
     page = job_page(operator, "default", "fits")
     assert page.job.phase == "Running"
     assert page.wait.reasons == []
+
+
+PREEMPTING = """\
+actions: "enqueue, allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: predicates
+"""
+
+
+def test_a_pipelined_job_names_the_pods_evicted_for_it_and_folds_volcanos_words(
+    operator: Any, console_login: Callable[..., Any]
+) -> None:
+    use_conf(PREEMPTING)
+    PriorityClass.objects.create(name="low", value=10)
+    PriorityClass.objects.create(name="high", value=1000)
+    make_node("n1", cpu=2)
+    _job("filler", replicas=2, min_available=1, priority_class="low")
+    for _ in range(3):
+        run_once()
+    runtime.tick()
+    runtime.tick(now=timezone.now() + timedelta(seconds=10))
+    _job("urgent", replicas=1, min_available=1, priority_class="high")
+    for _ in range(3):
+        run_once()
+
+    page = job_page(operator, "default", "urgent")
+    pipelined = next(r for r in page.wait.reasons if r.kind == "pipelined")
+    assert {(v.node, v.job, v.priority) for v in pipelined.victims} == {("n1", "filler", 10)}
+    assert {v.pod for v in pipelined.victims} <= {"filler-worker-0", "filler-worker-1"}
+    body = console_login("vera", "viewer", ("default",)).get("/jobs/default/urgent/")
+    html = body.content.decode()
+    assert "Pods being evicted to make room" in html
+    assert 'href="/jobs/default/filler/"' in html
+
+
+def test_a_gangs_message_is_said_once_not_again_for_each_pod_it_holds(operator: Any) -> None:
+    use_conf(ALLOCATE_ONLY)
+    make_node("n1", cpu=2)
+    _job("gang", replicas=3, min_available=3)
+    run_once()
+    run_once()
+
+    reasons = job_page(operator, "default", "gang").wait.reasons
+    gang = next(r for r in reasons if r.kind == "gang")
+    (message,) = gang.details
+    assert gang.raw  # folded under the headline on the page
+    others = [d for r in reasons if r.kind == "predicates" for d in r.details]
+    assert others == ["1 pod(s): 0/1 nodes are unavailable: 1 Insufficient cpu."]
+    assert all(message not in d for d in others)
