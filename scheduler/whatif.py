@@ -20,9 +20,9 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection, transaction
-from django.utils import timezone
 
 from apis.errors import EngineError
+from kube import failpoints
 from queues.models import PodGroup
 from queues.why import why_waiting
 from scheduler.cache.export import snapshot_to_scenario
@@ -379,7 +379,9 @@ def run_what_if(
                           str(exc)) from exc  # fmt: skip
     changes = {name: dict(c) for name, c in (queue_changes or {}).items()}
     report_progress(0.05, "reading the cluster snapshot")
-    taken_at = now or timezone.now()
+    # The worker's clock (``run_once``): the simulated one, so time-dependent plugins and the
+    # snapshot's ``now`` are what the next session sees.
+    taken_at = now or failpoints.now()
     for_active, for_draft = _read_two(taken_at)
     for_draft.queues = _changed_queues(for_draft.queues, changes)
     record = _Pristine(for_active)

@@ -90,8 +90,10 @@ def _pod(task: TaskInfo, group: str | None) -> dict[str, Any]:
         spec["topologySpreadConstraints"] = list(t.topology_spread_constraints)
     if task.preemption_policy:
         spec["preemptionPolicy"] = task.preemption_policy
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
-            "status": {"phase": phase}}  # fmt: skip
+    status: dict[str, Any] = {"phase": phase}
+    if task.nominated_node_name:  # a pipelined pod's reservation, as the next session reads it
+        status["nominatedNodeName"] = task.nominated_node_name
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
 
 
 def snapshot_to_scenario(

@@ -536,7 +536,7 @@ def _task(
 ) -> TaskInfo:
     (_pk, ns, _version, group_pk, name, node_pk, phase, deleting, prio, task_name, created, _cpu,
      _memory, _gpu, requests_text, spec_text, labels_text, annotations_text, _conditions,
-     _nominated) = row  # fmt: skip
+     nominated) = row  # fmt: skip
     key: tuple[object, ...] = (
         (group_pk, task_name, labels_text)
         if group_pk and task_name
@@ -560,6 +560,10 @@ def _task(
         preemptable=annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t"),
         preemption_policy=preemption_policy,
         priority_class_name=class_name,
+        # The node a previous session pipelined the pod onto (status.nominatedNodeName): its
+        # reservation. Allocate tries that node first and preempt does not evict again for a
+        # pod whose nominated node still has its victims terminating, as in Volcano.
+        nominated_node_name=nominated or "",
         creation_timestamp=_aware(created),
         annotations=annotations,
         template=template,

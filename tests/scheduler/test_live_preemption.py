@@ -11,6 +11,7 @@ on victims.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ import pytest
 from core.models import Pod
 from core.models.priority_class import PriorityClass
 from kubelet import runtime
+from scheduler.cache import read_snapshot
+from scheduler.engine.api.types import TaskStatus
 from scheduler.worker import run_once
 from tests.jobs.controller_kit import submit, task
 from tests.scheduler.factories import GI, make_node, make_queue, use_conf
@@ -179,3 +182,48 @@ def test_a_queue_guarantee_keeps_the_cluster_from_other_queues_jobs() -> None:
     cluster.run(4)
 
     assert Pod.objects.filter(name__startswith="other-job-", node__isnull=False).count() == 0
+
+
+def test_a_pipelined_preemptor_keeps_its_nominated_node_while_its_victims_terminate(
+    cluster: Cluster,
+) -> None:
+    """Issue 16: victims that run out a grace period; 35 simulated seconds of live sessions.
+
+    The preemptor is pipelined onto the node its victims free and nominated there
+    (status.nominatedNodeName); the next sessions read that reservation, preempt nothing more
+    while the victims terminate, and bind the preemptor there once they are gone. Each victim
+    is evicted once: no pod is evicted again after the controller recreated it.
+    """
+    slow = {"terminationGracePeriodSeconds": 10}
+    low = task("w", 4)
+    low["template"]["spec"].update(slow)
+    low["template"]["metadata"] = {
+        "annotations": {"volcano.sh/sim-ignore-sigterm": "true", "volcano.sh/sim-duration": "10m"}
+    }
+    submit("preemptee", [low], minAvailable=1, priorityClassName="low-priority")
+    cluster.run(3)
+    assert running("preemptee") == 4
+    high = task("w", 2)
+    high["template"]["metadata"] = {"annotations": {"volcano.sh/sim-duration": "10m"}}
+    submit("preemptor", [high], minAvailable=2, priorityClassName="high-priority")
+    evicted: Counter[str] = Counter()
+    nominated: dict[str, str] = {}
+    for second in range(35):
+        cluster.now += dt.timedelta(seconds=1)
+        summary = run_once(now=cluster.now)
+        assert summary.decisions is not None
+        evicted.update(e.task for e in summary.decisions.evictions)
+        runtime.tick(now=cluster.now)
+        if second == 3:  # victims still terminating: what the next session reads
+            tasks = [t for j in read_snapshot(now=cluster.now).cluster.jobs.values()
+                     for t in j.tasks.values() if t.name.startswith("preemptor-")]  # fmt: skip
+            nominated = {t.name: t.nominated_node_name for t in tasks}
+            assert all(t.status == TaskStatus.PENDING for t in tasks)
+
+    assert sum(evicted.values()) == 2
+    assert max(evicted.values()) == 1
+    placed = dict(Pod.objects.filter(name__startswith="preemptor-", phase="Running")
+                  .values_list("name", "node__name"))  # fmt: skip
+    assert len(placed) == 2
+    assert nominated == placed  # bound where the pipelining session nominated it
+    assert running("preemptee") == 2

@@ -197,3 +197,36 @@ def test_the_scenario_is_the_snapshot_as_read_before_either_session() -> None:
     exported = yaml.safe_load(report.scenario("active"))
     assert exported["objects"] == yaml.safe_load(fresh)["objects"]
     assert exported["config"] == ACTIVE
+
+
+def test_a_what_if_then_activate_predicts_the_next_live_session_with_nominated_pods() -> None:
+    """Issue 16: the prediction equals the next session, also once pods are nominated.
+
+    A first preempting session pipelines the high-priority gang (its pods nominated to the
+    freed node, victims terminating); a what-if of a draft is then taken and the draft is
+    activated: the next session makes exactly the predicted evictions, pipelines and binds,
+    and evicts nothing again for the nominated gang.
+    """
+    use_conf(WITH_PREEMPT)
+    full_cluster_with_a_waiting_high_priority_gang()
+    first = run_once(now=NOW, reconcile=False)
+    assert first.decisions is not None
+    assert len(first.decisions.evictions) == 2
+    nominated = dict(Pod.objects.filter(name__startswith="high-")
+                     .values_list("name", "nominated_node_name"))  # fmt: skip
+    assert all(nominated.values())
+    later = NOW + dt.timedelta(seconds=1)
+
+    report = run_what_if(WITH_PREEMPT.replace("backfill", "backfill\n"), now=later)
+    draft = scheduler_conf_create(text=report.draft.conf_text, comment="same, re-read")
+    scheduler_conf_activate(configuration=draft)
+    outcome = run_once(now=later, reconcile=False)
+
+    assert outcome.decisions is not None
+    assert [(e.task, e.node, e.reason, e.preemptor) for e in outcome.decisions.evictions] == [
+        (e.pod, e.node, e.action, e.preemptor) for e in report.draft.evictions
+    ]
+    assert report.draft.evictions == []  # the gang waits on its nominated node
+    assert dict(outcome.decisions.pipelined) == report.draft.pipelined
+    assert report.draft.pipelined == {f"default/{n}": node for n, node in nominated.items()}
+    assert outcome.decisions.binds == report.draft.binds
