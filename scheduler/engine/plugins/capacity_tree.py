@@ -2,7 +2,7 @@
 
 Volcano's counterpart: the ``queueAttr`` building of ``pkg/scheduler/plugins/capacity``. In flat
 mode only queues holding jobs take part and ``realCapability`` is the cluster less every other
-queue's guarantee, capped by capability. In hierarchical mode every queue takes part, a job's
+queue's guarantee (queues with no job reserve theirs too), capped by capability. In hierarchical mode every queue takes part, a job's
 amounts count in its queue and every ancestor, and quotas are walked down from ``root``: a child
 deserves at least its guarantee, inherits the capability columns it leaves unset from its parent,
 and its realCapability is its parent's less its siblings' guarantees. Not a plugin on its own.
@@ -114,8 +114,8 @@ class CapacityTree:
             attr = self.attrs.get(job.queue)
             if attr is None:
                 attr = self.attrs[job.queue] = _attr(ssn.queues[job.queue], job.queue, index)
-                attr.real_capability = np.minimum(
-                    total - guarantees + attr.guarantee, attr.capability
+                attr.real_capability = quota.real_capability(
+                    total, guarantees, attr.guarantee, attr.capability
                 )
                 clamped = np.minimum(attr.deserved, attr.real_capability)
                 attr.deserved = np.maximum(clamped, attr.guarantee)
@@ -172,8 +172,8 @@ class CapacityTree:
                 child.capability = np.where(
                     child.capability == UNLIMITED, above.capability, child.capability
                 )
-                child.real_capability = np.minimum(
-                    above.real_capability - siblings + child.guarantee, child.capability
+                child.real_capability = quota.real_capability(
+                    above.real_capability, siblings, child.guarantee, child.capability
                 )
                 pending.append(child)
         top = [self.attrs[c] for c in root.children]

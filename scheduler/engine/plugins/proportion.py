@@ -85,8 +85,9 @@ class QueueAttr:
 def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, QueueAttr]:
     """Return an attribute per queue that holds a job, with allocated/request/inqueue/elastic.
 
-    ``realCapability`` = (cluster total - every queue's guarantee) + own guarantee, capped by the
-    capability (capacity's flat mode uses the same rule). The per-job amounts come from
+    ``realCapability`` = (cluster total - every queue's guarantee, at least 0) + own guarantee,
+    capped by the capability (capacity's flat mode uses the same rule): a queue with no job still
+    reserves its guarantee against the others. The per-job amounts come from
     ``quota.job_amounts`` (all jobs at once); queues appear in the order of their first job.
     """
     index = ssn.resource_index
@@ -115,7 +116,7 @@ def build_attrs(ssn: Session, *, flat_guarantees: bool = True) -> dict[str, Queu
                 name=queue.name,
                 weight=queue.weight,
                 capability=capability,
-                real_capability=np.minimum(total - guarantees + guarantee, capability),
+                real_capability=quota.real_capability(total, guarantees, guarantee, capability),
                 guarantee=guarantee,
                 allocated=np.zeros(width, dtype=np.int64),
                 request=np.zeros(width, dtype=np.int64),

@@ -46,6 +46,7 @@ __all__ = [
     "job_amounts",
     "le_all",
     "quota_dims",
+    "real_capability",
     "row",
     "share",
     "slack",
@@ -89,6 +90,21 @@ def capability_row(index: ResourceIndex, capability: Resource | None) -> IntRow:
         if name in (CPU, MEMORY) and amount <= 0:
             continue
         out[pos] = amount
+    return out
+
+
+def real_capability(
+    available: IntRow, guarantees: IntRow, guarantee: IntRow, capability: IntRow
+) -> IntRow:
+    """Return a queue's ``realCapability``: what the guarantees leave unreserved, plus its own.
+
+    ``available`` is the cluster (flat) or the parent's realCapability (hierarchy), ``guarantees``
+    the sum over the queue and the others it shares that with. The unreserved part is Volcano's
+    ``ExceededPart``: never below zero, so guarantees adding up to more than there is leave a
+    queue its own guarantee rather than less. Capped, per column, by the queue's capability.
+    """
+    unreserved = np.maximum(available - guarantees, 0)
+    out: IntRow = np.minimum(unreserved + guarantee, capability)
     return out
 
 

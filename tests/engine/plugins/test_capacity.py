@@ -176,6 +176,22 @@ def test_tree_enqueue_refuses_beyond_the_parent_capability():
     assert not ssn.job_enqueueable(job)
 
 
+def test_tree_siblings_guarantees_beyond_the_parent_leave_each_its_own():
+    # eng may use 2 CPUs; its children guarantee 3 + 1. What the sibling reserves takes dev's
+    # unreserved part down to nothing, not below: dev keeps its own 1 CPU (Volcano's ExceededPart).
+    job = gang("j", 1, queue="dev", phase=PodGroupPhase.PENDING, min_resources=res(cpu="1"))
+    queues = [
+        q("eng", capability=res(cpu="2")),
+        q("big", parent="eng", guarantee=res(cpu="3"), deserved=res(cpu="3")),
+        q("dev", parent="eng", guarantee=res(cpu="1"), deserved=res(cpu="1")),
+    ]
+    cluster = build_cluster([build_node("n1", cpu="8", memory="64Gi")], [job], queues)
+    ssn = open_session(cluster, load_conf(tree_conf()))
+    cpu = ssn.resource_index.position["cpu"]
+    assert tree(ssn).attrs["dev"].real_capability[cpu] == 1000
+    assert ssn.job_enqueueable(job)
+
+
 def test_tree_victims_from_the_closer_relative_first():
     queues = [
         q("eng"),
