@@ -57,3 +57,34 @@ def test_the_theme_toggle_and_a_phone_width(page: Page, console_server: ConsoleS
     page.get_by_role("button", name="Menu").click()
     expect(page.locator("#sidebar")).to_be_visible()
     page.screenshot(path=str(screenshots() / "layout-phone-dark.png"))
+
+
+PAGES = ("/", "/jobs/", "/submit/", "/workflows/", "/queues/", "/nodes/", "/scheduler/policy/",
+         "/scheduler/policy/versions/", "/metrics/", "/audit/")  # fmt: skip
+
+
+FITS = """el => {
+  const ctx = document.createElement("canvas").getContext("2d");
+  const style = getComputedStyle(el);
+  ctx.font = style.font;
+  const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  return [ctx.measureText(el.options[el.selectedIndex].text).width + padding, el.clientWidth];
+}"""
+
+
+def test_every_page_fits_a_phone_and_the_namespace_switcher_reads_whole(
+    page: Page, console_server: ConsoleServer
+) -> None:
+    console_server.make_user("pia", "admin")
+    console_server.apply(JOB)
+    page.set_viewport_size({"width": 390, "height": 844})
+    sign_in(page, console_server, "pia")
+    switcher = page.locator("#ns-select")
+    # The select shows its chosen words whole: their width, its padding and its arrow (16 px)
+    # fit in the width the bar gives it (at 9rem it read "All nar").
+    text, room = switcher.evaluate(FITS)
+    assert text + 16 <= room, f"'All namespaces' needs {text + 16:.0f} px, the switcher has {room}"
+    for path in PAGES:
+        page.goto(f"{console_server.url}{path}")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} is {width} px wide on a 390 px phone"
