@@ -2,7 +2,8 @@
  *
  * Markup: <div class="chart" data-figure="ID"></div> plus a json_script with that id holding
  * {"data": [...], "layout": {...}}. Charts are drawn on load and after every htmx swap
- * (live refreshes), with Plotly.react, and recoloured when the theme changes.
+ * (live refreshes), with Plotly.react, and recoloured when the theme changes. A live refresh
+ * updates a drawn chart in place (it is moved into the fresh region), so it never blanks.
  *
  * The user's view survives a live refresh: layout.uirevision keeps it while the same element
  * is redrawn, and since a refresh swaps in a new element, the axes ranges the user zoomed to
@@ -128,6 +129,30 @@
   function drawAll(root) {
     (root || document).querySelectorAll(".chart[data-figure]").forEach(draw);
   }
+
+  // A live refresh swaps a region for a fresh copy whose charts are empty until Plotly has
+  // drawn them: for a moment the card was blank. Instead the drawn chart moves into the fresh
+  // copy, in place of its empty twin, and Plotly.react updates it there: never blank, and
+  // the user's zoom and hidden traces stay (uirevision).
+  var leaving = {}; // figure id -> the drawn chart of a region being swapped out
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var region = event.detail.elt;
+    if (!region || !region.querySelectorAll) { return; }
+    region.querySelectorAll(".chart[data-figure]").forEach(function (chart) {
+      if (chart._fullLayout) { leaving[chart.dataset.figure] = chart; }
+    });
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    Object.keys(leaving).forEach(function (id) {
+      var drawn = leaving[id];
+      var fresh = document.querySelector('.chart[data-figure="' + CSS.escape(id) + '"]');
+      if (fresh && fresh !== drawn && !fresh._fullLayout && !drawn.isConnected) {
+        drawn.className = fresh.className; // the fresh copy's classes (a state it shows)
+        fresh.replaceWith(drawn); // afterSettle's drawAll redraws it with the new figure
+      }
+    });
+    leaving = {};
+  });
 
   document.addEventListener("DOMContentLoaded", function () { drawAll(document); });
   document.addEventListener("htmx:afterSettle", function (event) { drawAll(event.detail.elt); });

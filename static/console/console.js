@@ -181,12 +181,62 @@
       active.type !== "checkbox";
   }
 
+  // A row under the pointer, or text being selected, holds its place: refreshing would move
+  // the row the user is about to click or read. The region waits, says that changes wait
+  // (a quiet marker that refreshes when pressed), and refreshes once the pointer leaves.
+  // Except just after the user acted (a form sent, an action's request): they expect to
+  // see its outcome, and the pointer is wherever the button or the dialog was.
+  var ACTED_MS = 10000;
+  var actedAt = 0;
+  document.addEventListener("submit", function () { actedAt = Date.now(); }, true);
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && !(elt.hasAttribute && elt.hasAttribute("data-live"))) { actedAt = Date.now(); }
+  });
+
+  function holding(el) {
+    if (Date.now() - actedAt < ACTED_MS) { return false; }
+    if (el.querySelector("tbody tr:hover, li:hover > a, .chip:hover")) { return true; }
+    var selection = window.getSelection && window.getSelection();
+    return !!(selection && !selection.isCollapsed && selection.anchorNode &&
+      el.contains(selection.anchorNode));
+  }
+
+  function markWaiting(el, id) {
+    if (!el._liveLeave) {
+      el._liveLeave = true;
+      el.addEventListener("mouseleave", function () {
+        el._liveLeave = false;
+        release(id, false);
+      }, { once: true });
+    }
+    if (el.querySelector(":scope > .live-waiting")) { return; }
+    var marker = document.createElement("button");
+    marker.type = "button";
+    marker.className = "live-waiting";
+    marker.textContent = document.documentElement.dataset.liveWaiting || "Changes waiting: show";
+    marker.addEventListener("click", function () { release(id, true); });
+    el.insertBefore(marker, el.firstChild);
+  }
+
+  function release(id, now) {
+    var state = regionState.get(id);
+    if (!state) { return; }
+    if (now) { state.forced = true; } // the marker was pressed: refresh under the pointer
+    if (state.dirty && !state.busy) { refresh(id); }
+  }
+
   function refresh(id) {
     var el = document.getElementById(id);
     if (!el || !window.htmx) { return; }
     var state = regionState.get(id) || { busy: false, dirty: false };
     regionState.set(id, state);
     if (state.busy && Date.now() - state.since > 15000) { state.busy = false; } // lost request
+    if (!state.busy && !state.forced && holding(el)) {
+      state.dirty = true;
+      markWaiting(el, id);
+      return;
+    }
     // Not while a dialog is open: a confirm dialog holds the form it will submit, and a
     // refresh swapping that form out would make "OK" submit a detached form (nothing).
     if (state.busy || busyTyping(el) || el.closest("[data-live-paused]") ||
@@ -245,8 +295,18 @@
     var el = event.detail.elt;
     var id = el && el.id;
     var state = id && regionState.get(id);
+    // A response that arrives while the user points at a row waits too (its request may
+    // have left before the pointer came, or been queued by htmx itself).
+    if (state && event.type === "htmx:beforeSwap" && !state.forced && holding(el)) {
+      event.detail.shouldSwap = false;
+      state.busy = false;
+      state.dirty = true;
+      markWaiting(el, id);
+      return;
+    }
     if (!state || !state.busy) { return; }
     state.busy = false;
+    state.forced = false;
     if (event.type === "htmx:beforeSwap") {
       preserved.set(id, {
         checked: Array.prototype.map.call(

@@ -170,3 +170,27 @@ def test_the_jobs_list_shows_kubeflow_jobs_through_its_live_refreshes(
         window.consoleLive.refresh("jobs-table");
     })""")
     expect(kubeflow.locator("#training-table")).to_contain_text("ptj-flow")
+
+
+def test_a_row_under_the_pointer_stays_put_through_live_refreshes(
+    page: Page, cluster: ConsoleServer
+) -> None:
+    cluster.apply(_job("still-a", cpu="100m") + "---\n" + _job("still-b", cpu="100m"))
+    sign_in(page, cluster, "sue", next_url="/jobs/?q=still-")
+    row = page.locator("#jobs-table tbody tr", has_text="still-a")
+    row.hover()
+    page.evaluate("""() => {
+        window.pointedRow = Array.from(document.querySelectorAll("#jobs-table tbody tr"))
+            .find((tr) => tr.textContent.includes("still-a"));
+        window.consoleLive.refresh("jobs-table");
+        window.consoleLive.refresh("jobs-table");
+    }""")
+    marker = page.locator("#jobs-table .live-waiting")
+    expect(marker).to_have_text("Changes waiting: show")
+    page.wait_for_timeout(1500)  # refreshes that arrive meanwhile wait too
+    assert page.evaluate("window.pointedRow.isConnected") is True  # the same row, not swapped
+
+    page.mouse.move(5, 5)  # the pointer leaves: the waiting refresh happens
+    expect(marker).to_have_count(0)
+    page.wait_for_function("!window.pointedRow.isConnected")
+    expect(page.locator("#jobs-table tbody tr", has_text="still-a")).to_be_visible()

@@ -108,3 +108,32 @@ def test_the_metrics_page_draws_charts_and_sessions_extend_them_live(
     latency = page.locator('[data-figure="fig-latency-e2e"]')
     expect(latency.locator(".main-svg").first).to_be_visible(timeout=20_000)
     page.wait_for_function(f"({POINTS})('latency-e2e') >= 1", timeout=20_000)
+
+
+def test_a_chart_is_never_blank_while_live_refreshes_redraw_it(
+    page: Page, console_server: ConsoleServer
+) -> None:
+    console_server.apply(CLUSTER)
+    console_server.make_user("max", "viewer")
+    sign_in(page, console_server, "max", next_url="/monitoring/")
+    page.goto(f"{console_server.url}/monitoring/?section=evictions&range=15m")
+    chart = '[data-figure="fig-unschedulable"]'
+    expect(page.locator(chart).locator(".main-svg").first).to_be_visible(timeout=20_000)
+    # Sample every frame for four seconds while sessions (every 0.3 s) refresh the card.
+    samples = page.evaluate(
+        """(chart) => new Promise((done) => {
+          let swaps = 0, blank = 0, frames = 0;
+          document.addEventListener("htmx:afterSwap", () => { swaps += 1; });
+          const end = performance.now() + 4000;
+          (function sample() {
+            frames += 1;
+            const el = document.querySelector(chart);
+            if (!el || !el.querySelector(".main-svg")) { blank += 1; }
+            if (performance.now() < end) { requestAnimationFrame(sample); }
+            else { done({swaps, blank, frames}); }
+          })();
+        })""",
+        chart,
+    )
+    assert samples["swaps"] >= 2, samples  # the card was refreshed while we watched
+    assert samples["blank"] == 0, samples

@@ -57,7 +57,12 @@ def _entry(resource: Resource, apply_order: int, replica_type: str) -> Entry:
         subresources=("status",),
         apply_order=apply_order,
         example=_example(framework, replica_type),
-        invalid=Invalid(f"spec.{framework.replica_key}.{replica_type}.replicas", -1),
+        invalid=Invalid(
+            f"spec.{framework.replica_key}.{replica_type}.replicas",
+            -1,
+            # the operator's webhook names a replica type in brackets
+            field=f"spec.{framework.replica_key}[{replica_type}].replicas",
+        ),
     )
 
 
