@@ -149,8 +149,9 @@ def node_bind_failure(
 ) -> None:  # fmt: skip
     """Make every bind to ``node`` fail (``fail``) or succeed again, as a broken kubelet would.
 
-    The scheduler keeps choosing the node; its sessions' binds there are refused whole per
-    job (a gang is bound whole or not at all) and retried by the next session.
+    The scheduler keeps choosing the node; each bind there fails (``scheduler.cache.binds``):
+    the pod shows ``PodScheduled=False`` reason ``SchedulerError`` and the next session
+    retries it, as Volcano's cache resyncs a task whose bind failed.
     """
     now = now or timezone.now()
     with transaction.atomic():

@@ -9,7 +9,9 @@ after-session hooks, start-up chores). One cycle, in order:
    and Pods, phases, policies, Commands; then the training operator's).
 2. The cache reads one consistent snapshot.
 3. The engine runs the active configuration's actions and plugins on it.
-4. The cache writes the decisions in one transaction, refusing stale rows (on PostgreSQL a
+4. The cache writes the decisions in one transaction, refusing stale rows (a bind that fails,
+   there or already in the session, leaves its pod ``PodScheduled=False`` reason
+   ``SchedulerError`` and is retried next session; on PostgreSQL a
    session's binds are sent in batches while step 3 still runs, in that same transaction).
    Then the shares (``scheduler.queue_status``) and each node's load (``scheduler.load_status``)
    the session ends with are stored for the pages.
@@ -58,6 +60,7 @@ from kube.registry import SessionHook, SessionReport
 from scheduler.active_conf import active_conf
 from scheduler.cache import ApplyResult, BindPipeline, Snapshot, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
+from scheduler.cache.binds import session_binder
 from scheduler.cache.wal import checkpoint_after
 from scheduler.engine import run_session
 from scheduler.engine.api.types import TaskStatus
@@ -232,6 +235,7 @@ def _cycle(
                 conf,
                 uid=uid,
                 bind_listener=binds.add,
+                binder=session_binder(snapshot),
                 report_shares=True,
                 observer=sampler,
             )  # 3.
@@ -277,8 +281,9 @@ def _cycle(
                     controller_seconds=controller_seconds)  # fmt: skip
     save_state(state)
     logger.info(
-        "session %s: %d bound (%d refused as stale), %d evicted, %d unschedulable in %.0f ms "
-        "(read %.0f, write %.0f)", uid, applied.bound, len(applied.skipped_binds),
+        "session %s: %d bound (%d not written: stale or failed; %d binds failed), %d evicted, "
+        "%d unschedulable in %.0f ms (read %.0f, write %.0f)", uid, applied.bound,
+        len(applied.skipped_binds), len(applied.failed_binds),
         applied.evicted, len(decisions.unschedulable), e2e_ms, snapshot.read_seconds * 1000,
         applied.seconds * 1000,
     )  # fmt: skip

@@ -27,7 +27,11 @@ from jobs.controller.context import JobContext
 from jobs.models import Command, Job, PodEviction, TargetKind
 from queues.models import PodGroupPhase
 
-__all__ = ["Request", "observe_pods", "take_commands", "take_evictions"]
+__all__ = ["DEFAULT_TASK_MAX_RETRY", "Request", "observe_pods", "take_commands", "take_evictions"]
+
+# A task's maxRetry when unset or 0 (Volcano's jobCache.TaskFailed: "compatible with existing
+# job"); its admission fills the same default in.
+DEFAULT_TASK_MAX_RETRY = 3
 
 # Events that never match a policy (Volcano's internal ones).
 INTERNAL_EVENTS = frozenset({"OutOfSync", "CommandIssued", "PodRunning"})
@@ -180,12 +184,47 @@ def observe_pods(ctx: JobContext) -> list[Request]:
                     version=base.version,
                 )
             )
+    requests += _failed_tasks(ctx)
     group = ctx.pod_group
     if group is not None and group.phase == PodGroupPhase.UNKNOWN:
         # Volcano's PodGroup requests carry no job version, so its JobUnknown policies stop
         # firing after the first full kill (a quirk); ours are never stale.
         requests.append(
             Request("Unknown", since=_condition_time(group.conditions), source="podgroup")
+        )
+    return requests
+
+
+def _failed_tasks(ctx: JobContext) -> list[Request]:
+    """Return a ``TaskFailed`` request for each task whose live pods restarted maxRetry times.
+
+    Volcano's ``jobCache.TaskFailed``, asked on every update of a Pending or Running pod: the
+    ``restartCount`` of the containers of the task's Pending and Running pods, summed, against
+    the task's ``maxRetry`` (``spec.tasks[].maxRetry``, not the job's; 0 means 3). The request
+    names the pod that restarted most, whose job version decides whether it is stale.
+    """
+    requests: list[Request] = []
+    for task in ctx.tasks:
+        limit = task.max_retry or DEFAULT_TASK_MAX_RETRY
+        live = [
+            pod
+            for pod in _task_pods(ctx, task.name)
+            if pod.phase in (PodPhase.PENDING, PodPhase.RUNNING)
+        ]
+        retried = sum(pod.restart_count for pod in live)
+        if not live or task.replicas == 0 or retried < limit:
+            continue
+        pod = max(live, key=lambda p: (p.restart_count, p.name))
+        requests.append(
+            Request(
+                "TaskFailed",
+                since=ctx.now,
+                source=f"task {task.name} restarted {retried} times, maxRetry {limit}",
+                task=task.name,
+                pod=pod.name,
+                pod_uid=pod.uid,
+                version=ctx.pod_version(pod),
+            )
         )
     return requests
 

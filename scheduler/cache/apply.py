@@ -8,7 +8,8 @@ next session reads it afresh and decides again), and records its Events in the s
 1. Binds (``binds.write_binds``: node checks, capacity, the conditional UPDATE), unless a
    ``BindPipeline`` already wrote them in this transaction while the session ran.
 2. Evictions: Releasing with a deletion time and a ``Warning Evict`` event.
-3. Pods left pending get the engine's reason (``pod_status``), written only when it changed.
+3. Pods left pending get the engine's reason (``pod_status``), written only when it changed;
+   those whose bind failed (in the session or in step 1) get ``SchedulerError``.
 4. PodGroup phases and conditions, then every queue's status.
 """
 
@@ -49,6 +50,8 @@ class ApplyResult:
     pod_groups_updated: int = 0
     pods_explained: int = 0  # pending pods whose PodScheduled condition or nominee changed
     skipped_binds: list[str] = field(default_factory=list)
+    # task uid → (node, error) of every bind that failed, in the session or when written
+    failed_binds: dict[str, tuple[str, str]] = field(default_factory=dict)
     skipped_evictions: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -78,9 +81,11 @@ def apply_decisions(
             early = pool.submit(_pod_group_rows, snapshot, decisions, now, session_uid)
         with transaction.atomic():
             pods = PodStatusWriter(now)
+            result.failed_binds = dict(decisions.bind_errors)
             if binds_written is None:
                 binds = write_binds(snapshot, decisions.binds, pods)
                 result.bound, result.skipped_binds = binds.bound, binds.skipped
+                result.failed_binds.update(binds.failed)
             else:
                 result.bound = binds_written
             _write_evictions(snapshot, decisions, now, result)
@@ -101,7 +106,9 @@ def _write_pending_pods(
     snapshot: Snapshot, decisions: Decisions, pods: PodStatusWriter, result: ApplyResult
 ) -> None:
     """Pods left pending: why (``PodScheduled=False``) and, if pipelined, their nominee."""
-    rows = pods.pending_rows(snapshot, decisions, bound=set(decisions.binds))
+    rows = pods.pending_rows(
+        snapshot, decisions, bound=set(decisions.binds), bind_errors=result.failed_binds
+    )
     failures = dict(pods.failures)
     written = write_rows(
         Pod, [("conditions", "jsonb"), ("nominated_node_name", "text")],

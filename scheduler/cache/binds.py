@@ -20,6 +20,14 @@ the snapshot was read at, inside the caller's transaction (``apply``):
    its ``Scheduled`` Event in the same statement (``events.RowEvents``).
 
 Refused binds are not errors: the next session reads those pods afresh and decides again.
+
+Failed binds are: a node carrying an injected bind failure (``kubelet.faults.BIND_FAILURE``)
+fails every bind to it with that error, as a broken kubelet or API server would. The session
+learns of it as it binds (``session_binder``: the task's room on the node is released at once,
+Volcano's resync) and, should the fault have come after the snapshot, step 1 does
+(``BindResult.failed``). Either way the pod shows ``PodScheduled=False`` reason
+``SchedulerError`` (``pod_status``) and the next session tries again. Unlike a refusal, a failed
+bind is the pod's own, as in Volcano's ``SchedulerCache.Bind``: the gang's other binds stand.
 """
 
 from __future__ import annotations
@@ -35,10 +43,12 @@ from django.db import connection, transaction
 from core.models import Node, Pod
 from core.row_events import RowEvents
 from kube import failpoints
+from kubelet.faults import BIND_FAILURE
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import keyed_rows, write_rows
 from scheduler.cache.snapshot import PodRow, Snapshot
 from scheduler.engine.api.types import TaskStatus
+from scheduler.engine.framework.session import Binder
 
 __all__ = [
     "BIND_COLUMNS",
@@ -48,6 +58,7 @@ __all__ = [
     "bind_row",
     "limits_of",
     "node_loads",
+    "session_binder",
     "usable_nodes",
     "write_binds",
 ]
@@ -63,18 +74,42 @@ NODE_COLUMNS = (
     "t.id, t.name, t.resource_version, t.ready, t.unschedulable, CAST(t.allocatable AS TEXT), "
     "CAST(t.annotations AS TEXT)"
 )
-# An injected bind failure (``kubelet.faults.BIND_FAILURE``): that node refuses every bind.
-_BIND_FAILURE = '"faults.volcano.sh/bind-failure"'
+# An injected bind failure, as it appears in a node's annotations text.
+_BIND_FAILURE = json.dumps(BIND_FAILURE)
 
 Limits = tuple[int, int, int, int]  # cpu, memory, gpu, pods x 1000
 
 
 @dataclass(slots=True)
 class BindResult:
-    """How many binds were written, and the task uids refused (their whole jobs), sorted."""
+    """How many binds were written, and the task uids not written (refused or failed), sorted.
+
+    ``failed``: task uid → (node, error) of the binds that failed (an injected bind failure).
+    """
 
     bound: int = 0
     skipped: list[str] = field(default_factory=list)
+    failed: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def session_binder(snapshot: Snapshot) -> Binder | None:
+    """Return the engine's ``Binder`` for a session on ``snapshot``; None if every bind takes.
+
+    The binds that would fail are those to a node whose injected bind failure the snapshot
+    read: the session then releases their room at once, so later jobs may use it.
+    """
+    refusing = {
+        name: str(node.annotations[BIND_FAILURE])
+        for name, node in snapshot.cluster.nodes.items()
+        if BIND_FAILURE in node.annotations
+    }
+    if not refusing:
+        return None
+
+    def bind(task: str, node: str) -> str | None:
+        return refusing.get(node)
+
+    return bind
 
 
 def write_binds(snapshot: Snapshot, wanted: Mapping[str, str], pods: PodStatusWriter) -> BindResult:
@@ -120,10 +155,18 @@ def _accept_binds(
         return []
     # 1. The target nodes, locked: a node's binds are refused if it changed since the snapshot.
     pg = connection.vendor == "postgresql"
+    refusing: dict[int, str] = {}  # node pk → the error its binds fail with
     with connection.cursor() as cursor:
         sql, params = keyed_rows(Node._meta.db_table, sorted(asks), NODE_COLUMNS)
         cursor.execute(sql + (" ORDER BY t.id FOR UPDATE OF t" if pg else ""), params)
-        limits = usable_nodes(snapshot, cursor.fetchall())
+        limits = usable_nodes(snapshot, cursor.fetchall(), refusing)
+    if refusing:  # those binds fail, each on its own; the rest of their jobs go on
+        for task_uid, _, written in binds:
+            if written[2] in refusing:  # its node's pk
+                result.failed[task_uid] = (wanted[task_uid], refusing[written[2]])
+        binds = [bind for bind in binds if bind[2][2] not in refusing]
+        for pk in refusing:
+            asks.pop(pk, None)
     for pk, jobs in asks.items():
         if pk not in limits:
             bad_jobs.update(jobs)
@@ -155,17 +198,22 @@ def _accept_binds(
     return accepted
 
 
-def usable_nodes(snapshot: Snapshot, rows: Iterable[Sequence[Any]]) -> dict[int, Limits]:
+def usable_nodes(
+    snapshot: Snapshot, rows: Iterable[Sequence[Any]], refusing: dict[int, str] | None = None
+) -> dict[int, Limits]:
     """Return the limits of the nodes among ``rows`` (``NODE_COLUMNS``) that may get binds.
 
     A node may if it is still Ready, schedulable, at the version the snapshot read and without
-    an injected bind failure (a substring test: most nodes have no annotations to decode).
+    an injected bind failure (a substring test: most nodes have no annotations to decode); the
+    error of each node with one goes into ``refusing`` (node pk → error), if given.
     """
     nodes = snapshot.nodes
     limits: dict[int, Limits] = {}
     texts: dict[str, Limits] = {}
     for pk, name, version, ready, cordoned, alloc, notes in rows:
         if notes and _BIND_FAILURE in notes:
+            if refusing is not None:
+                refusing[pk] = str(json.loads(notes).get(BIND_FAILURE) or "bind refused")
             continue
         if ready and not cordoned and nodes.get(name) == (pk, version):
             if alloc not in texts:

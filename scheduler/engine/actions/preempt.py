@@ -37,8 +37,14 @@ _HOLDING = (TaskStatus.BOUND, TaskStatus.RUNNING)
 
 
 def pending_tasks(ssn: Session, job: JobInfo) -> deque[TaskInfo]:
-    """Return the job's pending, ungated tasks in task order."""
-    tasks = [t for t in job.tasks_in(TaskStatus.PENDING) if not t.scheduling_gated]
+    """Return the job's pending, ungated tasks in task order (not those whose bind failed in
+    this session: the next session retries them, as Volcano's resync does)."""
+    failed = ssn.decisions.bind_errors
+    tasks = [
+        t
+        for t in job.tasks_in(TaskStatus.PENDING)
+        if not t.scheduling_gated and t.uid not in failed
+    ]
     return deque(sort_tasks(ssn, tasks))
 
 

@@ -78,6 +78,9 @@ class Decisions:
     unschedulable: dict[str, str] = field(default_factory=dict)
     task_fit_errors: dict[str, str] = field(default_factory=dict)
     enqueued: list[str] = field(default_factory=list)
+    # task uid → (node, error) of the binds the session's binder refused: those tasks are
+    # Pending again, their room released (``Session.bind_task``); the cache shows the error.
+    bind_errors: dict[str, tuple[str, str]] = field(default_factory=dict)
     timings: SessionTimings = field(default_factory=SessionTimings, compare=False)
     # Every queue's share as the sharing plugin computed it at session open, when the caller
     # asked for it (``run_session(..., report_shares=True)``): what the console shows.

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BindListener",
+    "Binder",
     "Session",
     "SessionObserver",
     "close_session",
@@ -60,6 +61,13 @@ __all__ = [
 # on; a listener lets our cache do the same (``scheduler/cache/bind_pipeline.py``). A bind is
 # final once made: nothing later in the session takes it back (victims are Bound or Running).
 BindListener = Callable[[str, str], None]
+
+# Binds one task: ``(task uid, node name)`` → why the bind failed, or None once it took.
+# Volcano's ``Binder.Bind``, whose failed binds the cache marks ``SchedulerError`` and resyncs;
+# here the session learns of a failure at once, so it releases the task's room on the node
+# (the task is Pending again, ``Decisions.bind_errors`` says why) and later jobs of the same
+# session may take it. A failed task is not tried again in this session: the next one retries.
+Binder = Callable[[str, str], str | None]
 
 # Looks at the session right after its plugins opened and right before they close (the
 # what-if reads each queue's waiting line, deserved and allocated share there). It may read the
@@ -79,9 +87,11 @@ class Session(SessionPlugins):
         *,
         uid: str = "session",
         bind_listener: BindListener | None = None,
+        binder: Binder | None = None,
     ) -> None:
         self.uid = uid
         self.bind_listener = bind_listener
+        self.binder = binder
         self.cluster = cluster
         self.conf = conf
         self.now = cluster.now
@@ -204,7 +214,17 @@ class Session(SessionPlugins):
         self._fire(task, allocate=True)
 
     def bind_task(self, task: TaskInfo) -> None:
-        """Turn an Allocated task into a bind decision (status Binding)."""
+        """Turn an Allocated task into a bind decision (status Binding), if the bind takes.
+
+        A bind the ``binder`` refuses releases the task's room instead (``unplace_task``) and
+        records why in ``decisions.bind_errors``.
+        """
+        if self.binder is not None:
+            error = self.binder(task.uid, task.node_name)
+            if error is not None:
+                self.decisions.bind_errors[task.uid] = (task.node_name, error)
+                self.unplace_task(task)
+                return
         self.jobs[task.job].update_task_status(task, TaskStatus.BINDING)
         self.decisions.binds[task.uid] = task.node_name
         if self.bind_listener is not None:
@@ -232,9 +252,10 @@ def open_session(
     *,
     uid: str = "session",
     bind_listener: BindListener | None = None,
+    binder: Binder | None = None,
 ) -> Session:
     """Return a session on ``cluster`` with every enabled plugin opened, in conf order."""
-    ssn = Session(cluster, conf, uid=uid, bind_listener=bind_listener)
+    ssn = Session(cluster, conf, uid=uid, bind_listener=bind_listener, binder=binder)
     for option in conf.plugin_options():
         cls = get_plugin_class(option.name)
         if cls is None:  # load_conf refuses these; a hand-built conf may not
@@ -282,11 +303,13 @@ def run_session(
     bind_listener: BindListener | None = None,
     report_shares: bool = False,
     observer: SessionObserver | None = None,
+    binder: Binder | None = None,
 ) -> Decisions:
     """Return the decisions of one full session: open, every action in order, close.
 
     ``bind_listener``, if given, is told of each bind as it is decided (the decisions still
-    hold them all). ``report_shares`` also reads every queue's share after the plugins opened
+    hold them all). ``binder``, if given, binds each task as it is decided (``Binder``): a
+    refused bind is not a decision but a ``bind_errors`` entry. ``report_shares`` also reads every queue's share after the plugins opened
     (``Decisions.shares``), before any action changes the allocation. ``observer``, if given,
     is called as ``observer(ssn, "opened")`` after the plugins open and
     ``observer(ssn, "closing")`` after the last action. Automatic garbage collection is held
@@ -300,6 +323,7 @@ def run_session(
             bind_listener=bind_listener,
             report_shares=report_shares,
             observer=observer,
+            binder=binder,
         )
 
 
@@ -311,9 +335,10 @@ def _run_session(
     bind_listener: BindListener | None,
     report_shares: bool,
     observer: SessionObserver | None,
+    binder: Binder | None = None,
 ) -> Decisions:
     started = time.perf_counter()
-    ssn = open_session(cluster, conf, uid=uid, bind_listener=bind_listener)
+    ssn = open_session(cluster, conf, uid=uid, bind_listener=bind_listener, binder=binder)
     if report_shares:
         # The share report opens sessions itself: imported where it is asked for.
         from scheduler.engine.shares import share_report
