@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -45,10 +46,15 @@ NODE_NETWORK = ipaddress.ip_network("172.18.0.0/16")
 ACTIVE = ("Pending", "Running")
 
 
+def _setting(name: str) -> str:
+    """Return Django's setting ``name``, else the environment's (``""`` when neither has it)."""
+    return str(getattr(settings, name, "") or os.environ.get(name, ""))
+
+
 def cluster_cidr() -> tuple[ipaddress.IPv4Network, int]:
     """Return the cluster's pod range and the prefix length of each node's share."""
-    cidr = getattr(settings, "VOLCANO_CLUSTER_CIDR", "") or "10.244.0.0/16"
-    size = int(getattr(settings, "VOLCANO_NODE_CIDR_MASK_SIZE", 0) or 24)
+    cidr = _setting("VOLCANO_CLUSTER_CIDR") or "10.244.0.0/16"
+    size = int(_setting("VOLCANO_NODE_CIDR_MASK_SIZE") or 24)
     network = ipaddress.ip_network(cidr, strict=False)
     assert isinstance(network, ipaddress.IPv4Network), "only IPv4 clusters are simulated"
     return network, max(size, network.prefixlen)

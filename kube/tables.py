@@ -187,7 +187,24 @@ def _endpoints(manifest: dict[str, Any]) -> str:
     return f"{text} + {count - 3} more..." if count > 3 else text
 
 
+def _slice_ports(manifest: dict[str, Any]) -> str:
+    """Return an EndpointSlice's PORTS: the port numbers, or ``<unset>`` without ports."""
+    ports = [str(p.get("port")) for p in manifest.get("ports") or [] if p.get("port")]
+    return ",".join(ports) if ports else "<unset>"
+
+
+def _slice_endpoints(manifest: dict[str, Any]) -> str:
+    """Return an EndpointSlice's ENDPOINTS: up to three addresses, then ``+ N more...``."""
+    found = [str(a) for e in manifest.get("endpoints") or [] for a in e.get("addresses") or []]
+    if not found:
+        return "<unset>"
+    text = ",".join(found[:3])
+    return f"{text} + {len(found) - 3} more..." if len(found) > 3 else text
+
+
 _NETWORK_CELLS = {
+    "@slice-ports": _slice_ports,
+    "@slice-endpoints": _slice_endpoints,
     "@service-external-ip": _service_external_ip,
     "@service-ports": _service_ports,
     "@selector": _service_selector,

@@ -16,7 +16,13 @@ from accounts.roles import EVERYONE, OPERATORS, SUBMITTERS
 from core.api.nodes import NODES
 from core.api.resources import EVENTS, PODS, PRIORITY_CLASSES
 from core.api.secrets import SECRETS
-from core.api.services import CONFIG_MAPS, ENDPOINTS, NETWORK_POLICIES, SERVICES
+from core.api.services import (
+    CONFIG_MAPS,
+    ENDPOINT_SLICES,
+    ENDPOINTS,
+    NETWORK_POLICIES,
+    SERVICES,
+)
 from core.endpoints import reconcile_endpoints
 from core.namespaces import (
     NAMESPACES,
@@ -212,6 +218,33 @@ ENDPOINTS_ENTRY = Entry(
     "endpoints",
     ("ep",),
     columns=(Column("Endpoints", "string", "@endpoints"), KUBE_AGE),
+    example={
+        "apiVersion": "v1",
+        "kind": "Endpoints",
+        "metadata": {"name": "web"},
+        "subsets": [
+            {"addresses": [{"ip": "10.244.0.2"}], "ports": [{"port": 8080, "protocol": "TCP"}]}
+        ],
+    },
+    created_by="the endpoints controller (one per Service with a selector); read-only here",
+)
+ENDPOINT_SLICE_ENTRY = Entry(
+    ENDPOINT_SLICES,
+    "endpointslice",
+    columns=(
+        Column("AddressType", "string", ".addressType"),
+        Column("Ports", "string", "@slice-ports"),
+        Column("Endpoints", "string", "@slice-endpoints"),
+        KUBE_AGE,
+    ),
+    example={
+        "apiVersion": "discovery.k8s.io/v1",
+        "kind": "EndpointSlice",
+        "metadata": {"name": "web-abcde", "labels": {"kubernetes.io/service-name": "web"}},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": ["10.244.0.2"], "conditions": {"ready": True}}],
+        "ports": [{"port": 8080, "protocol": "TCP"}],
+    },
     created_by="the endpoints controller (one per Service with a selector); read-only here",
 )
 CONFIG_MAP_ENTRY = Entry(
@@ -272,6 +305,7 @@ def register() -> None:
     # Services, ConfigMaps and NetworkPolicies are a workload's own (Kubernetes' edit role).
     registry.register_kind(SERVICE_ENTRY, access=_WORKLOAD)
     registry.register_kind(ENDPOINTS_ENTRY, access=_NAMESPACED)
+    registry.register_kind(ENDPOINT_SLICE_ENTRY, access=_NAMESPACED)
     registry.register_kind(CONFIG_MAP_ENTRY, access=_WORKLOAD)
     registry.register_kind(NETWORK_POLICY_ENTRY, access=_WORKLOAD)
     registry.add_controller(Controller("core.node-ipam", _node_ipam, order=5))

@@ -10,7 +10,13 @@ from core.api import services as sv
 from core.api.nodes import NODES
 from core.api.resources import EVENTS, PODS, PRIORITY_CLASSES
 from core.api.secrets import SECRETS, SecretListSerializer, SecretSerializer
-from core.api.services import CONFIG_MAPS, ENDPOINTS, NETWORK_POLICIES, SERVICES
+from core.api.services import (
+    CONFIG_MAPS,
+    ENDPOINT_SLICES,
+    ENDPOINTS,
+    NETWORK_POLICIES,
+    SERVICES,
+)
 from core.namespaces import NAMESPACES
 from kube.routes import resource_urls
 from kube.serializers import KubeObjectSerializer, list_serializer
@@ -26,6 +32,7 @@ urlpatterns: list[URLPattern] = [
     *resource_urls(NODES, s.NodeSerializer, s.NodeListSerializer),
     *resource_urls(SERVICES, sv.ServiceSerializer, sv.ServiceListSerializer),
     *resource_urls(ENDPOINTS, sv.EndpointsSerializer, sv.EndpointsListSerializer),
+    *resource_urls(ENDPOINT_SLICES, sv.EndpointSliceSerializer, sv.EndpointSliceListSerializer),
     *resource_urls(CONFIG_MAPS, sv.ConfigMapSerializer, sv.ConfigMapListSerializer),
     *resource_urls(NETWORK_POLICIES, sv.NetworkPolicySerializer, sv.NetworkPolicyListSerializer),
 ]

@@ -5,7 +5,8 @@ for a headless Service, each with a ``port`` in 1-65535, a protocol TCP, UDP or 
 and a ``name`` once there are several; ``clusterIP`` ``None`` or an address of the service
 range, immutable once set. A Service that names no ``clusterIP`` is given one
 (``core.network``), and a NodePort one a ``nodePort`` per port. Endpoints are written by
-the endpoints controller (``core.endpoints``) and served as they are.
+the endpoints controller (``core.endpoints``) and served as they are, and so are
+EndpointSlices (``discovery.k8s.io/v1``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import ipaddress
 from typing import Any, ClassVar
 
 from apis.wire import Fields, Manifest
-from core.models import CLUSTER_IP_NONE, Endpoints, Service, ServiceType
+from core.models import CLUSTER_IP_NONE, Endpoints, EndpointSlice, Service, ServiceType
 from kube.admission_causes import Causes
 from kube.manifest_kinds import Kind, Loaded
 
-__all__ = ["EndpointsKind", "ServiceKind"]
+__all__ = ["EndpointSliceKind", "EndpointsKind", "ServiceKind"]
 
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 NODE_PORTS = range(30000, 32768)
@@ -248,3 +249,35 @@ def write_service(service: Service) -> Manifest:
     if service.type in (ServiceType.NODE_PORT, ServiceType.LOAD_BALANCER):
         spec["externalTrafficPolicy"] = "Cluster"
     return {"spec": spec, "status": {"loadBalancer": {}}}
+
+
+class EndpointSliceKind(Kind):
+    """``discovery.k8s.io/v1`` EndpointSlice: ``addressType``, ``endpoints``, ``ports``."""
+
+    api_version = "discovery.k8s.io/v1"
+    kind = "EndpointSlice"
+    resource = "endpointslice.discovery.k8s.io"
+    model = EndpointSlice
+    spec_fields = ("address_type", "endpoints", "ports")
+
+    def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
+        slice_: EndpointSlice = loaded.instance
+        slice_.address_type = doc.string("addressType", required=True)
+        if slice_.address_type not in ("IPv4", "IPv6", "FQDN"):
+            raise doc.error(
+                "addressType",
+                f'Unsupported value: {slice_.address_type!r}: supported values: "FQDN", '
+                '"IPv4", "IPv6"',
+            )
+        slice_.endpoints = doc.json("endpoints", [])
+        slice_.ports = doc.json("ports", [])
+        for key, value in (("endpoints", slice_.endpoints), ("ports", slice_.ports)):
+            if not isinstance(value, list):
+                raise doc.error(key, "expected an array")
+
+    def write(self, instance: Any, children: list[Any] | None) -> Manifest:
+        slice_: EndpointSlice = instance
+        body: Manifest = {"addressType": slice_.address_type, "endpoints": list(slice_.endpoints)}
+        if slice_.ports:
+            body["ports"] = list(slice_.ports)
+        return body

@@ -17,12 +17,19 @@ from core.models.priority_class import (
     stamp_class,
 )
 from core.models.secret import Secret, SecretType
-from core.models.service import CLUSTER_IP_NONE, Endpoints, Service, ServiceType
+from core.models.service import (
+    CLUSTER_IP_NONE,
+    Endpoints,
+    EndpointSlice,
+    Service,
+    ServiceType,
+)
 
 __all__ = [
     "CLUSTER_IP_NONE",
     "ClassTable",
     "ConfigMap",
+    "EndpointSlice",
     "Endpoints",
     "Event",
     "EventType",

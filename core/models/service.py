@@ -14,7 +14,7 @@ from django.db.models import Q
 
 from kube.models import KubeObject
 
-__all__ = ["CLUSTER_IP_NONE", "Endpoints", "Service", "ServiceType"]
+__all__ = ["CLUSTER_IP_NONE", "EndpointSlice", "Endpoints", "Service", "ServiceType"]
 
 CLUSTER_IP_NONE = "None"  # a headless Service's clusterIP
 
@@ -71,4 +71,24 @@ class Endpoints(KubeObject):
         verbose_name_plural = "endpoints"
         constraints = [
             models.UniqueConstraint(fields=["namespace", "name"], name="endpoints_unique_name"),
+        ]
+
+
+class EndpointSlice(KubeObject):
+    """A slice of a Service's endpoints (``discovery.k8s.io/v1``), labelled with its name.
+
+    Written by the endpoints controller beside the Service's Endpoints: one slice per
+    Service, owned by it, as ``kubectl describe service`` reads them.
+    """
+
+    address_type = models.CharField(max_length=8, default="IPv4")
+    endpoints = models.JSONField(default=list, blank=True, help_text="endpoints")
+    ports = models.JSONField(default=list, blank=True, help_text="ports")
+
+    class Meta:
+        ordering = ["namespace", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["namespace", "name"], name="endpoint_slice_unique_name"
+            ),
         ]
