@@ -161,11 +161,13 @@ def test_a_svc_job_has_its_service_config_map_and_network_policy(
     shown = [
         line.split()[1] for line in described.stdout.splitlines() if line.startswith("Endpoints:")
     ]
-    assert shown and sorted(shown[0].split(",")) == expected, described.stdout
+    assert shown, described.stdout
+    assert sorted(shown[0].split(",")) == expected, described.stdout
     slices = _get(kube_server, ns, "endpointslices", "-l", "kubernetes.io/service-name=web")
     header, row = (line.split() for line in slices.splitlines())
     assert header == ["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"]
-    assert row[0].startswith("web-") and row[1:3] == ["IPv4", "8080"]
+    assert row[0].startswith("web-")
+    assert row[1:3] == ["IPv4", "8080"]
     assert sorted(row[3].split(",")) == ips
     cluster_ip = _get(kube_server, ns, "svc", "web", "-o", "jsonpath={.spec.clusterIP}")
     assert ipaddress.ip_address(cluster_ip) in ipaddress.ip_network("10.96.0.0/12")
