@@ -99,6 +99,10 @@ def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
         return found[0] if found and found[0] else "<none>"
     if name == "@data-count":  # a Secret's DATA: its keys, as kube-apiserver counts them
         return len(manifest.get("data") or {})
+    if name == "@config-map-data":  # a ConfigMap's DATA: text and binary keys together
+        return len(manifest.get("data") or {}) + len(manifest.get("binaryData") or {})
+    if name in _NETWORK_CELLS:
+        return _NETWORK_CELLS[name](manifest)
     if name == "@last-seen":
         when = manifest.get("lastTimestamp") or manifest.get("firstTimestamp")
         return _age(when, now) if when else "<unknown>"
@@ -111,6 +115,102 @@ def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
             str(part) for part in (source.get("component"), source.get("host")) if part
         )
     return "<none>"
+
+
+def _service_external_ip(manifest: dict[str, Any]) -> str:
+    """Return kubectl's EXTERNAL-IP of a Service: its external name, addresses, or none."""
+    spec = manifest.get("spec") or {}
+    kind = spec.get("type")
+    if kind == "ExternalName":
+        return str(spec.get("externalName") or "<none>")
+    external = list(spec.get("externalIPs") or [])
+    if kind == "LoadBalancer":
+        ingress = ((manifest.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []
+        found = [str(i.get("ip") or i.get("hostname")) for i in ingress] + external
+        return ",".join(found) if found else "<pending>"
+    return ",".join(external) if external else "<none>"
+
+
+def _service_ports(manifest: dict[str, Any]) -> str:
+    """Return kubectl's PORT(S): ``80/TCP``, ``80:30080/TCP`` with a node port; ``<none>``."""
+    ports = (manifest.get("spec") or {}).get("ports") or []
+    shown = [
+        f"{p.get('port')}:{p['nodePort']}/{p.get('protocol', 'TCP')}"
+        if p.get("nodePort")
+        else f"{p.get('port')}/{p.get('protocol', 'TCP')}"
+        for p in ports
+    ]
+    return ",".join(shown) if shown else "<none>"
+
+
+def _service_selector(manifest: dict[str, Any]) -> str:
+    """Return a Service's SELECTOR: its pairs, sorted, as ``a=b,c=d``; ``<none>`` if none."""
+    selector = (manifest.get("spec") or {}).get("selector") or {}
+    return ",".join(f"{k}={v}" for k, v in sorted(selector.items())) or "<none>"
+
+
+def _label_selector(manifest: dict[str, Any]) -> str:
+    """Return a NetworkPolicy's POD-SELECTOR as ``metav1.FormatLabelSelector`` writes it."""
+    selector = (manifest.get("spec") or {}).get("podSelector") or {}
+    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
+    for expression in selector.get("matchExpressions") or []:
+        key, operator = expression.get("key", ""), expression.get("operator", "")
+        values = ",".join(expression.get("values") or [])
+        if operator == "In":
+            parts.append(f"{key} in ({values})")
+        elif operator == "NotIn":
+            parts.append(f"{key} notin ({values})")
+        elif operator == "Exists":
+            parts.append(key)
+        elif operator == "DoesNotExist":
+            parts.append(f"!{key}")
+    return ",".join(parts) or "<none>"
+
+
+def _endpoints(manifest: dict[str, Any]) -> str:
+    """Return kubectl's ENDPOINTS: up to three ``ip:port`` (bare IPs without ports), then
+    ``+ N more...``; ``<none>`` when there are no subsets."""
+    subsets = manifest.get("subsets") or []
+    if not subsets:
+        return "<none>"
+    shown: list[str] = []
+    count = 0
+    for subset in subsets:
+        addresses = [str(a.get("ip")) for a in subset.get("addresses") or []]
+        ports = subset.get("ports") or []
+        for port in ports or [None]:
+            count += len(addresses)
+            for ip in addresses:
+                if len(shown) < 3:
+                    shown.append(ip if port is None else f"{ip}:{port.get('port')}")
+    text = ",".join(shown)
+    return f"{text} + {count - 3} more..." if count > 3 else text
+
+
+def _slice_ports(manifest: dict[str, Any]) -> str:
+    """Return an EndpointSlice's PORTS: the port numbers, or ``<unset>`` without ports."""
+    ports = [str(p.get("port")) for p in manifest.get("ports") or [] if p.get("port")]
+    return ",".join(ports) if ports else "<unset>"
+
+
+def _slice_endpoints(manifest: dict[str, Any]) -> str:
+    """Return an EndpointSlice's ENDPOINTS: up to three addresses, then ``+ N more...``."""
+    found = [str(a) for e in manifest.get("endpoints") or [] for a in e.get("addresses") or []]
+    if not found:
+        return "<unset>"
+    text = ",".join(found[:3])
+    return f"{text} + {len(found) - 3} more..." if len(found) > 3 else text
+
+
+_NETWORK_CELLS = {
+    "@slice-ports": _slice_ports,
+    "@slice-endpoints": _slice_endpoints,
+    "@service-external-ip": _service_external_ip,
+    "@service-ports": _service_ports,
+    "@selector": _service_selector,
+    "@pod-selector": _label_selector,
+    "@endpoints": _endpoints,
+}
 
 
 def _pod_status(manifest: dict[str, Any]) -> str:

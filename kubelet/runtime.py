@@ -4,7 +4,8 @@ Volcano has no counterpart (the kubelet runs pods); KWOK's stages are the model.
 moves every pod one step, level-triggered, with set-wise UPDATEs:
 
 1. A pod bound to a Ready node is acknowledged (``start_time`` = now).
-2. ``start_delay`` after that it is Running.
+2. ``start_delay`` after that it is Running, with an address from its node's pod range
+   (``status.podIP``, ``core.network``).
 3. After its duration it ends: Succeeded, or Failed when its exit code is not 0.
    Duration: annotation ``volcano.sh/sim-duration`` (``90s``, ``10m``, ``1h30m``, ``500ms`` or
    plain seconds), else the ``sleep N`` in its command (``[sleep, 10m]``, ``sh -c "sleep 30"``),
@@ -35,7 +36,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q, QuerySet, TextField, Value
+from django.db.models import Case, CharField, F, Q, QuerySet, TextField, Value, When
 from django.db.models.fields.json import KT
 from django.db.models.functions import Concat
 
@@ -49,6 +50,7 @@ from core.container_lifecycle import (
     restarts_on,
 )
 from core.models import Event, EventType, Pod
+from core.network import allocate_pod_ips
 from core.row_events import KUBELET, RowEvents, record_query_events
 from kube import clock, failpoints
 from kube.changes import record_rows
@@ -68,6 +70,7 @@ DURATION_ANNOTATION = "volcano.sh/sim-duration"
 EXIT_CODE_ANNOTATION = "volcano.sh/sim-exit-code"
 IGNORE_SIGTERM_ANNOTATION = container_lifecycle.IGNORE_SIGTERM_ANNOTATION
 ACTIVE = ("Pending", "Running")
+_IP_BATCH = 500  # pods given addresses by one UPDATE
 _SLEEP = re.compile(r"\bsleep\s+(\d+(?:\.\d+)?(?:ms|[smhd])?)\b")
 
 
@@ -244,21 +247,38 @@ def _crash(pks: list[int], code: int, began: datetime, now: datetime,
     return restarted
 
 
-def _start(queryset: QuerySet[Pod], now: datetime, config: RuntimeSettings, **values: Any) -> int:
+def _start(queryset: QuerySet[Pod], now: datetime, config: RuntimeSettings,
+           values: dict[str, Any], *, address: bool = False) -> int:  # fmt: skip
     """Start the containers of ``queryset`` now: ``running_since`` and ``run_until`` set.
 
-    Pods are grouped by how long they run, so one UPDATE serves each duration.
+    Pods are grouped by how long they run, so one UPDATE serves each duration. With
+    ``address``, a pod without an address gets one from its node's range (the CNI plugin's
+    part of starting a pod sandbox, ``core.network``), in the same UPDATE.
     """
     by_duration: dict[float, list[int]] = {}
-    for pk, notes, spec in queryset.values_list("pk", "annotations", "spec"):
+    unaddressed: list[tuple[int, int | None]] = []
+    for pk, notes, spec, ip, node in queryset.values_list(
+        "pk", "annotations", "spec", "pod_ip", "node_id"
+    ):
         seconds = pod_duration(notes, spec, config.default_duration)
         by_duration.setdefault(seconds, []).append(pk)
+        if address and not ip:
+            unaddressed.append((pk, node))
+    ips = allocate_pod_ips(unaddressed) if unaddressed else {}
     started = 0
-    for seconds, pks in by_duration.items():
-        started += _update(
-            Pod.objects.filter(pk__in=pks),
-            running_since=now, run_until=now + config.real(seconds), **values,
-        )  # fmt: skip
+    for seconds, group in by_duration.items():
+        # Addresses differ per pod: a CASE per batch keeps each statement's parameters few.
+        step = _IP_BATCH if ips else max(len(group), 1)
+        for first in range(0, len(group), step):
+            pks = group[first : first + step]
+            extra: dict[str, Any] = {}
+            if given := [(pk, ips[pk]) for pk in pks if pk in ips]:
+                whens = [When(pk=pk, then=Value(ip)) for pk, ip in given]
+                extra["pod_ip"] = Case(*whens, default=F("pod_ip"), output_field=CharField())
+            started += _update(
+                Pod.objects.filter(pk__in=pks),
+                running_since=now, run_until=now + config.real(seconds), **values, **extra,
+            )  # fmt: skip
     return started
 
 
@@ -323,7 +343,7 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
         # 3b. A crashed container whose back-off is over runs again.
         result.started += _start(
             live.filter(phase="Running", back_off_until__lte=now), now, config,
-            back_off_until=None, **bump,
+            {"back_off_until": None, **bump},
         )  # fmt: skip
         # 2. Start pods acknowledged long enough ago; 1. acknowledge new binds.
         result.started += _start(
@@ -332,7 +352,7 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
                 node__isnull=False,
                 start_time__lte=now - config.real(config.start_delay),
             ),
-            now, config, phase="Running", task_status="", **bump,
+            now, config, {"phase": "Running", "task_status": "", **bump}, address=True,
         )  # fmt: skip
         result.acknowledged = _update(
             live.filter(phase="Pending", node__isnull=False, start_time__isnull=True),

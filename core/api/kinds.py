@@ -16,6 +16,14 @@ from accounts.roles import EVERYONE, OPERATORS, SUBMITTERS
 from core.api.nodes import NODES
 from core.api.resources import EVENTS, PODS, PRIORITY_CLASSES
 from core.api.secrets import SECRETS
+from core.api.services import (
+    CONFIG_MAPS,
+    ENDPOINT_SLICES,
+    ENDPOINTS,
+    NETWORK_POLICIES,
+    SERVICES,
+)
+from core.endpoints import reconcile_endpoints
 from core.namespaces import (
     NAMESPACES,
     bundle_namespaces,
@@ -24,9 +32,10 @@ from core.namespaces import (
     namespace_lifecycle,
     namespace_released,
 )
+from core.network import allocate_node_networks
 from core.pod_deletion import pod_delete_gracefully
 from kube import registry
-from kube.registry import KUBE_AGE, AccessRule, Column, Entry, Invalid
+from kube.registry import KUBE_AGE, AccessRule, Column, Controller, Entry, Invalid
 
 __all__ = ["register"]
 
@@ -183,10 +192,105 @@ PRIORITY_CLASS_ENTRY = Entry(
     example=PRIORITY_CLASSES.example,
     invalid=Invalid("value", "high"),
 )
+SERVICE_ENTRY = Entry(
+    SERVICES,
+    "service",
+    ("svc",),
+    ("all",),
+    columns=(
+        Column("Type", "string", ".spec.type"),
+        Column("Cluster-IP", "string", ".spec.clusterIP", empty="<none>"),
+        Column("External-IP", "string", "@service-external-ip"),
+        Column("Port(s)", "string", "@service-ports"),
+        KUBE_AGE,
+        Column("Selector", "string", "@selector", priority=1),
+    ),
+    apply_order=75,
+    example={
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "web"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]},
+    },
+    invalid=Invalid("spec.ports[0].port", 70000),
+)
+ENDPOINTS_ENTRY = Entry(
+    ENDPOINTS,
+    "endpoints",
+    ("ep",),
+    columns=(Column("Endpoints", "string", "@endpoints"), KUBE_AGE),
+    example={
+        "apiVersion": "v1",
+        "kind": "Endpoints",
+        "metadata": {"name": "web"},
+        "subsets": [
+            {"addresses": [{"ip": "10.244.0.2"}], "ports": [{"port": 8080, "protocol": "TCP"}]}
+        ],
+    },
+    created_by="the endpoints controller (one per Service with a selector); read-only here",
+)
+ENDPOINT_SLICE_ENTRY = Entry(
+    ENDPOINT_SLICES,
+    "endpointslice",
+    columns=(
+        Column("AddressType", "string", ".addressType"),
+        Column("Ports", "string", "@slice-ports"),
+        Column("Endpoints", "string", "@slice-endpoints"),
+        KUBE_AGE,
+    ),
+    example={
+        "apiVersion": "discovery.k8s.io/v1",
+        "kind": "EndpointSlice",
+        "metadata": {"name": "web-abcde", "labels": {"kubernetes.io/service-name": "web"}},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": ["10.244.0.2"], "conditions": {"ready": True}}],
+        "ports": [{"port": 8080, "protocol": "TCP"}],
+    },
+    created_by="the endpoints controller (one per Service with a selector); read-only here",
+)
+CONFIG_MAP_ENTRY = Entry(
+    CONFIG_MAPS,
+    "configmap",
+    ("cm",),
+    columns=(
+        Column("Data", "integer", "@config-map-data", description="Keys in the config map"),
+        KUBE_AGE,
+    ),
+    example={
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "settings"},
+        "data": {"mode": "fast"},
+    },
+    invalid=Invalid("data", {"not a key": "x"}, "data[not a key]"),
+)
+NETWORK_POLICY_ENTRY = Entry(
+    NETWORK_POLICIES,
+    "networkpolicy",
+    ("netpol",),
+    columns=(Column("Pod-Selector", "string", "@pod-selector"), KUBE_AGE),
+    apply_order=76,
+    example={
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": "same-app"},
+        "spec": {
+            "podSelector": {"matchLabels": {"app": "web"}},
+            "ingress": [{"from": [{"podSelector": {"matchLabels": {"app": "web"}}}]}],
+        },
+    },
+    invalid=Invalid("spec.policyTypes", ["Sideways"], "spec.policyTypes[0]"),
+)
 
 # Everyone reads the v1 kinds in their namespaces; operators write them.
 _NAMESPACED = AccessRule(EVERYONE, OPERATORS, namespaced=True)
 _CLUSTER = AccessRule(EVERYONE, OPERATORS, namespaced=False)
+_WORKLOAD = AccessRule(EVERYONE, SUBMITTERS, namespaced=True)
+
+
+def _node_ipam(now: Any) -> int:
+    """Give new nodes their pod range and address (kube-controller-manager's node IPAM)."""
+    return allocate_node_networks()
 
 
 def register() -> None:
@@ -199,6 +303,14 @@ def register() -> None:
     # Key material: not for viewers (Kubernetes' view role leaves Secrets out).
     registry.register_kind(SECRET_ENTRY, access=AccessRule(SUBMITTERS, OPERATORS, namespaced=True))
     registry.register_kind(PRIORITY_CLASS_ENTRY, access=_CLUSTER)
+    # Services, ConfigMaps and NetworkPolicies are a workload's own (Kubernetes' edit role).
+    registry.register_kind(SERVICE_ENTRY, access=_WORKLOAD)
+    registry.register_kind(ENDPOINTS_ENTRY, access=_NAMESPACED)
+    registry.register_kind(ENDPOINT_SLICE_ENTRY, access=_NAMESPACED)
+    registry.register_kind(CONFIG_MAP_ENTRY, access=_WORKLOAD)
+    registry.register_kind(NETWORK_POLICY_ENTRY, access=_WORKLOAD)
+    registry.add_controller(Controller("core.node-ipam", _node_ipam, order=5))
+    registry.add_controller(Controller("core.endpoints", reconcile_endpoints, order=300))
     # A pod's status is the kubelet's and the scheduler's; operators may write it too (repairs).
     registry.register_access("pods/status", _NAMESPACED)
     registry.add_admission_plugin("NamespaceLifecycle", namespace_lifecycle)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 from apis.wire import Fields, Manifest, format_resources, format_time
 from core.models import Node
+from kube.admission_causes import Causes
 from kube.manifest_kinds import Kind, Loaded
 
 __all__ = ["IGNORED_STATUS", "NODE_INFO_FIELDS", "SIMULATED_NODE", "NodeKind"]
@@ -50,6 +52,7 @@ class NodeKind(Kind):
         "ready_message",
         "node_info",
         "addresses",
+        "pod_cidr",
     )
 
     def read(self, doc: Fields, meta: Fields, loaded: Loaded) -> None:
@@ -66,7 +69,17 @@ class NodeKind(Kind):
                 raise taint.error("effect", f"unsupported value {item['effect']!r}")
             taint.done()
             node.taints.append(item)
-        spec.ignore("podCIDR", "podCIDRs", "providerID", "configSource", "externalID")
+        node.pod_cidr = spec.string("podCIDR")
+        cidrs = spec.strings("podCIDRs")
+        if cidrs and node.pod_cidr and cidrs[0] != node.pod_cidr:
+            raise spec.error("podCIDRs[0]", "must match podCIDR")
+        node.pod_cidr = node.pod_cidr or (cidrs[0] if cidrs else "")
+        if node.pod_cidr:
+            try:
+                ipaddress.ip_network(node.pod_cidr, strict=False)
+            except ValueError as exc:
+                raise spec.error("podCIDR", f"invalid CIDR {node.pod_cidr!r}") from exc
+        spec.ignore("providerID", "configSource", "externalID")
         spec.done()
         status = doc.obj("status")
         node.capacity = status.resources("capacity")
@@ -101,9 +114,27 @@ class NodeKind(Kind):
         status.ignore(*IGNORED_STATUS)
         status.done()
 
+    def admit(self, loaded: Loaded, existing: Any | None) -> None:
+        """Keep a node's pod range (it may only be set once) and its allocated address."""
+        node: Node = loaded.instance
+        if existing is None:
+            return
+        if existing.pod_cidr and node.pod_cidr and node.pod_cidr != existing.pod_cidr:
+            causes = Causes()
+            causes.forbidden(
+                "spec.podCIDRs",
+                'node updates may not change podCIDR except from "" to valid',
+            )
+            causes.raise_if_any(kind="Node", name=node.name)
+        node.pod_cidr = node.pod_cidr or existing.pod_cidr
+        node.addresses = node.addresses or list(existing.addresses)
+
     def write(self, instance: Any, children: list[Any] | None) -> Manifest:
         node: Node = instance
         spec: Manifest = {}
+        if node.pod_cidr:
+            spec["podCIDR"] = node.pod_cidr
+            spec["podCIDRs"] = [node.pod_cidr]
         if node.unschedulable:
             spec["unschedulable"] = True
         if node.taints:

@@ -15,6 +15,7 @@ from core.container_lifecycle import grace_seconds
 from core.manifests.pod_status import container_statuses, pod_conditions
 from core.manifests.pod_template import pod_requests, read_pod_spec
 from core.models import Node, Pod, PodPhase
+from core.network import internal_ip
 from core.owners import read_owner, resolve_job, with_job_owner
 from kube.manifest_kinds import Kind, Loaded
 
@@ -89,6 +90,9 @@ class PodKind(Kind):
         pod.start_time = status.time("startTime")
         pod.conditions = status.json("conditions", [])
         pod.nominated_node_name = status.string("nominatedNodeName")
+        pod.pod_ip = status.string("podIP")
+        # The node's address and the lists are derived (``write``), not kept.
+        status.ignore("podIPs", "hostIP", "hostIPs")
         for container in status.objects("containerStatuses"):
             # What this server writes reads back (``kubectl get -o yaml | kubectl replace``);
             # only the end of the first container is kept, the rest is the kubelet's to say.
@@ -167,7 +171,20 @@ class PodKind(Kind):
         if conditions := pod_conditions(pod):
             status["conditions"] = conditions
         if pod.start_time is not None:
+            if host := _host_ip(pod):
+                status["hostIP"] = host
+                status["hostIPs"] = [{"ip": host}]
+            if pod.pod_ip:
+                status["podIP"] = pod.pod_ip
+                status["podIPs"] = [{"ip": pod.pod_ip}]
             status["startTime"] = format_time(pod.start_time)
         if statuses := container_statuses(pod):
             status["containerStatuses"] = statuses
         return {"spec": spec, "status": status}
+
+
+def _host_ip(pod: Pod) -> str:
+    """Return ``status.hostIP``: the ``InternalIP`` of the pod's node, once the kubelet took it."""
+    if pod.node_id is None or not pod.node_name:
+        return ""
+    return internal_ip(pod.node)  # type: ignore[arg-type]  # node_name found the node

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from core.models.config_map import ConfigMap
 from core.models.event import Event, EventType
 from core.models.namespace import Namespace, NamespacePhase
+from core.models.network_policy import NetworkPolicy
 from core.models.node import Node, NodeLoadStamp
 from core.models.pod import Pod, PodPhase, TaskStatus
 from core.models.priority_class import (
@@ -15,13 +17,25 @@ from core.models.priority_class import (
     stamp_class,
 )
 from core.models.secret import Secret, SecretType
+from core.models.service import (
+    CLUSTER_IP_NONE,
+    Endpoints,
+    EndpointSlice,
+    Service,
+    ServiceType,
+)
 
 __all__ = [
+    "CLUSTER_IP_NONE",
     "ClassTable",
+    "ConfigMap",
+    "EndpointSlice",
+    "Endpoints",
     "Event",
     "EventType",
     "Namespace",
     "NamespacePhase",
+    "NetworkPolicy",
     "Node",
     "NodeLoadStamp",
     "Pod",
@@ -30,6 +44,8 @@ __all__ = [
     "PriorityClass",
     "Secret",
     "SecretType",
+    "Service",
+    "ServiceType",
     "TaskStatus",
     "priority_class_table",
     "priority_class_values",

@@ -33,6 +33,9 @@ class Node(ObjectMeta):
     # simulated node reports the simulated kubelet's (``core.manifests.node.SIMULATED_NODE``).
     node_info = models.JSONField(default=dict, blank=True, help_text="status.nodeInfo")
     addresses = models.JSONField(default=list, blank=True, help_text="status.addresses")
+    # The range its pods' addresses come from: given by the manifest, or allocated from the
+    # cluster's range by the node IPAM (``core.network``), as kube-controller-manager does.
+    pod_cidr = models.CharField(max_length=49, blank=True, help_text="spec.podCIDR")
     # Status the worker stores after each session (``scheduler.load_status``), not spec: the
     # requests of the node's Pending and Running pods (milli-units) and their count. Written
     # without a resourceVersion bump; the Nodes pages read them instead of summing every pod.
@@ -43,7 +46,13 @@ class Node(ObjectMeta):
 
     class Meta:
         ordering = ["name"]
-        constraints = [models.CheckConstraint(condition=~Q(name=""), name="node_name_not_empty")]
+        constraints = [
+            models.CheckConstraint(condition=~Q(name=""), name="node_name_not_empty"),
+            # Two nodes never share a pod range: racing allocations cannot both win.
+            models.UniqueConstraint(
+                fields=["pod_cidr"], condition=~Q(pod_cidr=""), name="node_unique_pod_cidr"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -104,6 +104,9 @@ class Pod(KubeObject):
     # Written by the scheduler's apply: why the pod waits (PodScheduled) and its pipelined node.
     conditions = models.JSONField(default=list, blank=True, help_text="status.conditions")
     nominated_node_name = models.CharField(max_length=253, blank=True)
+    # status.podIP: given by the simulated kubelet when the pod starts, from its node's
+    # podCIDR (``core.network``); kept once the pod ended, as the kubelet reports it.
+    pod_ip = models.CharField(max_length=45, blank=True)
 
     class Meta:
         ordering = ["namespace", "name"]

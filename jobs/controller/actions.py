@@ -29,6 +29,7 @@ from jobs.controller.context import FINISHED_PHASES, JobContext, StatusCounts
 from jobs.controller.podgroup import ensure_pod_group, record_pod_group_pending
 from jobs.controller.pods import render_pod, warn_unclaimed_volumes
 from jobs.controller.secrets import delete_ssh_secret, ensure_ssh_secret
+from jobs.controller.svc import delete_svc_objects, sync_svc_objects
 from jobs.models import JobPhase
 from kube.changes import record_rows
 from kube.models import ChangeType
@@ -67,6 +68,7 @@ def sync_job(ctx: JobContext, update: UpdateFn) -> None:
             job.controlled_resources = {**job.controlled_resources, **markers}
     if job.phase not in FINISHED_PHASES:
         ensure_pod_group(ctx, create=initiating)
+        sync_svc_objects(ctx, initiating=initiating)  # the hosts the pods will mount
     _fresh_counts(ctx)
     group = ctx.pod_group
     record_pod_group_pending(ctx)
@@ -177,6 +179,7 @@ def kill_job(
             deleted = True
     deleted = ctx.delete_pod_group() or deleted
     delete_ssh_secret(ctx)  # a new version gets new keys (Volcano's ssh OnJobDelete)
+    delete_svc_objects(ctx)  # Volcano's svc OnJobDelete: made again if the job restarts
     if transition or deleted:
         job.version += 1
     markers = {k: v for k, v in job.controlled_resources.items() if not k.startswith(PLUGIN_MARKER)}

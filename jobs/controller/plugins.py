@@ -3,12 +3,14 @@
 - **env** adds ``VK_TASK_INDEX`` and ``VC_TASK_INDEX`` (the pod's index) to every
   container and init container.
 - **svc** gives each pod ``hostname`` = its name and ``subdomain`` = the job's
-  name, mounts the ``<job>-svc`` volume at ``/etc/volcano``, sets
+  name, mounts the ``<job>-svc`` ConfigMap at ``/etc/volcano``, sets
   ``VC_<TASK>_HOSTS`` / ``VC_<TASK>_NUM`` for every task, and shows the host files
-  Volcano writes into its ConfigMap (``worker.host``: one ``<pod>.<job>`` per
-  line) as pod annotations ``svc.volcano.sh/<task>.host``. Volcano injects the
-  env through ConfigMap key references; a simulated pod has no ConfigMap to
-  resolve, so the values are written in directly.
+  of that ConfigMap (``worker.host``: one ``<pod>.<job>`` per line) as pod
+  annotations ``svc.volcano.sh/<task>.host`` too. Volcano injects the env through
+  ConfigMap key references; a simulated pod resolves none, so the values are
+  written in directly. The ConfigMap itself, the job's headless Service and its
+  NetworkPolicy are real objects, written by ``svc.sync_svc_objects`` and served at
+  Kubernetes' paths (``data`` from ``generate_hosts``).
 - **ssh** mounts the ``<job>-ssh`` Secret's ``.ssh`` files at ``/root/.ssh`` (or
   ``--ssh-key-file-path``). The Secret itself (``id_rsa``, ``id_rsa.pub``,
   ``authorized_keys``, ``config``) is written by ``secrets.ensure_ssh_secret``;
@@ -27,7 +29,16 @@ from core.models import Pod
 from jobs.controller.framework_plugins import apply_framework_plugins
 from jobs.models import Job, TaskSpec
 
-__all__ = ["SSH_FILES", "SVC_PREFIX", "apply_plugins", "generate_key_pair", "ssh_secret_name"]
+__all__ = [
+    "SSH_FILES",
+    "SVC_PREFIX",
+    "apply_plugins",
+    "flag_set",
+    "generate_hosts",
+    "generate_key_pair",
+    "ssh_secret_name",
+    "svc_config_map_name",
+]
 
 SVC_PREFIX = "svc.volcano.sh/"
 SSH_FILES = ("id_rsa", "id_rsa.pub", "authorized_keys", "config")
@@ -52,10 +63,46 @@ def _flags(arguments: list[str]) -> dict[str, str]:
 
 
 def _host_lines(job: Job, task: TaskSpec) -> list[str]:
-    fixed = (task.template.get("spec") or {}).get("hostname")
-    if fixed:
-        return [f"{fixed}.{job.name}"]
-    return [f"{job.name}-{task.name}-{index}.{job.name}" for index in range(task.replicas)]
+    """Return the task's host names: ``<hostname>.<subdomain>`` of each replica.
+
+    As Volcano's ``GenerateHosts``: the pod's name and the job's name unless the template
+    fixes them; a fixed hostname is one host, whatever the replicas (none at zero).
+    """
+    spec = task.template.get("spec") or {}
+    subdomain = spec.get("subdomain") or job.name
+    if task.replicas <= 0:
+        return []
+    if fixed := spec.get("hostname"):
+        return [f"{fixed}.{subdomain}"]
+    return [f"{job.name}-{task.name}-{index}.{subdomain}" for index in range(task.replicas)]
+
+
+def flag_set(arguments: list[str], name: str) -> bool:
+    """Return whether the boolean flag ``--name`` is on in a plugin's arguments (Go's
+    ``flag.Bool``: ``--name``, ``--name=true``, ``=1``, ``=t``)."""
+    return _flags(arguments).get(name, "false").lower() in ("true", "1", "t")
+
+
+def svc_config_map_name(job: Job) -> str:
+    """Return the name of the svc plugin's ConfigMap (Volcano's ``<job>-svc``)."""
+    return f"{job.name}-svc"
+
+
+def generate_hosts(job: Job, tasks: list[TaskSpec]) -> dict[str, str]:
+    """Return the ``<job>-svc`` ConfigMap's data (Volcano's ``GenerateHosts``).
+
+    Per task (``-`` in its name written ``_``): ``<task>.host``, one host per line, which
+    pods read at ``/etc/volcano/<task>.host``; ``VC_<TASK>_HOSTS``, the hosts joined by
+    commas; ``VC_<TASK>_NUM``, how many.
+    """
+    data: dict[str, str] = {}
+    for task in tasks:
+        hosts = _host_lines(job, task)
+        key = task.name.replace("-", "_")
+        data[f"{key}.host"] = "\n".join(hosts)
+        data[f"VC_{key.upper()}_HOSTS"] = ",".join(hosts)
+        data[f"VC_{key.upper()}_NUM"] = str(len(hosts))
+    return data
 
 
 def ssh_secret_name(job: Job) -> str:

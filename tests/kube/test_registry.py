@@ -162,7 +162,19 @@ def test_each_app_serves_its_own_kinds() -> None:
     for entry in registry.entries():
         by_app.setdefault(entry.model._meta.app_label, set()).add(entry.resource.plural)
     assert by_app == {
-        "core": {"namespaces", "pods", "nodes", "events", "secrets", "priorityclasses"},
+        "core": {
+            "namespaces",
+            "pods",
+            "nodes",
+            "events",
+            "secrets",
+            "priorityclasses",
+            "services",
+            "endpoints",
+            "endpointslices",
+            "configmaps",
+            "networkpolicies",
+        },
         "jobs": {"jobs", "commands"},
         "queues": {"podgroups", "queues"},
         "training": {"pytorchjobs", "tfjobs", "mpijobs"},
@@ -174,5 +186,5 @@ def test_manifests_are_applied_in_dependency_order() -> None:
     assert [kind.kind for kind in registry.manifest_kinds()] == [
         "PriorityClass", "Queue", "Node", "ConfigMap", "JobTemplate", "JobFlow", "CronJob",
         "Job", "PyTorchJob", "TFJob", "MPIJob",
-        "PodGroup", "Pod", "Command", "Event",
+        "PodGroup", "Service", "NetworkPolicy", "Pod", "Command", "Event",
     ]  # fmt: skip
