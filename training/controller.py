@@ -44,7 +44,15 @@ from django.db import transaction
 from apis.quantity import parse_quantity
 from apis.wire import Manifest
 from core.manifests.pod_template import pod_requests
-from core.models import ClassTable, Pod, PodPhase, priority_class_table, priority_class_values
+from core.models import (
+    ClassTable,
+    Pod,
+    PodPhase,
+    Service,
+    priority_class_table,
+    priority_class_values,
+)
+from core.services import ensure_owned_service
 from kube.changes import record_rows
 from kube.garbage import link_created, note_owner_change
 from kube.models import ChangeType
@@ -53,7 +61,13 @@ from training import conditions as c
 from training import events
 from training.frameworks import FRAMEWORKS, Framework
 from training.models import TrainingJob
-from training.wiring import controller_ref, render_replica_pod, replicas_of
+from training.wiring import (
+    controller_ref,
+    render_replica_pod,
+    replica_labels,
+    replica_port,
+    replicas_of,
+)
 
 __all__ = ["OPERATOR_LABEL", "TrainingReport", "reconcile_training_job", "reconcile_training_jobs"]
 
@@ -216,7 +230,7 @@ def reconcile_training_job(
                     "active longer than specified deadline", now)  # fmt: skip
     if not _finished(job):
         report.pods_created += _create_missing(framework, job, group, pods, classes, now)  # 6.
-        _create_missing_services(framework, job)
+        _create_missing_services(framework, job, now)
         if not failed:  # a pass that restarted pods shows Restarting until the next one
             _progress(framework, job, pods, now)  # 7.
     if _finished(job):
@@ -477,15 +491,30 @@ def _create_missing(
     return len(created)
 
 
-def _create_missing_services(framework: Framework, job: TrainingJob) -> None:
-    """Where each replica's headless Service ``<job>-<type>-<index>`` is created.
+def _create_missing_services(framework: Framework, job: TrainingJob, now: dt.datetime) -> None:
+    """Create each replica's headless Service ``<job>-<type>-<index>`` that is missing.
 
-    The operator creates one per replica pod (clusterIP None, the pod's labels as selector,
-    the framework's port), recording ``SuccessfulCreateService`` "Created service: <name>"
-    (``events.SUCCESSFUL_CREATE_SERVICE``) for each. This server does not serve the Service
-    kind yet, so nothing is created here and no such event is recorded.
+    The operator makes one per replica pod (``clusterIP: None``, the pod's replica labels as
+    selector, the framework's port), so ``<job>-master-0`` resolves to that pod, and records
+    ``SuccessfulCreateService`` "Created service: <name>". The MPI operator wires its hosts
+    through the hostfile instead and makes none. The job owns them: they go with it.
     """
-    del framework, job
+    if framework.kind == "MPIJob":
+        return
+    existing = set(
+        Service.objects.filter(
+            namespace=job.namespace, name__startswith=f"{job.name}-"
+        ).values_list("name", flat=True)
+    )
+    for kind, replica in replicas_of(framework, job):
+        port = {"name": framework.port_name, "port": replica_port(framework, replica)}
+        for index in range(max(int(replica.get("replicas") or 0), 0)):
+            name = framework.pod_name(job.name, kind, index)
+            if name in existing:
+                continue
+            labels = replica_labels(framework, job, kind, index)
+            if ensure_owned_service(job, name, selector=labels, ports=[port], labels=labels):
+                events.service_created(framework, job, name, now)
 
 
 def _count(framework: Framework, job: TrainingJob, pods: dict[str, Pod]) -> None:

@@ -29,6 +29,7 @@ __all__ = [
     "pod_deleted",
     "pod_exited",
     "record",
+    "service_created",
 ]
 
 SUCCESSFUL_CREATE_POD = "SuccessfulCreatePod"
@@ -70,6 +71,11 @@ def pod_created(
         record(framework, job, SUCCESSFUL_CREATE_POD, f"Created worker pod: {pod}", now)
     else:
         record(framework, job, SUCCESSFUL_CREATE_POD, f"Created pod: {pod}", now)
+
+
+def service_created(framework: Framework, job: TrainingJob, service: str, now: dt.datetime) -> None:
+    """Record that the replica's headless Service ``service`` was created."""
+    record(framework, job, SUCCESSFUL_CREATE_SERVICE, f"Created service: {service}", now)
 
 
 def pod_deleted(framework: Framework, job: TrainingJob, pod: str, now: dt.datetime) -> None:

@@ -37,11 +37,23 @@ __all__ = [
     "hostfile",
     "master_port",
     "render_replica_pod",
+    "replica_labels",
+    "replica_port",
     "replicas_of",
 ]
 
 HOSTFILE_ANNOTATION = "mpi.kubeflow.org/hostfile"
 LEADING = ("Master", "Chief", "Launcher")
+
+
+def replica_labels(framework: Framework, job: TrainingJob, kind: str, index: int) -> dict[str, str]:
+    """Return the labels of one replica's pod, which its Service also selects on."""
+    return {
+        "training.kubeflow.org/job-name": job.name,
+        "training.kubeflow.org/operator-name": f"{framework.kind.lower()}-controller",
+        "training.kubeflow.org/replica-type": kind.lower(),
+        "training.kubeflow.org/replica-index": str(index),
+    }
 
 
 def controller_ref(framework: Framework, job: TrainingJob) -> dict[str, Any]:
@@ -85,6 +97,14 @@ def _port_of(template: dict[str, Any], container: str, port_name: str, default: 
                 if port.get("name") == port_name and isinstance(port.get("containerPort"), int):
                     return int(port["containerPort"])
     return default
+
+
+def replica_port(framework: Framework, replica: dict[str, Any]) -> int:
+    """Return the port a replica's framework container listens on (its Service's port)."""
+    return _port_of(
+        replica.get("template") or {}, framework.container, framework.port_name,
+        framework.default_port,
+    )  # fmt: skip
 
 
 def master_port(framework: Framework, job: TrainingJob) -> int:
@@ -201,14 +221,7 @@ def render_replica_pod(
     for key in ("nodeName", "priority"):
         spec.pop(key, None)
     labels = dict(metadata.get("labels") or {})
-    labels.update(
-        {
-            "training.kubeflow.org/job-name": job.name,
-            "training.kubeflow.org/operator-name": f"{framework.kind.lower()}-controller",
-            "training.kubeflow.org/replica-type": kind.lower(),
-            "training.kubeflow.org/replica-index": str(index),
-        }
-    )
+    labels.update(replica_labels(framework, job, kind, index))
     if kind in LEADING:
         labels["training.kubeflow.org/job-role"] = "master"
     annotations = dict(metadata.get("annotations") or {})

@@ -101,9 +101,32 @@ def test_pods_and_podgroup_carry_the_job_as_controller_owner(api: client.ApiClie
          "controller": True, "blockOwnerDeletion": True}
     ]  # fmt: skip
 
+    # One headless Service per replica, selecting exactly that replica's pod, owned by the job.
+    def services() -> dict[str, Any]:
+        found = core.list_namespaced_service(NAMESPACE, label_selector=selector).items
+        return {service.metadata.name: service for service in found}
+
+    wait_for(lambda: len(services()) == 3, timeout=30)
+    assert sorted(services()) == ["owned-master-0", "owned-worker-0", "owned-worker-1"]
+    master = services()["owned-master-0"]
+    assert master.spec.cluster_ip == "None"
+    assert [(p.name, p.port) for p in master.spec.ports] == [("pytorchjob-port", 23456)]
+    assert master.spec.selector["training.kubeflow.org/replica-type"] == "master"
+    assert master.spec.selector["training.kubeflow.org/replica-index"] == "0"
+    [ref] = master.metadata.owner_references
+    assert (ref.kind, ref.name, ref.uid, ref.controller) == ("PyTorchJob", "owned", uid, True)
+
+    def master_addresses() -> list[str]:
+        endpoints = core.read_namespaced_endpoints("owned-master-0", NAMESPACE)
+        return [a.ip for s in endpoints.subsets or [] for a in s.addresses or []]
+
+    wait_for(lambda: bool(master_addresses()), timeout=30)
+    master_pod = core.read_namespaced_pod("owned-master-0", NAMESPACE)
+    assert master_addresses() == [master_pod.status.pod_ip]
+
     _delete(jobs, "owned")
-    # The garbage collector follows the references: the pods and the PodGroup go with it.
-    wait_for(lambda: not pods(), timeout=30)
+    # The garbage collector follows the references: pods, Services and PodGroup go with it.
+    wait_for(lambda: not pods() and not services(), timeout=30)
     with pytest.raises(ApiException) as gone:
         jobs.get_namespaced_custom_object(
             "scheduling.volcano.sh", "v1beta1", NAMESPACE, "podgroups", "owned"
@@ -122,12 +145,14 @@ def test_a_succeeding_job_records_the_operators_events(
     )
     wait_for(lambda: _state(jobs, "evented") == "Succeeded", timeout=60)
     seen = [(e.type, e.reason, e.message) for e in _events(api, "evented")]
-    # Both pods are created in one pass (Volcano's gang holds them): in either order.
-    assert sorted(seen[:2]) == [
+    # Both pods, then their Services, are created in one pass (Volcano's gang holds them).
+    assert sorted(seen[:4]) == [
         ("Normal", "SuccessfulCreatePod", "Created pod: evented-master-0"),
         ("Normal", "SuccessfulCreatePod", "Created pod: evented-worker-0"),
+        ("Normal", "SuccessfulCreateService", "Created service: evented-master-0"),
+        ("Normal", "SuccessfulCreateService", "Created service: evented-worker-0"),
     ]
-    assert seen[2:] == [
+    assert seen[4:] == [
         ("Normal", "PyTorchJobRunning", "PyTorchJob evented is running."),
         ("Normal", "PyTorchJobSucceeded", "PyTorchJob evented is successfully completed."),
     ]
