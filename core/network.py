@@ -3,14 +3,15 @@
 A real cluster hands these out in three places, and so does this module:
 
 - **node IPAM** (kube-controller-manager's ``--allocate-node-cidrs``): each node gets a pod
-  range, ``spec.podCIDR``, the next free ``/24`` of the cluster range (``10.244.0.0/16``
-  by default, as kind and flannel use; ``VOLCANO_CLUSTER_CIDR`` and
-  ``VOLCANO_NODE_CIDR_MASK_SIZE`` change it, like ``--cluster-cidr`` and
-  ``--node-cidr-mask-size``). A node a manifest gave a range keeps it. A node without an
+  range, ``spec.podCIDR``, the next free ``/24`` of the cluster range (``10.128.0.0/9`` by
+  default: room for 32,768 nodes, as the clusters this project simulates reach 20,000, where
+  kind's ``10.244.0.0/16`` holds 256; it stays clear of the Service range;
+  ``VOLCANO_CLUSTER_CIDR`` and ``VOLCANO_NODE_CIDR_MASK_SIZE`` change it, like
+  ``--cluster-cidr`` and ``--node-cidr-mask-size``). A node a manifest gave a range keeps it. A node without an
   ``InternalIP`` is given one too (kubelet reports its host's; the simulated host's is
   ``172.18.0.<n+2>``, kind's node network, numbered after its range). When the cluster
   range is used up, a node gets none, and its pods get no address (kube-controller-manager
-  reports ``CIDRNotAvailable``), so a cluster of more than 256 nodes needs a wider range;
+  reports ``CIDRNotAvailable``);
 - **the CNI plugin** (host-local IPAM): a pod that starts gets the lowest free address of its
   node's range, from ``.2`` on (``.1`` is the node's bridge); addresses of pods that ended are
   free again;
@@ -42,6 +43,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
+DEFAULT_CLUSTER_CIDR = "10.128.0.0/9"
 NODE_NETWORK = ipaddress.ip_network("172.18.0.0/16")
 ACTIVE = ("Pending", "Running")
 
@@ -53,7 +55,7 @@ def _setting(name: str) -> str:
 
 def cluster_cidr() -> tuple[ipaddress.IPv4Network, int]:
     """Return the cluster's pod range and the prefix length of each node's share."""
-    cidr = _setting("VOLCANO_CLUSTER_CIDR") or "10.244.0.0/16"
+    cidr = _setting("VOLCANO_CLUSTER_CIDR") or DEFAULT_CLUSTER_CIDR
     size = int(_setting("VOLCANO_NODE_CIDR_MASK_SIZE") or 24)
     network = ipaddress.ip_network(cidr, strict=False)
     assert isinstance(network, ipaddress.IPv4Network), "only IPv4 clusters are simulated"
