@@ -183,8 +183,12 @@ def _victims(pods: Sequence[Any], pipelined: Mapping[str, list[str]]) -> list[Vi
         return []
     wanted = Q()
     for pod in pods:
-        if pod.nominated_node_name:
-            wanted |= Q(message__endswith=f"(for {pod.namespace}/{pod.name})")
+        # A what-if's predicted pods (no namespace: nothing was evicted for them) are skipped.
+        namespace = getattr(pod, "namespace", "")
+        if pod.nominated_node_name and namespace:
+            wanted |= Q(message__endswith=f"(for {namespace}/{pod.name})")
+    if not wanted:
+        return []
     evicted = set(
         Event.objects.filter(wanted, involved_kind="Pod", reason="Evict").values_list(
             "involved_namespace", "involved_name"

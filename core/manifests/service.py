@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from apis.wire import Fields, Manifest
 from core.models import CLUSTER_IP_NONE, Endpoints, EndpointSlice, Service, ServiceType
+from core.network import SERVICE_CIDR, allocate_cluster_ip
 from kube.admission_causes import Causes
 from kube.manifest_kinds import Kind, Loaded
 
@@ -135,8 +136,6 @@ class ServiceKind(Kind):
 
     def admit(self, loaded: Loaded, existing: Any | None) -> None:
         """Check ports against the type; keep or allocate the cluster IP and node ports."""
-        from core.network import SERVICE_CIDR, allocate_cluster_ip
-
         service: Service = loaded.instance
         causes = Causes()
         external = service.type == ServiceType.EXTERNAL_NAME

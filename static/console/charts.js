@@ -2,8 +2,8 @@
  *
  * Markup: <div class="chart" data-figure="ID"></div> plus a json_script with that id holding
  * {"data": [...], "layout": {...}}. Charts are drawn on load and after every htmx swap
- * (live refreshes), with Plotly.react, and recoloured when the theme changes. A live refresh
- * updates a drawn chart in place (it is moved into the fresh region), so it never blanks.
+ * (live refreshes), with Plotly.react, and recoloured when the theme changes. Until a
+ * refreshed chart is drawn, the previous drawing stays in its place (never a blank card).
  *
  * The user's view survives a live refresh: layout.uirevision keeps it while the same element
  * is redrawn, and since a refresh swaps in a new element, the axes ranges the user zoomed to
@@ -123,7 +123,11 @@
       return b !== "toImage";
     }).concat(["sendChartToCloud"]);
     config.modeBarButtonsToAdd = (config.modeBarButtonsToAdd || []).concat([CSV_BUTTON]);
-    window.Plotly.react(el, data, layout, config).then(function () { remember(el); });
+    window.Plotly.react(el, data, layout, config).then(function () {
+      remember(el);
+      var stale = el.querySelector(":scope > .chart-stale");
+      if (stale) { stale.remove(); } // the fresh drawing is in: the picture under it goes
+    });
   }
 
   function drawAll(root) {
@@ -131,24 +135,27 @@
   }
 
   // A live refresh swaps a region for a fresh copy whose charts are empty until Plotly has
-  // drawn them: for a moment the card was blank. Instead the drawn chart moves into the fresh
-  // copy, in place of its empty twin, and Plotly.react updates it there: never blank, and
-  // the user's zoom and hidden traces stay (uirevision).
+  // drawn them: for a moment the card was blank. The last drawing (its SVG) stays inside the
+  // fresh chart, under Plotly's, until the fresh one is drawn: the card never blanks.
   var leaving = {}; // figure id -> the drawn chart of a region being swapped out
   document.addEventListener("htmx:beforeSwap", function (event) {
     var region = event.detail.elt;
     if (!region || !region.querySelectorAll) { return; }
     region.querySelectorAll(".chart[data-figure]").forEach(function (chart) {
-      if (chart._fullLayout) { leaving[chart.dataset.figure] = chart; }
+      var picture = chart.querySelector(".svg-container");
+      if (picture) { leaving[chart.dataset.figure] = picture; }
     });
   });
   document.addEventListener("htmx:afterSwap", function () {
     Object.keys(leaving).forEach(function (id) {
-      var drawn = leaving[id];
+      var picture = leaving[id];
       var fresh = document.querySelector('.chart[data-figure="' + CSS.escape(id) + '"]');
-      if (fresh && fresh !== drawn && !fresh._fullLayout && !drawn.isConnected) {
-        drawn.className = fresh.className; // the fresh copy's classes (a state it shows)
-        fresh.replaceWith(drawn); // afterSettle's drawAll redraws it with the new figure
+      if (fresh && !fresh.contains(picture) && !fresh.querySelector(".svg-container")) {
+        var stale = document.createElement("div");
+        stale.className = "chart-stale";
+        stale.setAttribute("aria-hidden", "true");
+        stale.appendChild(picture);
+        fresh.appendChild(stale);
       }
     });
     leaving = {};

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from django.test import Client
 
 from accounts.models import AuditEntry
 from core.models import Node, Pod
 from scheduler.worker import run_once
 from tests.kube.api_kit import NODES, PODS
+from tests.kubelet.faults_kit import inject
 from tests.scheduler.factories import make_gang, make_node
-
-
-def inject(client: Client, path: str, spec: dict[str, Any]) -> Any:
-    document = {"apiVersion": "faults.volcano.sh/v1alpha1", "kind": "Fault", "spec": spec}
-    return client.post(f"{path}/faults", json.dumps(document), content_type="application/json")
 
 
 def test_operator_takes_a_node_down_and_its_pods_fail(operator: Client) -> None:

@@ -16,7 +16,7 @@ from scheduler.cache import apply_decisions, read_snapshot
 from scheduler.engine import load_conf, run_session
 from scheduler.worker import run_once
 from tests.kube.api_kit import NODES, PODS
-from tests.kubelet.test_faults_api import inject
+from tests.kubelet.faults_kit import inject
 from tests.scheduler.factories import TEST_CONF, make_gang, make_node
 
 
