@@ -84,6 +84,7 @@ __all__ = [
     "add_session_hook",
     "add_startup_hook",
     "admission_plugins",
+    "api_resource_schema",
     "api_resources",
     "apply_hooks",
     "controllers",
@@ -341,6 +342,7 @@ class _Registry:
         self.examples: dict[str, Path] = {}
         self.access: dict[str, AccessRule] = {}
         self.api_resources: dict[str, dict[str, Mapping[str, Any]]] = {}
+        self.api_schemas: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
         self.admission: dict[str, AdmissionPlugin] = {}
         self.apply_hooks: dict[str, Callable[[Sequence[Loaded]], list[str]]] = {}
         self.eviction: dict[str, dict[str, Callable[[Any], object]]] = {}
@@ -444,10 +446,23 @@ def register_access(name: str, rule: AccessRule) -> None:
     _REGISTRY.access[name] = rule
 
 
-def register_api_resource(group_version: str, resource: Mapping[str, Any]) -> None:
+def register_api_resource(
+    group_version: str,
+    resource: Mapping[str, Any],
+    *,
+    schema: tuple[str, dict[str, Any]] | None = None,
+) -> None:
     """List ``resource`` (an ``APIResource``: name, kind, verbs...) in ``group_version``'s
-    discovery: for resources an app serves with its own views rather than as a kind."""
-    _REGISTRY.api_resources.setdefault(group_version, {})[str(resource["name"])] = resource
+    discovery: for resources an app serves with its own views rather than as a kind.
+
+    ``schema`` is its kind's OpenAPI schema, as ``Entry.schema`` is a kind's: ``/openapi/v2``
+    and ``/openapi/v3`` describe every resource discovery lists (kubectl validates and
+    explains from them), with the operations its verbs name.
+    """
+    name = str(resource["name"])
+    _REGISTRY.api_resources.setdefault(group_version, {})[name] = resource
+    if schema is not None:
+        _REGISTRY.api_schemas[(group_version, name)] = schema
     _REGISTRY.revision += 1
 
 
@@ -565,6 +580,11 @@ def access_rule(name: str) -> AccessRule | None:
 def api_resources() -> dict[str, list[Mapping[str, Any]]]:
     """Return the resources served by apps' own views, by group version (registration order)."""
     return {gv: list(found.values()) for gv, found in _REGISTRY.api_resources.items()}
+
+
+def api_resource_schema(group_version: str, name: str) -> tuple[str, dict[str, Any]] | None:
+    """Return the OpenAPI schema declared with an app-served resource (None: none declared)."""
+    return _REGISTRY.api_schemas.get((group_version, name))
 
 
 def admission_plugins() -> list[AdmissionPlugin]:

@@ -14,8 +14,25 @@ from accounts.authentication import TokenAuthentication
 from accounts.roles import OPERATORS, KubeAccess, allowed_namespaces
 from kube import registry
 from kube.registry import AccessControl, AccessRule
+from kube.schemas import free_object, integer, string
 
 __all__ = ["register"]
+
+# The audit entry's OpenAPI schema (``kubectl explain auditentries``); its ``kind`` is the kind
+# of the object acted on, as ``accounts.api.views.render_entry`` shows it.
+SCHEMA = (
+    "One recorded change made by a person: who did what to which object, before and after.",
+    {
+        "id": integer("The entry's number (newer entries have larger ones)."),
+        "time": string("When the change was made (RFC 3339).", format="date-time"),
+        "user": string("Who made it."),
+        "action": string("What was done: create, update, delete or activate."),
+        "kind": string("The kind of the object acted on."),
+        "name": string("The name of the object acted on."),
+        "before": free_object("The audited fields before the change."),
+        "after": free_object("The audited fields after the change."),
+    },
+)
 
 
 def register() -> None:
@@ -38,4 +55,5 @@ def register() -> None:
             "kind": "AuditEntry",
             "verbs": ["list"],
         },
+        schema=SCHEMA,
     )

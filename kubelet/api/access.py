@@ -10,9 +10,40 @@ from __future__ import annotations
 from accounts.roles import EVERYONE, OPERATORS
 from kube import registry
 from kube.registry import AccessRule
+from kube.schemas import array_of, object_of, string
 from kubelet.api.resource_metrics import GROUP_VERSION as METRICS_GROUP_VERSION
 
 __all__ = ["register"]
+
+_USAGE = {
+    "type": "object",
+    "description": "Resource name to the quantity used (cpu: 250m, memory: 64Mi).",
+    "additionalProperties": {"x-kubernetes-int-or-string": True},
+}
+_SAMPLE = {
+    "timestamp": string("When the usage was sampled (RFC 3339).", format="date-time"),
+    "window": string("The window the usage was averaged over (a Go duration)."),
+}
+# The kinds' OpenAPI schemas, as metrics-server describes them (``kubectl explain``).
+SCHEMAS = {
+    "NodeMetrics": (
+        "The resource usage of one node (what kubectl top nodes shows).",
+        {**_SAMPLE, "usage": _USAGE},
+    ),
+    "PodMetrics": (
+        "The resource usage of one pod's containers (what kubectl top pods shows).",
+        {
+            **_SAMPLE,
+            "containers": array_of(
+                "Each container's usage.",
+                object_of(
+                    "One container's usage.",
+                    {"name": string("The container's name."), "usage": _USAGE},
+                ),
+            ),
+        },
+    ),
+}
 
 
 def register() -> None:
@@ -30,4 +61,5 @@ def register() -> None:
                 "kind": kind,
                 "verbs": ["get", "list"],
             },
+            schema=SCHEMAS[kind],
         )

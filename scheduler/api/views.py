@@ -7,12 +7,16 @@ The configuration lives at ``/apis/scheduler.volcano.sh/v1alpha1/schedulerconfig
 - ``GET .../active`` or ``.../v3``: one version;
 - ``PUT .../active``: replace the active configuration, i.e. store a new version and
   activate it (earlier versions stay for history and rollback);
+- ``PATCH .../active`` (a merge or JSON patch of the active one, or a server-side apply):
+  the same as a ``PUT`` of the patched configuration, as kube-apiserver serves a patch of
+  every resource it updates;
 - ``POST .../v3/activate``: make an earlier (or later) version the active one.
 
 Bodies are a ``SchedulerConfiguration`` (``spec.conf`` holds the
 volcano-scheduler.conf text) or Volcano's own ConfigMap
-(``data["volcano-scheduler.conf"]``); a conf the engine refuses is 422 naming
-its field. Operators' changes are audited by the services.
+(``data["volcano-scheduler.conf"]``); a conf the engine refuses, or a field the kind does not
+have, is 422 naming its field (kubectl leaves that check to the server: the OpenAPI documents
+list ``fieldValidation`` on the PATCH). Operators' changes are audited by the services.
 """
 
 from __future__ import annotations
@@ -27,6 +31,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from apis.wire import format_time
+from kube.bodies import (
+    APPLY_PATCH,
+    JSON_PATCH,
+    MERGE_PATCH,
+    apply_json_patch,
+    apply_merge_patch,
+    media_type,
+)
 from kube.routes import ERRORS, WRITE_PARAMETERS
 from kube.status import Cause, KubeError
 from kube.views import KubeAPIView, body, dry_run
@@ -45,6 +57,9 @@ GROUP = "scheduler.volcano.sh"
 API_VERSION = f"{GROUP}/v1alpha1"
 KIND = "SchedulerConfiguration"
 PLURAL = f"schedulerconfigurations.{GROUP}"
+# The fields a SchedulerConfiguration has (others are refused, naming them).
+_FIELDS = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+_SPEC_FIELDS = frozenset({"conf", "comment"})
 
 
 def _created(configuration: SchedulerConfiguration) -> dt.datetime:
@@ -93,6 +108,11 @@ def read_conf(document: Any) -> tuple[str, str]:
             raise KubeError(400, f"expected kind {KIND} of {API_VERSION}, or a ConfigMap")
         spec = document.get("spec")
         spec = spec if isinstance(spec, dict) else {}
+        unknown = sorted(document.keys() - _FIELDS) + [
+            f"spec.{key}" for key in sorted(spec.keys() - _SPEC_FIELDS)
+        ]
+        if unknown:
+            raise _invalid([Cause(key, "unknown field") for key in unknown])
         text, field = spec.get("conf"), "spec.conf"
         comment = str(spec.get("comment") or "")
     if not isinstance(text, str) or not text.strip():
@@ -196,7 +216,39 @@ class ConfigurationItemView(ConfigurationView):
     def put(self, request: Request, name: str) -> Response:
         if name != "active":
             raise KubeError(405, "stored versions never change; PUT .../active stores a new one")
-        text, comment = read_conf(body(request))
+        return self._replace(request, body(request))
+
+    @extend_schema(
+        operation_id="patchSchedulerConfiguration",
+        summary="Patch the active scheduler configuration (a new version, activated)",
+        request={MERGE_PATCH: SchedulerConfigurationSerializer},
+        parameters=WRITE_PARAMETERS,
+        responses={200: SchedulerConfigurationSerializer, **ERRORS},
+        tags=[PLURAL],
+    )
+    def patch(self, request: Request, name: str) -> Response:
+        if name != "active":
+            raise KubeError(405, "stored versions never change; PATCH .../active stores a new one")
+        kind = media_type(request.content_type)
+        if kind not in (MERGE_PATCH, JSON_PATCH, APPLY_PATCH):
+            # As kube-apiserver answers for a kind without Go struct tags (a custom resource).
+            raise KubeError(
+                415,
+                f"the body of the request was in an unknown format - accepted media types "
+                f"include: {JSON_PATCH}, {MERGE_PATCH}, {APPLY_PATCH}",
+            )
+        if kind == APPLY_PATCH and not request.query_params.get("fieldManager"):
+            raise KubeError(400, "PATCH with application/apply-patch+yaml requires fieldManager")
+        patch = body(request)
+        with transaction.atomic():
+            current = render_configuration(_find("active"))
+            if kind == JSON_PATCH:
+                return self._replace(request, apply_json_patch(current, patch))
+            return self._replace(request, apply_merge_patch(current, patch))
+
+    def _replace(self, request: Request, document: Any) -> Response:
+        """Store ``document`` as the new active configuration (unchanged text: nothing)."""
+        text, comment = read_conf(document)
         if dry_run(request):
             return Response(
                 render_configuration(SchedulerConfiguration(text=text, comment=comment))

@@ -69,18 +69,6 @@ def test_aggregated_discovery_is_declined_with_the_plain_list(kube_server: KubeS
     assert json.loads(raw)["kind"] == "APIGroupList"
 
 
-def test_openapi_v2_declines_protobuf_and_serves_json(kube_server: KubeServer) -> None:
-    protobuf = {"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}
-    status, _, _ = kube_server.call("GET", "/openapi/v2", headers=protobuf)
-    assert status == 406
-    document = kube_server.json("GET", "/openapi/v2", headers={"Accept": "application/json"})
-    job = document["definitions"]["sh.volcano.batch.v1alpha1.Job"]
-    assert job["x-kubernetes-group-version-kind"] == [
-        {"group": "batch.volcano.sh", "version": "v1alpha1", "kind": "Job"}
-    ]
-    assert "/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs" in document["paths"]
-
-
 def test_openapi_v3_index_leads_to_each_group_versions_schemas(kube_server: KubeServer) -> None:
     index = kube_server.json("GET", "/openapi/v3")["paths"]
     url = index["apis/batch.volcano.sh/v1alpha1"]["serverRelativeURL"]

@@ -1,4 +1,5 @@
-"""Scheduler configuration versions on the API (get, replace, list, activate) and a pod's log."""
+"""Scheduler configuration versions on the API (get, replace, patch, list, activate) and a pod's
+log."""
 
 from __future__ import annotations
 
@@ -104,6 +105,65 @@ def test_conf_the_engine_refuses_is_422_naming_the_field(operator: Client) -> No
     cause = response.json()["details"]["causes"][0]
     assert cause["field"] == "spec.conf"
     assert "nosuchplugin" in cause["message"]
+    assert SchedulerConfiguration.objects.count() == before
+
+
+def test_a_field_the_kind_does_not_have_is_422_naming_it(operator: Client) -> None:
+    before = SchedulerConfiguration.objects.count()
+    body = _conf_body("preempt-binpack.conf")
+    body["spec"]["confs"] = body["spec"].pop("comment")
+    body["extra"] = 1
+
+    response = operator.put(
+        f"{CONFIGURATIONS}/active", json.dumps(body), content_type="application/json"
+    )
+
+    assert response.status_code == 422
+    causes = response.json()["details"]["causes"]
+    assert [(c["field"], c["message"]) for c in causes] == [
+        ("extra", "unknown field"),
+        ("spec.confs", "unknown field"),
+    ]
+    assert SchedulerConfiguration.objects.count() == before
+
+
+def test_patch_of_the_active_one_stores_and_activates_a_new_version(operator: Client) -> None:
+    before = SchedulerConfiguration.objects.count()
+    conf = example_text("scheduler-conf/preempt-binpack.conf")
+
+    merged = operator.patch(
+        f"{CONFIGURATIONS}/active",
+        json.dumps({"spec": {"conf": conf, "comment": "binpack"}}),
+        content_type="application/merge-patch+json",
+    )
+    assert merged.status_code == 200, merged.content
+    assert merged.json()["status"] == {"version": before + 1, "active": True, "author": "olga"}
+    assert merged.json()["spec"] == {"conf": conf, "comment": "binpack"}
+
+    patched = operator.patch(
+        f"{CONFIGURATIONS}/active",
+        json.dumps([{"op": "replace", "path": "/spec/conf", "value": "# v2\n" + conf}]),
+        content_type="application/json-patch+json",
+    )
+    assert patched.status_code == 200, patched.content
+    assert patched.json()["status"]["version"] == before + 2
+    assert SchedulerConfiguration.objects.get(is_active=True).text.startswith("# v2\n")
+
+
+def test_patch_is_refused_as_kube_apiserver_refuses_it(operator: Client) -> None:
+    before = SchedulerConfiguration.objects.count()
+    merge = "application/merge-patch+json"
+    stored = operator.patch(f"{CONFIGURATIONS}/v1", "{}", content_type=merge)
+    assert stored.status_code == 405
+    strategic = operator.patch(
+        f"{CONFIGURATIONS}/active", "{}", content_type="application/strategic-merge-patch+json"
+    )
+    assert strategic.status_code == 415
+    unknown = operator.patch(
+        f"{CONFIGURATIONS}/active", json.dumps({"spec": {"bogus": 1}}), content_type=merge
+    )
+    assert unknown.status_code == 422
+    assert unknown.json()["details"]["causes"][0]["field"] == "spec.bogus"
     assert SchedulerConfiguration.objects.count() == before
 
 
