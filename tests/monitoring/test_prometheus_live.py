@@ -242,9 +242,10 @@ def test_prometheus_session_series_name_the_same_actions_plugins_and_latencies(
     assert set(got.action_ms) == set(history.action_ms)
     assert set(got.plugin_ms) == set(history.plugin_ms)
     means = [v for v in got.e2e_ms if v]
+    recorded = [v for v in history.e2e_ms if v is not None]
     assert means
-    assert min(history.e2e_ms) * 0.5 <= sum(means) / len(means) <= max(history.e2e_ms) * 1.5
-    # about three sessions a second were run; rates smooth the count over the window
+    assert min(recorded) * 0.5 <= sum(means) / len(means) <= max(recorded) * 1.5
+    # about three sessions a second were run; Prometheus sees the range's edges a scrape late
     assert 0.5 * len(history.sessions) <= sum(got.sessions) <= 1.5 * len(history.sessions)
 
 
