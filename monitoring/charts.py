@@ -220,7 +220,10 @@ def latency_quantile_figure(
                 hovertemplate=f"%{{y:.2f}} ms<extra>{name} {label}</extra>",
             )  # fmt: skip
     if component == "e2e" and series.e2e_max_ms:
-        peaks = [max(series.e2e_max_ms[part], default=None) for _at, part in cuts]
+        peaks = [
+            max((v for v in series.e2e_max_ms[part] if v is not None), default=None)
+            for _at, part in cuts
+        ]
         _scatter(traces, name="slowest", x=x, y=peaks, mode="lines", line={"width": 1},
                         opacity=0.5, hovertemplate="%{y:.2f} ms<extra>slowest</extra>")  # fmt: skip
     if series.resolution == 0:
@@ -257,7 +260,7 @@ def latency_histogram_figure(
     if counted:
         return _bucket_histogram(counted, series.resolution, title, uirevision)
     named: list[tuple[str, list[float], bool]] = [
-        ("session", [v for v in series.e2e_ms if v > 0], True)
+        ("session", [v for v in series.e2e_ms if v is not None and v > 0], True)
     ]
     named += [(f"action {n}", [v for v in vs if v], True) for n, vs in series.action_ms.items()]
     named += [(f"plugin {n}", [v for v in vs if v], False) for n, vs in series.plugin_ms.items()]
@@ -501,10 +504,12 @@ def drf_jobs_figure(
 
     traces: list[dict[str, Any]] = []
     for uid, job in sorted(jobs.items(), key=lambda kv: -latest(kv[1]))[:top]:
-        label = f"{_short(uid)} ({job['queue']}, dominant: {job['dominant']})"
+        # a Prometheus names no dominant resource (Volcano exports the share alone)
+        dominant = f", dominant: {job['dominant']}" if job["dominant"] else ""
+        label = f"{_short(uid)} ({job['queue']}{dominant})"
         _scatter(traces, name=label, x=times, y=job["share"], mode="lines+markers",
                         marker={"size": 5}, connectgaps=False,
-                        hovertemplate=f"%{{y:.4f}}<extra>{uid} · {job['dominant']}</extra>")  # fmt: skip
+                        hovertemplate=f"%{{y:.4f}}<extra>{uid}{dominant}</extra>")  # fmt: skip
     fig = _figure(traces)
     fig.update_layout(
         **_layout(
@@ -531,7 +536,7 @@ def drf_now_figure(
     for dominant in sorted({row[3] for row in top}):
         rows = [row for row in top if row[3] == dominant]
         _bar(traces,
-            name=f"dominant: {dominant}", x=[r[2] for r in rows], y=[r[0] for r in rows],
+            name=f"dominant: {dominant}" if dominant else "share", x=[r[2] for r in rows], y=[r[0] for r in rows],
             orientation="h", customdata=[[r[1], top.index(r) + 1] for r in rows],
             hovertemplate="%{y}: %{x:.4f} (queue %{customdata[0]}, served #%{customdata[1]})"
                           f"<extra>{dominant}</extra>",

@@ -225,8 +225,10 @@ class SessionSeries:
     resolution: int
     times: list[str] = field(default_factory=list)
     sessions: list[int] = field(default_factory=list)
-    e2e_ms: list[float] = field(default_factory=list)
-    e2e_max_ms: list[float] = field(default_factory=list)
+    # None where a point had no session (a Prometheus step without one; the history keeps
+    # no point then): a chart's gap, not 0 ms
+    e2e_ms: list[float | None] = field(default_factory=list)
+    e2e_max_ms: list[float | None] = field(default_factory=list)
     action_ms: dict[str, list[float | None]] = field(default_factory=dict)
     plugin_ms: dict[str, list[float | None]] = field(default_factory=dict)
     counts: dict[str, list[int]] = field(default_factory=dict)

@@ -168,6 +168,8 @@ class PrometheusSource:
             factor = scale if key in ("allocated", "deserved", "capability") else 1.0
             for labels, points in self._range(expr, grid, step):
                 name = labels.get("queue_name", "")
+                if not name:  # a pod outside any queue, say: not a queue of the charts
+                    continue
                 per_queue.setdefault(name, {})[key] = _aligned(points, grid, factor)
         for name in sorted(per_queue):
             series = per_queue[name]
@@ -177,48 +179,89 @@ class PrometheusSource:
     def session_series(
         self, since: datetime, until: datetime, *, resolution: int | None = None
     ) -> SessionSeries:
-        """The sessions' latencies (ms) and counts per step."""
+        """The sessions' latencies (ms) and counts per step, as the history buckets them.
+
+        A step's point stands for the sessions from its time to the next step's (the history
+        keys a bucket by its start too); its counts are the counters' differences between the
+        two (``_Edges``), whole numbers whatever the zoom level. A step without sessions
+        has no latency (``None``: a gap in the charts, not 0 ms).
+        """
         step, grid = self._grid(since, until, resolution)
         out = SessionSeries(resolution=step, times=_iso(grid))
-        queries = promql.session_queries(step=step, scrape_interval=self.scrape_interval)
-        sessions = self._single(queries["sessions"], grid, step)
-        out.sessions = [round(v or 0) for v in sessions]
-        out.e2e_ms = [_or_zero(v) for v in self._single(queries["e2e_ms"], grid, step)]
-        out.e2e_max_ms = [_or_zero(v) for v in self._single(queries["e2e_max_ms"], grid, step)]
-        out.action_ms = self._by(queries["action_ms"], "action", grid, step)
-        out.plugin_ms = self._by(queries["plugin_ms"], "plugin", grid, step)
-        by_action = self._by(queries["evictions_by_action"], "action", grid, step)
-        out.evictions_by_action = {k: _counts(v) for k, v in by_action.items()}
+        if not grid:
+            return out
+        end = min(grid[-1] + step, until.timestamp())
+        edges = _Edges(self.client, grid, step, end, self.scrape_interval)
+        counters = promql.session_counters()
+        sessions = edges.single(counters["sessions"])
+        out.sessions = [round(n) for n in sessions]
+        out.e2e_ms = _means(edges.single(counters["e2e_sum"]), sessions)
+        out.action_ms = _means_by(
+            edges.by(counters["action_sum"], ("action",)),
+            edges.by(counters["action_count"], ("action",)),
+        )
+        out.plugin_ms = _plugin_means(
+            edges.by(counters["plugin_sum"], ("plugin", "OnSession")),
+            edges.by(counters["plugin_count"], ("plugin", "OnSession")),
+            len(grid),
+        )
+        out.histograms = self._histograms(edges, counters, len(grid))
+        out.e2e_max_ms = [
+            latency.quantile(0.99, "e2e", h["e2e"]) if h is not None else None
+            for h in out.histograms
+        ]
+        by_action = edges.by(counters["evictions_by_action"], ("action",))
+        out.evictions_by_action = {k[0]: [round(v) for v in vs] for k, vs in by_action.items()}
         evictions = [sum(c) for c in zip(*out.evictions_by_action.values(), strict=True)]
-        binds = self._single(queries["binds"], grid, step)
-        jobs = self._single(queries["unschedulable_jobs"], grid, step)
-        tasks = self._single(queries["unschedulable_tasks"], grid, step)
-        out.histograms = self._histograms(queries, grid, step)
+        gauges = {key: edges.mean(expr) for key, expr in promql.session_gauges(step).items()}
         out.counts = {
-            "binds": _counts(binds),
+            "binds": [round(v) for v in edges.single(counters["binds"])],
             "evictions": evictions or [0] * len(grid),
             # gauges of the last session: times the sessions in the step, as the history sums
-            "unschedulable_jobs": _counts(_times(jobs, out.sessions)),
-            "unschedulable_tasks": _counts(_times(tasks, out.sessions)),
+            "unschedulable_jobs": _counts(_times(gauges["unschedulable_jobs"], out.sessions)),
+            "unschedulable_tasks": [
+                round(v) for v in edges.single(counters["unschedulable_tasks"])
+            ],
         }
         return out
 
     def job_share_series(
         self, since: datetime, until: datetime, *, resolution: int | None = None
     ) -> dict[str, Any]:
-        """Per queue the running jobs' DRF share (count, mean, max) and the top jobs now."""
+        """Per queue the running jobs' DRF share (count, mean, max), the top jobs now, and
+        per job among the top ones its share over the range (``history.job_share_series``'s
+        ``jobs``: ``None`` where it was not among the top ``top``)."""
         step, grid = self._grid(since, until, resolution)
         shares = promql.job_share_by_queue()
         queues: dict[str, dict[str, list[float | None]]] = {}
         for key, aggregate in (("jobs", "count"), ("mean", "avg"), ("max", "max")):
             expr = f"{aggregate} by (queue) ({shares})"
             for labels, points in self._range(expr, grid, step):
-                queues.setdefault(labels.get("queue", ""), {})[key] = _aligned(points, grid)
+                if labels.get("queue"):
+                    queues.setdefault(labels["queue"], {})[key] = _aligned(points, grid)
         for series in queues.values():
             for key in ("jobs", "mean", "max"):
                 series.setdefault(key, [None] * len(grid))
         top = self._top(shares, grid[-1] if grid else until.timestamp())
-        return {"resolution": step, "times": _iso(grid), "queues": queues, "top": top}
+        jobs = self._job_series(shares, grid, step)
+        return {"resolution": step, "times": _iso(grid), "queues": queues, "top": top,
+                "jobs": jobs}  # fmt: skip
+
+    def _job_series(self, shares: str, grid: list[float], step: int) -> dict[str, Any]:
+        """Return the share over the range of the jobs among the top ``top`` at some step:
+        those of the latest step first, then the highest peaks, ``top`` at most."""
+        found: dict[str, dict[str, Any]] = {}
+        for labels, points in self._range(f"topk({self.top}, {shares})", grid, step):
+            uid = f"{labels.get('job_ns', '')}/{labels.get('job_id', '')}"
+            found[uid] = {"queue": labels.get("queue", ""), "dominant": "",
+                          "share": _aligned(points, grid)}  # fmt: skip
+
+        def rank(uid: str) -> tuple[float, float]:
+            values = [v for v in found[uid]["share"] if v is not None]
+            latest = found[uid]["share"][-1]
+            return (-(latest if latest is not None else -1.0), -max(values, default=0.0))
+
+        return {uid: found[uid] for uid in sorted(found, key=rank)[: self.top]}
 
     # --- helpers --------------------------------------------------------------------------
     def _grid(
@@ -239,75 +282,26 @@ class PrometheusSource:
             return []
         return self.client.query_range(expr, grid[0], grid[-1], step)
 
-    def _single(self, expr: str, grid: list[float], step: int) -> list[float | None]:
-        series = self._range(expr, grid, step)
-        return _aligned(series[0][1], grid) if series else [None] * len(grid)
-
-    def _by(
-        self, expr: str, label: str, grid: list[float], step: int
-    ) -> dict[str, list[float | None]]:
-        return {
-            labels.get(label, ""): _aligned(points, grid)
-            for labels, points in self._range(expr, grid, step)
-        }
-
     def _histograms(
-        self, queries: dict[str, str], grid: list[float], step: int
+        self, edges: _Edges, counters: dict[str, str], steps: int
     ) -> list[dict[str, Any] | None]:
-        """Return per step the sessions' bucket counts, in the history's layout
-        (``monitoring.latency``), None for a step without sessions."""
-        e2e = self._buckets(queries["e2e_buckets"], "", "e2e", grid, step).get("", [])
+        """Return per step its sessions per latency bucket, in the history's layout
+        (``monitoring.latency``): empty counts for a step without sessions."""
+        e2e = _own_buckets(edges.by(counters["e2e_buckets"], ("le",)), "e2e", steps)
         parts = {
-            "actions": self._buckets(queries["action_buckets"], "action", "actions", grid, step),
-            "plugins": self._buckets(queries["plugin_buckets"], "plugin", "plugins", grid, step),
+            "actions": _own_buckets(
+                edges.by(counters["action_buckets"], ("action", "le")), "actions", steps
+            ),
+            "plugins": _own_buckets(
+                edges.by(counters["plugin_buckets"], ("plugin", "le")), "plugins", steps
+            ),
         }
         out: list[dict[str, Any] | None] = []
-        for i in range(len(grid)):
-            counts = e2e[i] if i < len(e2e) else {}
-            if not counts:
-                out.append(None)
-                continue
-            hist: dict[str, Any] = {"e2e": counts}
+        for i in range(steps):
+            hist: dict[str, Any] = {"e2e": e2e.get("", [{}] * steps)[i]}
             for part, by_name in parts.items():
-                hist[part] = {name: steps[i] for name, steps in by_name.items() if steps[i]}
+                hist[part] = {name: counts[i] for name, counts in by_name.items() if counts[i]}
             out.append(hist)
-        return out
-
-    def _buckets(
-        self, expr: str, label: str, component: str, grid: list[float], step: int
-    ) -> dict[str, list[dict[str, int]]]:
-        """Return per ``label`` value, per step, the count in each bucket (by bucket number).
-
-        Prometheus' buckets are cumulative (``le``); a bucket's own count is its ``le`` less
-        the one below. ``le`` values are the bounds ``/metrics`` exports, so each maps to the
-        history's bucket number; rate extrapolation can dip below zero, which counts as none.
-        """
-        cumulative: dict[str, dict[int, list[float | None]]] = {}
-        for labels, points in self._range(expr, grid, step):
-            try:
-                bound = float(labels.get("le", ""))
-            except ValueError:
-                continue
-            bucket = latency.bucket_of(component, bound)
-            cumulative.setdefault(labels.get(label, "") if label else "", {})[bucket] = _aligned(
-                points, grid
-            )
-        out: dict[str, list[dict[str, int]]] = {}
-        for name, by_bucket in cumulative.items():
-            steps: list[dict[str, int]] = []
-            for i in range(len(grid)):
-                counts: dict[str, int] = {}
-                below = 0.0
-                for bucket in sorted(by_bucket):
-                    value = by_bucket[bucket][i]
-                    if value is None:
-                        continue
-                    own = round(value - below)
-                    below = max(below, value)
-                    if own > 0:
-                        counts[str(bucket)] = own
-                steps.append(counts)
-            out[name] = steps
         return out
 
     def _top(self, shares: str, at: float) -> list[list[Any]]:
@@ -318,6 +312,174 @@ class PrometheusSource:
              round(value, 6), ""]  # Volcano exports no dominant resource
             for labels, value in rows
         ]  # fmt: skip
+
+
+Key = tuple[str, ...]  # a series' values of the labels asked for
+
+
+class _Edges:
+    """Counters and gauges read at the edges of each step: its start and the next one's.
+
+    The grid's times come from one ``query_range``; the last step ends at ``end`` (the next
+    step's time, or the range's end when that is sooner: the step still filling, as the
+    history's last bucket), read with one instant query. ``scraped`` says at which edges
+    Prometheus had scraped ``/metrics`` at all: a counter missing at an edge where the scrape
+    happened did not exist yet, so it counts from 0 (Volcano's counters appear at their
+    first increment: the first eviction ever is a new series whose first sample is 1).
+    """
+
+    def __init__(
+        self, client: PrometheusClient, grid: list[float], step: int, end: float, scrape: int
+    ) -> None:
+        self.client = client
+        self.grid = grid
+        self.step = step
+        self.end = end
+        self.scrape = scrape
+        scraped = self.by(promql.SCRAPED, (), raw=True).get((), [])
+        self.scraped = [v is not None for v in scraped] or [False] * (len(grid) + 1)
+
+    def by(self, expr: str, labels: tuple[str, ...], *, raw: bool = False) -> dict[Key, list[Any]]:
+        """Return per label values the increase in each step (``raw``: the values at the
+        ``len(grid) + 1`` edges, ``None`` where missing)."""
+        at_edges: dict[Key, list[float | None]] = {}
+        count = len(self.grid) + 1
+        for found, points in self.client.query_range(expr, self.grid[0], self.grid[-1], self.step):
+            key = tuple(found.get(name, "") for name in labels)
+            at_edges.setdefault(key, [None] * count)[:-1] = _aligned(points, self.grid)
+        for found, value in self.client.query(expr, self.end):
+            key = tuple(found.get(name, "") for name in labels)
+            at_edges.setdefault(key, [None] * count)[-1] = None if math.isnan(value) else value
+        if raw:
+            return at_edges
+        out = {key: _increases(values, self.scraped) for key, values in at_edges.items()}
+        for key, values in at_edges.items():
+            for i in range(len(self.grid)):
+                if values[i] is None and values[i + 1] is not None and not self.scraped[i]:
+                    out[key][i] = self._first_scrapes(expr, labels, i).get(key, 0.0)
+        return out
+
+    def _first_scrapes(self, expr: str, labels: tuple[str, ...], i: int) -> dict[Key, float]:
+        """Return per series what it counted in step ``i`` since Prometheus' first scrape of
+        ``/metrics`` in it (the step began before that scrape: Prometheus had just started).
+
+        Read at the scrape interval over the step: a series missing at the first scrape was
+        born after it, from 0, so all of its value counts; one already there counts from its
+        value then (what came before is not known).
+        """
+        edges = [*self.grid, self.end]
+        start, stop = edges[i], edges[i + 1]
+        beats = self.client.query_range(promql.SCRAPED, start, stop, self.scrape)
+        times = sorted(beats[0][1]) if beats else []
+        if not times:
+            return {}
+        out: dict[Key, float] = {}
+        for found, points in self.client.query_range(expr, times[0], stop, self.scrape):
+            if not points:
+                continue
+            key = tuple(found.get(name, "") for name in labels)
+            first = points.get(times[0])
+            last = points[max(points)]
+            out[key] = last if first is None or last < first else last - first
+        return out
+
+    def single(self, expr: str) -> list[float]:
+        """Return the increase in each step of a counter without labels (0 where none)."""
+        return self.by(expr, ()).get((), [0.0] * len(self.grid))
+
+    def mean(self, expr: str) -> list[float | None]:
+        """Return per step the value of ``expr`` (a ``*_over_time`` over one step) taken at the
+        step's end, which is its figure over the step (the last, shorter step: its own)."""
+        values: list[float | None] = [None] * len(self.grid)
+        series = self.client.query_range(expr, self.grid[0], self.grid[-1], self.step)
+        if series:
+            ahead = _aligned(series[0][1], self.grid)
+            values[:-1] = ahead[1:]
+        window = math.floor(self.end - self.grid[-1])
+        if window >= 1:
+            last = expr.replace(f"[{self.step}s]", f"[{window}s]")
+            for _labels, value in self.client.query(last, self.end):
+                values[-1] = None if math.isnan(value) else value
+        return values
+
+
+def _increases(values: list[float | None], scraped: list[bool]) -> list[float]:
+    """Return a counter's increase in each step from its values at the steps' edges.
+
+    A drop is a restart (the counter starts again from 0, as ``increase`` reads it); a value
+    missing at a scraped edge is 0 (the series did not exist yet), at an edge never scraped
+    it is unknown and the step counts nothing.
+    """
+    out: list[float] = []
+    for i in range(len(values) - 1):
+        before, after = values[i], values[i + 1]
+        if after is None:
+            out.append(0.0)
+        elif before is None:
+            out.append(after if i < len(scraped) and scraped[i] else 0.0)
+        else:
+            out.append(after if after < before else after - before)
+    return out
+
+
+def _means(sums: list[float], counts: list[float]) -> list[float | None]:
+    """Return per step the mean (sum over count), ``None`` where nothing was counted."""
+    return [round(s / n, 3) if n >= 0.5 else None for s, n in zip(sums, counts, strict=True)]
+
+
+def _means_by(
+    sums: dict[Key, list[float]], counts: dict[Key, list[float]]
+) -> dict[str, list[float | None]]:
+    zero = [0.0] * len(next(iter(counts.values()), []))
+    return {key[0]: _means(sums.get(key, zero), steps) for key, steps in counts.items()}
+
+
+def _plugin_means(
+    sums: dict[Key, list[float]], counts: dict[Key, list[float]], steps: int
+) -> dict[str, list[float | None]]:
+    """Return per plugin per step its open and close means added (None: not run then)."""
+    out: dict[str, list[float | None]] = {}
+    for (plugin, hook), per_step in counts.items():
+        means = _means(sums.get((plugin, hook), [0.0] * steps), per_step)
+        total = out.setdefault(plugin, [None] * steps)
+        for i, mean in enumerate(means):
+            if mean is not None:
+                total[i] = round((total[i] or 0.0) + mean, 3)
+    return out
+
+
+def _own_buckets(
+    cumulative: dict[Key, list[float]], component: str, steps: int
+) -> dict[str, list[dict[str, int]]]:
+    """Return per name (the key less ``le``), per step, the sessions in each bucket.
+
+    Prometheus' buckets are cumulative (``le``); a bucket's own count is its increase less
+    the one below. ``le`` values are the bounds ``/metrics`` exports, so each maps to the
+    history's bucket number.
+    """
+    by_name: dict[str, dict[int, list[float]]] = {}
+    for key, increases in cumulative.items():
+        try:
+            bound = float(key[-1])
+        except ValueError:
+            continue
+        name = key[0] if len(key) > 1 else ""
+        by_name.setdefault(name, {})[latency.bucket_of(component, bound)] = increases
+    out: dict[str, list[dict[str, int]]] = {}
+    for name, buckets in by_name.items():
+        per_step: list[dict[str, int]] = []
+        for i in range(steps):
+            counts: dict[str, int] = {}
+            below = 0.0
+            for bucket in sorted(buckets):
+                value = buckets[bucket][i]
+                own = round(value - below)
+                below = max(below, value)
+                if own > 0:
+                    counts[str(bucket)] = own
+            per_step.append(counts)
+        out[name] = per_step
+    return out
 
 
 def _queue_fields() -> tuple[str, ...]:
@@ -337,13 +499,9 @@ def _iso(grid: Iterable[float]) -> list[str]:
     return [datetime.fromtimestamp(t, tz=UTC).isoformat() for t in grid]
 
 
-def _or_zero(value: float | None) -> float:
-    return 0.0 if value is None else round(value, 3)
-
-
 def _counts(values: Iterable[float | None]) -> list[int]:
     return [round(v) if v is not None else 0 for v in values]
 
 
 def _times(values: list[float | None], sessions: list[int]) -> list[float | None]:
-    return [None if v is None else v * max(n, 1) for v, n in zip(values, sessions, strict=True)]
+    return [None if v is None else v * n for v, n in zip(values, sessions, strict=True)]

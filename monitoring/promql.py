@@ -1,9 +1,9 @@
 """The PromQL the Metrics pages ask a Prometheus, written against Volcano's ``volcano_*`` series.
 
 Pure: strings and numbers only, so the queries and the step choice are tested without a server.
-Each query is what a Volcano user would type in Grafana for the same chart; the only liberty is
-the rate window, which follows Grafana's ``$__rate_interval`` (at least four scrape intervals, at
-least one step plus one scrape) so a rate always spans enough samples.
+Each query is what a Volcano user would type in Grafana for the same chart, but for the session
+counters: those are read as running totals and differenced per step (``session_counters``), so
+counts are whole numbers that add up the same at every zoom level, as the history's do.
 
 Units: Volcano exports CPU in millicores, memory in bytes and scalar resources (GPUs) in units;
 the built-in history keeps the engine's milli-units for all three, so ``resource_scale`` says
@@ -23,13 +23,14 @@ import math
 
 __all__ = [
     "PHASE_FIELDS",
+    "SCRAPED",
     "STEPS",
     "choose_step",
     "job_share_by_queue",
     "queue_query",
-    "rate_window",
     "resource_scale",
-    "session_queries",
+    "session_counters",
+    "session_gauges",
 ]
 
 # Steps a range is read at (seconds): round figures, so consecutive reads line up.
@@ -49,11 +50,6 @@ def choose_step(span_seconds: float, *, max_points: int = 720, scrape_interval: 
         if step >= wanted:
             return step
     return math.ceil(wanted)
-
-
-def rate_window(step: int, scrape_interval: int) -> str:
-    """Return the range of ``rate``/``increase`` (Grafana's ``$__rate_interval``)."""
-    return f"{max(step + scrape_interval, 4 * scrape_interval)}s"
 
 
 def _metric_suffix(resource: str) -> tuple[str, str]:
@@ -102,7 +98,8 @@ def queue_query(field: str, resource: str, *, step: int, queue: str | None = Non
         return f"volcano_queue_weight{plain}"
     if field in PHASE_FIELDS:
         return f"volcano_queue_pod_group_{PHASE_FIELDS[field]}_count{plain}"
-    by_queue = f'queue="{_quote(queue)}"' if queue else ""
+    # pods outside any Volcano job carry an empty queue label: not a queue
+    by_queue = f'queue="{_quote(queue)}"' if queue else 'queue!=""'
     if field == "pods_running":
         running = _selector([by_queue])
         return (
@@ -121,53 +118,63 @@ def queue_query(field: str, resource: str, *, step: int, queue: str | None = Non
     return None  # guarantee: Volcano exports no series for it
 
 
-def session_queries(*, step: int, scrape_interval: int) -> dict[str, str]:
-    """Return the PromQL of each session series, by the ``SessionSeries`` part it fills.
+SCRAPED = "count(volcano_queue_weight)"  # present whenever /metrics was scraped (every queue)
 
-    Means per step come from a histogram's ``_sum`` over ``_count``; the peak from its 99th
-    percentile (a histogram keeps no maximum); counts per step are the rate times the step.
+
+def session_counters() -> dict[str, str]:
+    """Return the PromQL of each session counter, by the ``SessionSeries`` part it fills.
+
+    Each is a counter's running total (summed over the series that do not matter to the
+    chart), not a rate: the source reads it at the edges of each step and takes the
+    differences, so a step's count is the integer number of sessions, binds or evictions that
+    happened in it, the history's bucket sum. ``rate(...) * step`` rounded point by point
+    instead drops a count whose samples straddle two windows, counts one twice when windows
+    overlap, and extrapolates the rest (one eviction read 0, 1 or 2 by zoom level). A step's
+    mean latency is its ``_sum`` difference over its ``_count`` difference.
     """
-    w = rate_window(step, scrape_interval)
     e2e = "volcano_e2e_scheduling_latency_milliseconds"
     action = "volcano_action_scheduling_latency_milliseconds"
     plugin = "volcano_plugin_scheduling_latency_milliseconds"
     return {
-        "sessions": f"sum(rate({e2e}_count[{w}])) * {step}",
-        "e2e_ms": f"sum(rate({e2e}_sum[{w}])) / sum(rate({e2e}_count[{w}]))",
-        "e2e_max_ms": f"histogram_quantile(0.99, sum by (le) (rate({e2e}_bucket[{w}])))",
-        "action_ms": (
-            f"sum by (action) (rate({action}_sum[{w}]))"
-            f" / sum by (action) (rate({action}_count[{w}]))"
-        ),
-        # open + close per session, as the history adds them
-        "plugin_ms": f"sum by (plugin) (rate({plugin}_sum[{w}]) / rate({plugin}_count[{w}]))",
-        # sessions per latency bucket in the step: what the history's roll-ups count, so the
-        # charts read p50/p95/p99 from a distribution here too (plugins: open and close apart)
-        "e2e_buckets": f"sum by (le) (rate({e2e}_bucket[{w}])) * {step}",
-        "action_buckets": f"sum by (action, le) (rate({action}_bucket[{w}])) * {step}",
-        "plugin_buckets": f"sum by (plugin, le) (rate({plugin}_bucket[{w}])) * {step}",
-        "binds": f'sum(rate(volcano_schedule_attempts_total{{result="scheduled"}}[{w}])) * {step}',
-        "evictions_by_action": (
-            f"sum by (action) (rate(volcano_eviction_transactions_total[{w}])) * {step}"
-        ),
-        "unschedulable_jobs": f"sum(avg_over_time(volcano_unschedule_job_count[{step}s]))",
-        "unschedulable_tasks": f"sum(avg_over_time(volcano_unschedule_task_count[{step}s]))",
+        "sessions": f"sum({e2e}_count)",
+        "e2e_sum": f"sum({e2e}_sum)",
+        "e2e_buckets": f"sum by (le) ({e2e}_bucket)",
+        "action_count": f"sum by (action) ({action}_count)",
+        "action_sum": f"sum by (action) ({action}_sum)",
+        "action_buckets": f"sum by (action, le) ({action}_bucket)",
+        # open and close apart: a session's plugin time is the two means added, as the history
+        "plugin_count": f"sum by (plugin, OnSession) ({plugin}_count)",
+        "plugin_sum": f"sum by (plugin, OnSession) ({plugin}_sum)",
+        "plugin_buckets": f"sum by (plugin, le) ({plugin}_bucket)",
+        "binds": 'sum(volcano_schedule_attempts_total{result="scheduled"})',
+        # each session adds its unschedulable tasks (the gauge's figure) to this counter
+        "unschedulable_tasks": 'sum(volcano_schedule_attempts_total{result="unschedulable"})',
+        "evictions_by_action": "sum by (action) (volcano_eviction_transactions_total)",
+    }
+
+
+def session_gauges(window: int) -> dict[str, str]:
+    """Return the PromQL of the unschedulable jobs gauge's mean over ``window`` seconds (the
+    step), which times the step's sessions is the history's sum over its sessions (Volcano
+    counts no unschedulable jobs; its unschedulable tasks are a counter too)."""
+    return {
+        "unschedulable_jobs": f"sum(avg_over_time(volcano_unschedule_job_count[{window}s]))",
     }
 
 
 def job_share_by_queue() -> str:
     """Return every job's DRF share with its queue.
 
-    ``volcano_job_share`` names the job but not its queue; ``volcano_e2e_job_scheduling_duration``
-    carries both, so the queue is joined from it, and a job without that series keeps its share
-    under no queue (``or on``) rather than vanishing.
+    ``volcano_job_share`` names the job but not its queue; the job's start time (set for
+    every job holding resources, as Volcano's cache sets it for each PodGroup) and its
+    scheduling duration carry both, so the queue is joined from them. A share whose job has
+    neither is left out rather than shown under an empty queue name.
     """
+    named = '{queue!=""}'
     queues = (
         "label_replace(label_replace(max by (job_namespace, job_name, queue) "
-        '(volcano_e2e_job_scheduling_duration), "job_ns", "$1", "job_namespace", "(.*)"), '
-        '"job_id", "$1", "job_name", "(.*)")'
+        f"(volcano_e2e_job_scheduling_start_time{named}"
+        f" or volcano_e2e_job_scheduling_duration{named}), "
+        '"job_ns", "$1", "job_namespace", "(.*)"), "job_id", "$1", "job_name", "(.*)")'
     )
-    return (
-        f"(volcano_job_share * on(job_ns, job_id) group_left(queue) ({queues} * 0 + 1))"
-        " or on(job_ns, job_id) volcano_job_share"
-    )
+    return f"volcano_job_share * on(job_ns, job_id) group_left(queue) ({queues} * 0 + 1)"

@@ -31,9 +31,10 @@ from django.http import HttpRequest, HttpResponse
 
 from apis.histograms import HISTOGRAMS
 from apis.prometheus_text import CONTENT_TYPE, Family, render
+from queues.models import PodGroup
 from scheduler.metrics_cluster import cluster_families
 
-__all__ = ["MetricsState", "load_state", "metrics_view", "save_state"]
+__all__ = ["MetricsState", "forget_deleted_jobs", "load_state", "metrics_view", "save_state"]
 
 STATE_KEY = "volcano:metrics:state"
 COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -57,6 +58,15 @@ GAUGES: dict[str, tuple[str, tuple[str, ...]]] = {
         "E2e job scheduling last time", ("job_name", "queue", "job_namespace")),
 }  # fmt: skip
 MAX_JOB_SERIES = 2000  # per-job gauges kept for the most recent jobs only
+# The per-job gauges, and where their labels name the job's namespace and name (None: the
+# label set has no namespace; Volcano's gang plugin labels unschedulable tasks by name only).
+JOB_GAUGES: dict[str, tuple[int | None, int]] = {
+    "volcano_e2e_job_scheduling_duration": (2, 0),
+    "volcano_e2e_job_scheduling_start_time": (2, 0),
+    "volcano_e2e_job_scheduling_last_time": (2, 0),
+    "volcano_job_share": (0, 1),
+    "volcano_unschedule_task_count": (None, 0),
+}
 
 
 class MetricsState:
@@ -85,8 +95,11 @@ class MetricsState:
         series[key] = series.get(key, 0.0) + amount
 
     def set_gauge(self, name: str, labels: tuple[str, ...], value: float) -> None:
-        """Set gauge ``name`` under ``labels``."""
-        self.data["g"].setdefault(name, {})[json.dumps(labels)] = value
+        """Set gauge ``name`` under ``labels`` (it becomes the most recently set series)."""
+        series = self.data["g"].setdefault(name, {})
+        key = json.dumps(labels)
+        series.pop(key, None)  # re-inserted last, so ``trim_gauge`` keeps the live ones
+        series[key] = value
 
     def replace_gauge(self, name: str, values: dict[tuple[str, ...], float]) -> None:
         """Replace every series of gauge ``name`` (series no longer present disappear)."""
@@ -97,6 +110,33 @@ class MetricsState:
         series = self.data["g"].get(name, {})
         if len(series) > keep:
             self.data["g"][name] = dict(list(series.items())[-keep:])
+
+    def forget_jobs(self, present: set[tuple[str, str]]) -> None:
+        """Drop every per-job series whose job is not in ``present`` ((namespace, name)).
+
+        Volcano's cache calls ``DeleteJobMetrics`` when it forgets a deleted job: its
+        duration, start and last times, unschedulable tasks and share disappear from
+        ``/metrics`` rather than stay at their last value for ever.
+        """
+        names = {name for _ns, name in present}
+        for gauge, (ns_at, name_at) in JOB_GAUGES.items():
+            series = self.data["g"].get(gauge)
+            if not series:
+                continue
+            kept = {}
+            for key, value in series.items():
+                labels = json.loads(key)
+                if (labels[name_at] in names if ns_at is None
+                        else (labels[ns_at], labels[name_at]) in present):  # fmt: skip
+                    kept[key] = value
+            self.data["g"][gauge] = kept
+
+    def job_names(self) -> set[str]:
+        """Return the job names the per-job series name."""
+        out: set[str] = set()
+        for gauge, (_ns_at, name_at) in JOB_GAUGES.items():
+            out.update(json.loads(key)[name_at] for key in self.data["g"].get(gauge, {}))
+        return out
 
     # --- exposition -----------------------------------------------------------------------
     def families(self) -> Iterator[Family]:
@@ -130,7 +170,33 @@ def save_state(state: MetricsState) -> None:
     cache.set(STATE_KEY, state.data, timeout=None)
 
 
+def forget_deleted_jobs(state: MetricsState, known: set[tuple[str, str]] | None = None) -> None:
+    """Drop the per-job series of jobs whose PodGroup is gone (Volcano's ``DeleteJobMetrics``).
+
+    The scheduler's jobs are PodGroups: a job deleted through the API loses its PodGroup, and
+    whichever process notices first (the next scrape, the next session) stops exporting it.
+    Only the names the series carry are looked up, less those of ``known`` jobs (a session's
+    snapshot: its PodGroups exist), so the cost follows the finished jobs' series kept.
+    """
+    present = set(known or ())
+    names = state.job_names() - {name for _ns, name in present}
+    for chunk in _chunks(sorted(names), 500):
+        present.update(PodGroup.objects.filter(name__in=chunk).values_list("namespace", "name"))
+    state.forget_jobs(present)
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    """Serve every ``volcano_*`` series in the Prometheus text format (no login: scrapers)."""
-    families = [*load_state().families(), *cluster_families()]
+    """Serve every ``volcano_*`` series in the Prometheus text format (no login: scrapers).
+
+    The series of jobs deleted since the last session are left out here (not saved: only
+    the session leader writes the state), so a deleted job's series go at once.
+    """
+    state = load_state()
+    forget_deleted_jobs(state)
+    families = [*state.families(), *cluster_families()]
     return HttpResponse(render(families), content_type=CONTENT_TYPE)

@@ -9,14 +9,14 @@ share). Called by the worker after a session's decisions were written, with what
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
 from scheduler.cache import ApplyResult, Snapshot
 from scheduler.engine.api.types import ALLOCATED_STATUSES, TaskStatus
 from scheduler.engine.framework.decisions import Decisions
-from scheduler.metrics import MetricsState
+from scheduler.metrics import MetricsState, forget_deleted_jobs
 
 __all__ = ["observe_session"]
 
@@ -36,8 +36,16 @@ def observe_session(
     now: datetime,
     controller_seconds: float | None = None,
 ) -> None:
-    """Add one session's figures to ``state`` (and the controller pass before it, if timed)."""
+    """Add one session's figures to ``state`` (and the controller pass before it, if timed).
+
+    ``now`` is when the session began, before the controllers ran: a job they made in this
+    session (its PodGroup) is younger than ``now``. Placements are timed at the session's end
+    (``now`` plus ``e2e_ms``), as Volcano's actions take ``time.Now()`` when they place a task,
+    so a job scheduled in its first session reports the real creation-to-placement time,
+    not 0.
+    """
     cluster = snapshot.cluster
+    placed = now + timedelta(milliseconds=e2e_ms)
     # 1. Latencies of the session, its actions and its plugins.
     state.observe("volcano_e2e_scheduling_latency_milliseconds", (), [e2e_ms])
     state.observe("volcano_open_session_duration_milliseconds", (), [open_ms])
@@ -67,7 +75,7 @@ def observe_session(
             continue
         bound_per_job[row.job] += 1
         task = cluster.jobs[row.job].tasks.get(task_uid) if row.job in cluster.jobs else None
-        ms = _ms_since(now, task.creation_timestamp if task else None)
+        ms = _ms_since(placed, task.creation_timestamp if task else None)
         if ms is not None:
             task_ms.append(ms)
     # Assumed: the session chose the node; PreBound and Bound: the bind was written.
@@ -79,7 +87,7 @@ def observe_session(
     state.inc("volcano_schedule_attempts_total", ("scheduled",), float(len(task_ms)))
     for uid, bound in bound_per_job.items():
         job = cluster.jobs.get(uid)
-        ms = _ms_since(now, job.creation_timestamp) if job is not None else None
+        ms = _ms_since(placed, job.creation_timestamp) if job is not None else None
         if job is None or ms is None:
             continue
         ready = job.ready_task_num()
@@ -92,7 +100,9 @@ def observe_session(
         if job.creation_timestamp is not None:
             state.set_gauge("volcano_e2e_job_scheduling_start_time", labels,
                             job.creation_timestamp.timestamp())  # fmt: skip
-        state.set_gauge("volcano_e2e_job_scheduling_last_time", labels, now.timestamp())
+        state.set_gauge("volcano_e2e_job_scheduling_last_time", labels, placed.timestamp())
+    shares = _job_shares(snapshot)
+    _start_times(state, snapshot, shares)
     for name in ("duration", "start_time", "last_time"):
         state.trim_gauge(f"volcano_e2e_job_scheduling_{name}")
     # 3. Evictions by the action that chose them.
@@ -121,9 +131,24 @@ def observe_session(
     state.inc("volcano_schedule_attempts_total", ("unschedulable",),
               sum(unschedulable_tasks.values()))  # fmt: skip
     # 5. DRF dominant share of every job holding resources.
-    state.replace_gauge("volcano_job_share", _job_shares(snapshot))
+    state.replace_gauge("volcano_job_share", shares)
+    # Volcano's cache drops a deleted job's series (DeleteJobMetrics); the snapshot's jobs exist.
+    forget_deleted_jobs(state, {(job.namespace, job.name) for job in cluster.jobs.values()})
     # 6. The requests the scheduler and the controller make of the cluster's store.
     _observe_requests(state, snapshot, decisions, applied, controller_seconds)
+
+
+def _start_times(
+    state: MetricsState, snapshot: Snapshot, shares: dict[tuple[str, ...], float]
+) -> None:
+    """Set the start time of every job holding resources, as Volcano's cache sets it for each
+    PodGroup it holds (``setPodGroup``); set last, so trimming keeps them. A job's share names
+    no queue; this series does, so a Prometheus reader joins the two (``monitoring.promql``)."""
+    for job in snapshot.cluster.jobs.values():
+        if (job.namespace, job.name) in shares and job.creation_timestamp is not None:
+            state.set_gauge("volcano_e2e_job_scheduling_start_time",
+                            (job.name, job.queue, job.namespace),
+                            job.creation_timestamp.timestamp())  # fmt: skip
 
 
 def _job_shares(snapshot: Snapshot) -> dict[tuple[str, ...], float]:

@@ -115,7 +115,7 @@ def test_a_window_of_points_recorded_before_histograms_keeps_the_quantile_of_mea
     from monitoring.history import SessionSeries
 
     times = [f"2026-01-01T00:{m:02d}:00+00:00" for m in range(120)]
-    means = [float(m % 10) + 1 for m in range(120)]
+    means: list[float | None] = [float(m % 10) + 1 for m in range(120)]
     series = SessionSeries(resolution=60, times=times, e2e_ms=means, e2e_max_ms=means)
     series.histograms = [None] * 60 + [{"e2e": {"10": 60}, "actions": {}, "plugins": {}}] * 60
 

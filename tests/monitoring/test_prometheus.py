@@ -92,16 +92,17 @@ def test_queue_figures_ask_volcanos_series_by_resource() -> None:
     assert promql.queue_query("guarantee", "cpu", step=15) is None  # Volcano exports none
 
 
-def test_latency_queries_are_histogram_means_and_quantiles_over_a_rate_window() -> None:
-    queries = promql.session_queries(step=2, scrape_interval=15)
+def test_session_counters_are_read_as_totals_not_rounded_rates() -> None:
+    counters = promql.session_counters()
 
-    assert queries["e2e_ms"] == (
-        "sum(rate(volcano_e2e_scheduling_latency_milliseconds_sum[60s]))"
-        " / sum(rate(volcano_e2e_scheduling_latency_milliseconds_count[60s]))"
+    assert counters["sessions"] == "sum(volcano_e2e_scheduling_latency_milliseconds_count)"
+    assert counters["evictions_by_action"] == (
+        "sum by (action) (volcano_eviction_transactions_total)"
     )
-    assert queries["e2e_max_ms"].startswith("histogram_quantile(0.99, sum by (le)")
-    assert "by (action)" in queries["action_ms"]
-    assert "by (plugin)" in queries["plugin_ms"]
+    assert all("rate(" not in expr for expr in counters.values())
+    assert promql.session_gauges(15)["unschedulable_jobs"] == (
+        "sum(avg_over_time(volcano_unschedule_job_count[15s]))"
+    )
 
 
 def test_queue_series_come_back_in_the_historys_units_and_shape(fake: FakePrometheus) -> None:
@@ -138,31 +139,72 @@ def test_a_bad_field_names_the_field(fake: FakePrometheus) -> None:
         PrometheusSource(fake.url).queue_series("cpu", T0, T0, fields=("nonsense",))
 
 
-def test_session_series_fill_every_part_the_charts_read(fake: FakePrometheus) -> None:
-    start = T0.timestamp()
+Edges = dict[str, list[tuple[dict[str, str], list[float | None]]]]
+
+
+def _vector(result: list[dict[str, Any]]) -> bytes:
+    return json.dumps(
+        {"status": "success", "data": {"resultType": "vector", "result": result}}
+    ).encode()
+
+
+def _at_edges(table: Edges, step: int) -> Answer:
+    """Answer each query of ``table`` with its series' values: one per grid time from
+    ``query_range``, the last one (the range's end) from an instant ``query``."""
 
     def answer(path: str, params: dict[str, str]) -> tuple[int, bytes]:
-        query = params["query"]
-        if "by (action)" in query and "eviction" not in query:
-            return 200, _matrix([{"metric": {"action": "allocate"}, "values": [[start, "4.5"]]}])
-        if "eviction_transactions" in query:
-            return 200, _matrix([{"metric": {"action": "preempt"}, "values": [[start, "2"]]}])
-        if query.startswith("sum(rate(volcano_e2e_scheduling_latency_milliseconds_count"):
-            return 200, _matrix([{"metric": {}, "values": [[start, "15"]]}])
-        if query.startswith("sum(rate(volcano_e2e_scheduling_latency_milliseconds_sum"):
-            return 200, _matrix([{"metric": {}, "values": [[start, "12.5"]]}])
-        return 200, _matrix([])
+        series = table.get(params["query"], [])
+        if path == "/api/v1/query_range":
+            start, stop = float(params["start"]), float(params["end"])
+            count = round((stop - start) / step) + 1
+            return 200, _matrix([
+                {"metric": labels, "values": [[start + i * step, str(v)]
+                                              for i, v in enumerate(values[:count])
+                                              if v is not None]}
+                for labels, values in series
+            ])  # fmt: skip
+        return 200, _vector([
+            {"metric": labels, "value": [float(params["time"]), str(values[-1])]}
+            for labels, values in series if values[-1] is not None
+        ])  # fmt: skip
 
-    fake.answer = answer
+    return answer
 
-    got = PrometheusSource(fake.url).session_series(T0, T0 + timedelta(seconds=15))
 
-    assert got.sessions == [15, 0]
-    assert got.e2e_ms == [12.5, 0.0]
-    assert got.action_ms == {"allocate": [4.5, None]}
-    assert got.evictions_by_action == {"preempt": [2, 0]}
-    assert got.counts["evictions"] == [2, 0]
-    assert set(got.counts) >= {"binds", "evictions", "unschedulable_jobs", "unschedulable_tasks"}
+def test_session_counts_are_the_counters_differences_between_step_edges(
+    fake: FakePrometheus,
+) -> None:
+    """Steps at T0, T0+15 and T0+30; the last ends at the range's end (T0+40). Each list
+    holds a series' value at the four edges."""
+    counters = promql.session_counters()
+    gauges = promql.session_gauges(15)
+    fake.answer = _at_edges({
+        promql.SCRAPED: [({}, [None, 2, 2, 2])],  # Prometheus began scraping after T0
+        counters["sessions"]: [({}, [None, 10, 25, 27])],
+        counters["e2e_sum"]: [({}, [None, 100.0, 287.5, 307.5])],
+        counters["action_count"]: [({"action": "allocate"}, [None, 10, 25, 27])],
+        counters["action_sum"]: [({"action": "allocate"}, [None, 40.0, 107.5, 116.5])],
+        counters["evictions_by_action"]: [
+            ({"action": "preempt"}, [None, None, 1, 1]),  # the first eviction ever: 0 → 1
+            ({"action": "reclaim"}, [None, 3, 3, 4]),  # 3 before the first scrape: unknown
+        ],
+        counters["binds"]: [({}, [None, 5, 8, 2])],  # restarted in the last step
+        counters["unschedulable_tasks"]: [({}, [None, 0, 4, 6])],
+        gauges["unschedulable_jobs"]: [({}, [0, 4, 1, None])],  # at T0+15: (T0, T0+15]
+        "sum(avg_over_time(volcano_unschedule_job_count[10s]))": [({}, [None, None, None, 1])],
+    }, step=15)  # fmt: skip
+
+    got = PrometheusSource(fake.url).session_series(T0, T0 + timedelta(seconds=40))
+
+    assert got.times == [(T0 + timedelta(seconds=s)).isoformat() for s in (0, 15, 30)]
+    assert got.sessions == [0, 15, 2]
+    assert got.e2e_ms == [None, 12.5, 10.0]  # no session: a gap, not 0 ms
+    assert got.action_ms == {"allocate": [None, 4.5, 4.5]}
+    assert got.evictions_by_action == {"preempt": [0, 1, 0], "reclaim": [0, 0, 1]}
+    assert got.counts["evictions"] == [0, 1, 1]
+    assert got.counts["binds"] == [0, 3, 2]
+    assert got.counts["unschedulable_jobs"] == [0, 15, 2]  # each step's mean times its sessions
+    assert got.counts["unschedulable_tasks"] == [0, 4, 2]
 
 
 @dataclass(frozen=True)
@@ -238,31 +280,27 @@ def test_latency_percentiles_come_from_prometheus_buckets_as_from_the_history(
 ) -> None:
     """Per step, the sessions per bucket (``le`` cumulative in Prometheus) become the
     history's counts, so the charts read the same p50/p95/p99 from either source."""
-    start = T0.timestamp()
     bounds = latency.BOUNDS["e2e"]
     low, mid = bounds[2], bounds[5]
-    cumulative = {low: 3.0, mid: 5.2, math.inf: 6.0}  # 3 sessions ≤ low, 2 more ≤ mid, 1 above
+    counters = promql.session_counters()
 
-    def answer(path: str, params: dict[str, str]) -> tuple[int, bytes]:
-        query = params["query"]
-        if query.startswith("sum by (le) (rate(volcano_e2e_scheduling_latency_milliseconds_bucket"):
-            return 200, _matrix([
-                {"metric": {"le": "+Inf" if le == math.inf else repr(le)},
-                 "values": [[start, str(n)]]}
-                for le, n in cumulative.items()
-            ])  # fmt: skip
-        if query.startswith("sum by (action, le)"):
-            return 200, _matrix([
-                {"metric": {"action": "allocate", "le": "+Inf"}, "values": [[start, "6"]]},
-            ])  # fmt: skip
-        return 200, _matrix([])
+    def le(bound: float) -> dict[str, str]:
+        return {"le": "+Inf" if bound == math.inf else repr(bound)}
 
-    fake.answer = answer
+    # 3 sessions ≤ low, 2 more ≤ mid, 1 above, all in the first step; none in the second
+    fake.answer = _at_edges({
+        promql.SCRAPED: [({}, [1, 1, 1])],
+        counters["sessions"]: [({}, [4, 10, 10])],
+        counters["e2e_buckets"]: [
+            (le(low), [1, 4, 4]), (le(mid), [2, 7, 7]), (le(math.inf), [4, 10, 10]),
+        ],
+        counters["action_buckets"]: [({"action": "allocate", **le(math.inf)}, [4, 10, 10])],
+    }, step=15)  # fmt: skip
 
-    got = PrometheusSource(fake.url).session_series(T0, T0 + timedelta(seconds=15))
+    got = PrometheusSource(fake.url).session_series(T0, T0 + timedelta(seconds=20))
 
     first, empty = got.histograms
-    assert empty is None  # no session in the second step
+    assert empty == {"e2e": {}, "actions": {}, "plugins": {}}  # no session in the second step
     assert first is not None
     assert first["e2e"] == {
         str(latency.bucket_of("e2e", low)): 3,
@@ -275,3 +313,4 @@ def test_latency_percentiles_come_from_prometheus_buckets_as_from_the_history(
     median = latency.quantile(0.5, "e2e", first["e2e"])
     assert median is not None
     assert bounds[1] < median <= low
+    assert got.e2e_max_ms[1] is None

@@ -6,6 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
@@ -13,7 +14,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from apis.histograms import exp_range
 from core.models import Pod
+from core.namespaces import ensure_namespaces
+from jobs.models import Job
+from jobs.services import job_act, job_submit
 from queues.models import PodGroup
+from scheduler.metrics import load_state
 from scheduler.worker import run_once
 from tests.scheduler.factories import make_gang, make_node, make_queue
 
@@ -144,3 +149,75 @@ def test_stage_watched_counts_each_pod_once_even_if_created_while_a_session_ran(
     name = "volcano_task_scheduling_latency_milliseconds"
     assert value(tasks, f"{name}_count", stage="Watched") == 3
     assert value(tasks, f"{name}_sum", stage="Watched") >= 3 * 5000  # seen 5 s after creation
+
+
+def _job_series(m: dict[str, list[Any]], job: str) -> dict[str, float]:
+    """Return the per-job series naming ``job``'s PodGroup (``<job>-<uid>``), by metric."""
+    out: dict[str, float] = {}
+    for samples in m.values():
+        for sample in samples:
+            named = sample.labels.get("job_name") or sample.labels.get("job_id") or ""
+            if named.startswith(f"{job}-"):
+                out[sample.name] = float(sample.value)
+    return out
+
+
+def _submit(name: str, replicas: int, cpu: str = "1") -> None:
+    container = {"name": "main", "image": "busybox",
+                 "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}  # fmt: skip
+    job_submit(manifest={
+        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"minAvailable": replicas, "queue": "default", "tasks": [
+            {"name": "worker", "replicas": replicas, "template": {"spec": {
+                "containers": [container], "restartPolicy": "Never"}}}]},
+    })  # fmt: skip
+
+
+def test_a_job_placed_in_its_first_session_reports_its_real_duration() -> None:
+    ensure_namespaces(["default"])
+    make_node("n1", cpu=4)
+    user = Client()
+    user.force_login(User.objects.create_superuser("metrics-user", "u@example.com", "pw"))
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "solo"},
+           "spec": {"schedulerName": "volcano", "containers": [
+               {"name": "main", "image": "busybox",
+                "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}}  # fmt: skip
+    created = user.post("/api/v1/namespaces/default/pods", pod, content_type="application/json")
+    assert created.status_code == 201, created.content
+
+    # One session: the PodGroup controller gives the pod its group (podgroup-<uid>), and
+    # the same session enqueues and places it.
+    run_once()
+
+    assert Pod.objects.get(name="solo").node is not None
+    series = _job_series(scrape(), "podgroup")
+    assert series["volcano_e2e_job_scheduling_duration"] > 0
+    assert (
+        series["volcano_e2e_job_scheduling_last_time"]
+        > (series["volcano_e2e_job_scheduling_start_time"])
+    )
+
+
+def test_a_deleted_jobs_series_go_at_the_next_scrape() -> None:
+    ensure_namespaces(["default"])
+    make_node("n1", cpu=2)
+    _submit("held", replicas=1)
+    _submit("waits", replicas=4)  # never fits: its unschedulable tasks are counted
+    for _ in range(3):
+        run_once()
+    before = scrape()
+    assert {"volcano_e2e_job_scheduling_duration", "volcano_job_share"} <= set(
+        _job_series(before, "held")
+    )
+    assert "volcano_unschedule_task_count" in _job_series(before, "waits")
+
+    admin = User.objects.create_superuser("metrics-admin", "m@example.com", "pw")
+    for job in Job.objects.filter(name__in=("held", "waits")):
+        job_act(job=job, action="delete", user=admin)
+
+    after = scrape()  # no session ran since: the scrape leaves them out
+    assert _job_series(after, "held") == {}
+    assert _job_series(after, "waits") == {}
+    run_once()  # and the session forgets them for good
+    assert load_state().job_names() == set()
