@@ -4,6 +4,8 @@ list shows Pending ones)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -59,5 +61,7 @@ def test_the_pods_list_filtered_by_phase_in_the_url_follows_live(
     # The same list narrowed to Pending says why the other pod waits.
     page.goto(f"{console_server.url}/pods/?phase=Pending")
     expect(table.get_by_role("link", name="nowhere-main-0")).to_be_visible()
-    expect(table.locator(".why")).to_be_visible(timeout=20_000)
+    why = table.locator("td.why-cell .why")
+    expect(why).to_contain_text("0/1 nodes are unavailable", timeout=20_000)
+    expect(why).to_have_attribute("title", re.compile("didn't match Pod's node affinity/selector"))
     page.screenshot(path=str(screenshots() / "pods-light.png"), full_page=True)
