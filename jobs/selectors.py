@@ -18,6 +18,7 @@ from accounts.roles import can
 from console.namespaces import restrict
 from core.models import Event, Pod, PriorityClass
 from jobs.models import WAITING_PHASES, Job, TaskSpec
+from jobs.pod_lists import IssueRow, pod_issue_rollup
 from queues.models import PodGroup, Queue
 from queues.why import WaitReport, cluster_allocatable, why_waiting
 
@@ -184,6 +185,7 @@ class JobPage:
     wait: WaitReport
     can_write: bool
     queue: Queue | None
+    pod_issues: list[IssueRow] = field(default_factory=list)
 
 
 def job_deletion(user: Any, namespace: str, name: str) -> AuditEntry | None:
@@ -253,4 +255,7 @@ def job_page(user: Any, namespace: str, name: str, *, event_limit: int = 200) ->
         wait=wait,
         can_write=can(user, "jobs", write=True, namespace=namespace),
         queue=queue,
+        pod_issues=pod_issue_rollup(
+            Pod.objects.filter(job=job), namespace=job.namespace, job=job.name
+        ),
     )

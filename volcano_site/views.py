@@ -18,8 +18,10 @@ from console.charts import base_layout, figure_data
 from console.namespaces import current_namespace, restrict
 from console.render import render_page
 from console.units import pair
-from core.models import Event
+from core.models import Event, Pod
+from core.pod_issues import STUCK_PENDING
 from jobs.models import WAITING_PHASES, Job
+from jobs.pod_lists import IssueRow, pod_issue_rollup
 from jobs.selectors import wait_reports
 from queues.models import Queue
 from queues.why import cluster_allocatable
@@ -31,6 +33,7 @@ T = TypeVar("T")
 FRAGMENTS = (
     "overview-capacity",
     "overview-jobs",
+    "overview-pod-issues",
     "overview-queues",
     "overview-waiting",
     "overview-sessions",
@@ -79,7 +82,8 @@ def _latency_figure(sessions: list[SessionRecord]) -> dict[str, Any]:
 
 @role_required()
 def overview(request: HttpRequest) -> HttpResponse:
-    """Render the Overview: capacity, jobs by phase, queues, waiting jobs, sessions, events."""
+    """Render the Overview: capacity, jobs by phase, pod issues, queues, waiting jobs, sessions,
+    events."""
     namespace = current_namespace(request)
     user = request.user
     jobs = restrict(Job.objects.all(), user, namespace)
@@ -87,6 +91,9 @@ def overview(request: HttpRequest) -> HttpResponse:
     def by_phase() -> list[tuple[str, int]]:
         counts = jobs.order_by().values_list("phase").annotate(n=Count("pk"))
         return sorted((phase or "New", n) for phase, n in counts)
+
+    def pod_issues() -> list[IssueRow]:
+        return pod_issue_rollup(restrict(Pod.objects.all(), user, namespace), namespace=namespace)
 
     def waiting() -> list[tuple[Job, Any]]:
         oldest = list(jobs.filter(phase__in=WAITING_PHASES).order_by("created_at", "id")[:10])
@@ -118,6 +125,8 @@ def overview(request: HttpRequest) -> HttpResponse:
     context = {
         "capacity": _lazy(_capacity),
         "by_phase": _lazy(by_phase),
+        "pod_issues": _lazy(pod_issues),
+        "stuck_minutes": int(STUCK_PENDING.total_seconds() // 60),
         "queues": _lazy(queues),
         "waiting": _lazy(waiting),
         "waiting_total": _lazy(waiting_total),

@@ -17,6 +17,7 @@ from console.charts import figure_data
 from console.render import render_page
 from console.time_range import TimeRange, time_range
 from core.models import Node, Pod
+from core.pod_issues import STUCK_PENDING
 from jobs.charts import drf_share_figure, pod_timeline_figure
 from jobs.models import Job
 from jobs.selectors import TERMINAL_PHASES, job_deletion, job_page
@@ -98,6 +99,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         "logs": pod_logs(page.pods, page.events),
         "finished": page.job.phase in TERMINAL_PHASES,
         "actions": job_actions(page.job),
+        "stuck_minutes": int(STUCK_PENDING.total_seconds() // 60),
     }
     return render_page(request, "jobs/job_detail.html", context, fragments=("job-body",))
 
