@@ -46,7 +46,7 @@ NAV: tuple[NavEntry, ...] = (
     NavEntry(_("Workflows"), "flow:flow_list", "⇶", also=("flow:cronjob_list",)),
     NavEntry(_("Queues"), "queues:queue_list", "≡"),
     NavEntry(_("Nodes"), "scheduler:node_list", "▦"),
-    NavEntry(_("Scheduler"), "scheduler:policy", "⚙"),
+    NavEntry(_("Scheduler"), "scheduler:policy", "⚙", also=("scheduler:health",)),
     NavEntry(_("Metrics"), "monitoring:dashboard", "∿"),
     NavEntry(_("Audit"), "console:audit", "✎", frozenset({"operator", "admin"})),
 )

@@ -27,6 +27,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -41,9 +42,11 @@ __all__ = [
     "DatabaseLease",
     "LeaderElector",
     "Lease",
+    "LeaseState",
     "RedisLease",
     "holder_id",
     "lease_duration",
+    "lease_state",
     "make_lease",
 ]
 
@@ -193,6 +196,36 @@ def make_lease(*, ttl: float | None = None, holder: str | None = None) -> Lease:
     return DatabaseLease(ttl=ttl, holder=holder)
 
 
+@dataclass(frozen=True, slots=True)
+class LeaseState:
+    """Who holds the scheduler's lease and until when (for the health page)."""
+
+    holder: str  # "" when nobody holds an unexpired lease
+    expires_at: datetime | None
+    acquired_at: datetime | None  # known for the database lease only
+    store: str  # "database" or "redis"
+
+
+def lease_state() -> LeaseState:
+    """Read the lease without contending for it: one row, or one Redis round trip."""
+    url = getattr(settings, "REDIS_URL", "")
+    now = timezone.now()
+    if url:
+        import redis
+
+        client: Any = redis.Redis.from_url(url)
+        key = f"volcano:{LEASE_NAME}:leader"
+        value, ttl_ms = client.get(key), client.pttl(key)
+        if not value:
+            return LeaseState("", None, None, "redis")
+        expires = now + timedelta(milliseconds=ttl_ms) if ttl_ms and ttl_ms > 0 else None
+        return LeaseState(value.decode(), expires, None, "redis")
+    row = LeaderLease.objects.filter(name=LEASE_NAME).first()
+    if row is None or not row.holder or row.expires_at is None or row.expires_at < now:
+        return LeaseState("", row.expires_at if row else None, None, "database")
+    return LeaseState(row.holder, row.expires_at, row.acquired_at, "database")
+
+
 class LeaderElector:
     """client-go's leader election over a ``Lease``, in a thread beside the work it guards.
 
@@ -212,6 +245,7 @@ class LeaderElector:
         clock: Callable[[], float] = time.monotonic,
         while_leading: Callable[[], None] | None = None,
         period: float | None = None,
+        heartbeat: Callable[[bool], None] | None = None,
     ) -> None:
         self.lease = lease
         self.holder, self.ttl = lease.holder, lease.ttl
@@ -226,6 +260,8 @@ class LeaderElector:
         self._while_leading = while_leading
         self._period = period
         self._loop: threading.Thread | None = None
+        # Told after each try whether this process leads (the health page's worker list).
+        self._heartbeat = heartbeat
 
     def try_acquire_or_renew(self) -> bool:
         """Take or renew the lease once; return whether it is held now."""
@@ -239,6 +275,12 @@ class LeaderElector:
                 self._renewed = self._clock()
             elif self._renewed is not None and not self._leading():
                 self._renewed = None
+            leading = self._leading()
+        if self._heartbeat is not None:
+            try:
+                self._heartbeat(leading)
+            except Exception:  # a lost heartbeat is not a lost lease
+                logger.exception("could not record the scheduler's heartbeat")
         return held
 
     def _leading(self) -> bool:

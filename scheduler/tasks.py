@@ -19,6 +19,7 @@ from celery import shared_task
 from celery.signals import worker_process_shutdown, worker_shutdown
 from django.db import close_old_connections
 
+from scheduler.heartbeat import beat
 from scheduler.leader import LeaderElector, make_lease
 
 if TYPE_CHECKING:
@@ -36,7 +37,12 @@ def _process_elector() -> LeaderElector:
     """Start this process's election at its first task (whatever the pool, it runs the tasks)."""
     global _elector
     if _elector is None:
-        _elector = LeaderElector(make_lease(), while_leading=_catch_up).start()
+        lease = make_lease()
+
+        def heartbeat(leading: bool) -> None:
+            beat(lease.holder, leading=leading, mode="celery")
+
+        _elector = LeaderElector(lease, while_leading=_catch_up, heartbeat=heartbeat).start()
     return _elector
 
 

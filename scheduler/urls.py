@@ -1,11 +1,12 @@
 """The scheduler app's console URLs: the Nodes pages, the policy editor, its versions, what-if;
+the scheduler's health;
 the queue editor's share preview and what-if (at the editor's addresses)."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from scheduler.views import nodes, policy, queue_edit
+from scheduler.views import health, nodes, policy, queue_edit
 
 app_name = "scheduler"
 
@@ -13,6 +14,7 @@ urlpatterns: list[URLPattern] = [
     path("nodes/", nodes.node_list, name="node_list"),
     path("nodes/<str:name>/", nodes.node_detail, name="node_detail"),
     path("nodes/<str:name>/action/", nodes.node_action, name="node_action"),
+    path("scheduler/health/", health.scheduler_health, name="health"),
     path("scheduler/policy/", policy.policy_editor, name="policy"),
     path("scheduler/policy/sync/", policy.policy_sync, name="policy_sync"),
     path("scheduler/policy/versions/", policy.policy_versions, name="policy_versions"),

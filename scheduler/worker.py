@@ -53,9 +53,10 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import close_old_connections, connection
+from django.utils import timezone
 
 from kube import failpoints, registry
-from kube.changes import prune_changes
+from kube.changes import latest_resource_version, prune_changes
 from kube.registry import SessionHook, SessionReport
 from scheduler.active_conf import active_conf
 from scheduler.cache import ApplyResult, BindPipeline, Snapshot, apply_decisions, read_snapshot
@@ -66,6 +67,7 @@ from scheduler.engine import run_session
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework.decisions import Decisions
 from scheduler.engine.util.gc_pause import no_automatic_gc
+from scheduler.heartbeat import beat, note_reconciled
 from scheduler.leader import Lease, make_lease
 from scheduler.load_status import NodeLoads, session_loads, store_node_loads
 from scheduler.metrics import load_state, save_state
@@ -117,9 +119,21 @@ class SessionSummary:
 
 def reconcile_controllers(now: datetime) -> None:
     """Run the registered controllers in their order (the job controller's, then the training
-    operator's); the first that raises fails the cycle."""
+    operator's); the first that raises fails the cycle.
+
+    Once all have run, the newest change they had all seen (taken before the first began) is
+    stored for the health page, with each one's duration (``scheduler.heartbeat``).
+    """
+    through = latest_resource_version()
+    durations: dict[str, float] = {}
     for controller in registry.controllers():
+        began = time.perf_counter()
         controller.reconcile(now)
+        durations[controller.name] = (time.perf_counter() - began) * 1000
+    try:
+        note_reconciled(through, timezone.now(), durations)
+    except Exception:  # figures are never worth a lost session
+        logger.exception("could not store the controllers' progress")
 
 
 def run_startup_hooks() -> None:
@@ -428,8 +442,9 @@ class EmbeddedWorker(threading.Thread):
                 began = time.monotonic()
                 close_old_connections()
                 try:
-                    run_leader_cycle(self.lease, tick_runtime=True)
+                    summary = run_leader_cycle(self.lease, tick_runtime=True)
                     self.cycles += 1
+                    self._beat(leading=summary is not None)
                 except Exception:
                     logger.exception("scheduler cycle failed")
                 self.stopping.wait(max(self.period - (time.monotonic() - began), 0.0))
@@ -440,6 +455,13 @@ class EmbeddedWorker(threading.Thread):
                 logger.exception("could not release the scheduler lease")
             connection.close()
             logger.info("embedded scheduler stopped")
+
+    def _beat(self, *, leading: bool) -> None:
+        """Tell the health page this loop is alive (a failure is logged, the loop goes on)."""
+        try:
+            beat(self.lease.holder, leading=leading, mode="embedded")
+        except Exception:
+            logger.exception("could not record the scheduler's heartbeat")
 
     def stop(self, timeout: float = 30.0) -> None:
         """Ask the loop to finish its cycle and wait for it."""

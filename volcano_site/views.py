@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 
-from accounts.roles import role_required
+from accounts.roles import OPERATORS, role_required, roles_of
 from console.charts import base_layout, figure_data
 from console.namespaces import current_namespace, restrict
 from console.render import render_page
@@ -25,6 +25,7 @@ from jobs.pod_lists import IssueRow, pod_issue_rollup
 from jobs.selectors import wait_reports
 from queues.models import Queue
 from queues.why import cluster_allocatable
+from scheduler.health import health
 from scheduler.models import SessionRecord
 
 __all__ = ["overview"]
@@ -38,6 +39,7 @@ FRAGMENTS = (
     "overview-waiting",
     "overview-sessions",
     "overview-events",
+    "overview-health",
 )
 
 
@@ -82,8 +84,8 @@ def _latency_figure(sessions: list[SessionRecord]) -> dict[str, Any]:
 
 @role_required()
 def overview(request: HttpRequest) -> HttpResponse:
-    """Render the Overview: capacity, jobs by phase, pod issues, queues, waiting jobs, sessions,
-    events."""
+    """Render the Overview: the scheduler's health, capacity, jobs by phase, pod issues, queues,
+    waiting jobs, sessions, events."""
     namespace = current_namespace(request)
     user = request.user
     jobs = restrict(Job.objects.all(), user, namespace)
@@ -133,5 +135,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         "sessions": _lazy(sessions),
         "latency_figure": _lazy(lambda: _latency_figure(sessions())),
         "events": _lazy(events),
+        # The verdict for everyone; the problem count for those who can fix them.
+        "health": _lazy(lambda: health(full=bool(roles_of(user) & OPERATORS), processes=False)),
     }
     return render_page(request, "console/overview.html", context, fragments=FRAGMENTS)
