@@ -1,4 +1,4 @@
-"""Reads for the queue pages: rows in hierarchy order, resource columns, a queue's audit.
+"""Reads for the queue pages: rows in tree order (root first), resource columns, a queue's audit.
 
 Shares are the engine's figures the worker stored on each queue row after its last session
 (``queues.share_status``); everything else is the Queue rows the controllers keep (PodGroup
@@ -26,6 +26,7 @@ __all__ = [
     "QueueRow",
     "queue_audit",
     "queue_rows",
+    "queue_tree",
     "shown_resources",
 ]
 
@@ -56,6 +57,7 @@ class QueueRow:
     share: StoredShare
     depth: int = 0
     children: list[str] = field(default_factory=list)
+    kids: list[QueueRow] = field(default_factory=list)  # the child rows, sorted, for the tree
     cells: list[QuotaCell] = field(default_factory=list)
 
     def fill_cells(self, resources: Sequence[str]) -> None:
@@ -135,16 +137,26 @@ def _sort_key(row: QueueRow, sort: str) -> Any:
 
 
 def queue_rows(*, sort: str = "name", descending: bool = False) -> list[QueueRow]:
-    """Return every queue with its stored share, in hierarchy order when parents exist.
+    """Return every queue with its stored share, in tree order: a parent before its children.
 
-    ``root`` comes first whatever the sort; the other queues follow as sorted.
+    ``root``, Volcano's parent of every queue, heads the list; a queue without a parent (or
+    whose parent is gone) is root's child, so a flat set of queues is root and one level under
+    it. Siblings follow the sort; each row's ``kids`` are its child rows, for the tree.
     """
     queues = list(Queue.objects.defer("waiting_line"))
     rows = {q.name: QueueRow(q, StoredShare.from_json(q.share_status)) for q in queues}
-    for row in rows.values():
+    root = rows.get(ROOT)
+    tops: list[str] = []
+    for name, row in rows.items():
+        if name == ROOT:
+            continue
         parent = row.queue.parent
         if parent and parent != ROOT and parent in rows:
-            rows[parent].children.append(row.queue.name)
+            rows[parent].children.append(name)
+        else:
+            tops.append(name)
+    if root is not None:
+        root.children = tops
 
     def ordered(names: Iterable[str]) -> list[QueueRow]:
         picked = [rows[n] for n in names]
@@ -152,27 +164,23 @@ def queue_rows(*, sort: str = "name", descending: bool = False) -> list[QueueRow
         picked.sort(key=lambda r: _sort_key(r, sort), reverse=descending)
         return picked
 
-    # ``root`` (Volcano's parent of every queue) heads the list; the queues under it are the
-    # top level, unindented, so a flat set of queues reads as before root was a row.
-    root = rows.pop(ROOT, None)
-    tops = [
-        n for n, r in rows.items()
-        if not r.queue.parent or r.queue.parent == ROOT or r.queue.parent not in rows
-    ]  # fmt: skip
-    head = [root] if root is not None else []
-    if all(not r.children for r in rows.values()):
-        return head + ordered(tops)
-    out: list[QueueRow] = head
+    out: list[QueueRow] = []
 
     def walk(row: QueueRow, depth: int) -> None:
         row.depth = depth
+        row.kids = ordered(row.children)
         out.append(row)
-        for child in ordered(row.children):
+        for child in row.kids:
             walk(child, depth + 1)
 
-    for top in ordered(tops):
+    for top in [root] if root is not None else ordered(tops):
         walk(top, 0)
     return out
+
+
+def queue_tree(rows: Sequence[QueueRow]) -> list[QueueRow]:
+    """Return the tops of the tree ``queue_rows`` made: ``root`` alone when it exists."""
+    return [row for row in rows if row.depth == 0]
 
 
 def queue_audit(name: str, *, limit: int = 50) -> QuerySet[AuditEntry]:

@@ -55,6 +55,11 @@ class Preview:
         """Return how many queues' figures move."""
         return sum(1 for row in self.rows if row.changed)
 
+    @property
+    def deserved_moves(self) -> list[PreviewRow]:
+        """Return the rows whose deserved share moves (a weight alone moving is not one)."""
+        return [row for row in self.rows if any(moved for *_r, moved in row.deserved)]
+
 
 def change_of(queue: Queue) -> QueueChange:
     """Return the sharing fields of an (edited, unsaved) queue as an engine change."""

@@ -1,6 +1,7 @@
 """The scheduler app's console URLs: the Nodes pages, the policy editor, its versions, what-if;
 the scheduler's health;
-the queue editor's share preview and what-if (at the editor's addresses)."""
+the queue editor's share preview and what-if (at the editor's addresses), and the queues
+page's weight preview."""
 
 from __future__ import annotations
 
@@ -38,6 +39,11 @@ urlpatterns: list[URLPattern] = [
         "queues/<str:name>/edit/preview/",
         queue_edit.queue_share_preview,
         name="queue_share_preview",
+    ),
+    path(
+        "queues/<str:name>/weight-preview/",
+        queue_edit.queue_weight_preview,
+        name="queue_weight_preview",
     ),
     path("queues/<str:name>/edit/whatif/", queue_edit.queue_whatif, name="queue_whatif"),
 ]

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import template
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
 
 from console import units
 from console.links import console_url
@@ -24,6 +25,21 @@ def sort_header(table: Table, key: str, label: str, css: str = "") -> str:
         '<th scope="col" class="{}" aria-sort="{}"><a class="sort" href="{}">{} '
         '<span class="arrow" aria-hidden="true">{}</span></a></th>',
         css, sort, table.sort_url(key), label, arrow,
+    )  # fmt: skip
+
+
+@register.simple_tag
+def sort_link(table: Table, key: str, label: str) -> str:
+    """Return a link sorting by ``key`` outside a table (a tree's column heads), saying the
+    current sort in words for screen readers as ``aria-sort`` would in a ``<th>``."""
+    arrow, state = "", ""
+    if table.sort == key:
+        arrow = "▼" if table.descending else "▲"
+        state = _("sorted descending") if table.descending else _("sorted ascending")
+    return format_html(
+        '<a class="sort" href="{}">{} <span class="arrow" aria-hidden="true">{}</span>'
+        '<span class="visually-hidden">{}</span></a>',
+        table.sort_url(key), label, arrow, state,
     )  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""The queues page: every queue's state, PodGroups, quotas and engine share; charts; the tree."""
+"""The queues page: the queue tree (root at the top, each queue under its parent) with every
+queue's state, PodGroups, quotas and engine share; the charts; a weight preview in place."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from console.charts import figure_data
 from console.render import render_page
 from console.tables import Table
 from queues.charts import has_figures, queue_share_figure
-from queues.selectors import QUEUE_SORTS, queue_rows, shown_resources
+from queues.selectors import QUEUE_SORTS, queue_rows, queue_tree, shown_resources
 
 __all__ = ["queue_list"]
 
@@ -39,11 +40,11 @@ def queue_list(request: HttpRequest) -> HttpResponse:
     context = {
         "table": table,
         "rows": rows,
+        "tree": queue_tree(rows),
         "resources": resources,
         "charts": charts,
         "plugin": next((r.share.plugin for r in rows if r.share.plugin), ""),
         "computed_at": max((r.share.at for r in rows), default=""),
-        "hierarchy": any(row.depth for row in rows),
         "may_edit": can(request.user, "queues", write=True),
     }
     return render_page(request, "queues/queue_list.html", context, fragments=FRAGMENTS)

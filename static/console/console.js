@@ -6,6 +6,11 @@
  * meanwhile cause exactly one more. Every (re)connection refreshes every region, so a page
  * catches up after a dropped connection or a server restart.
  *
+ * A refresh keeps what the user did in the region: ticked row boxes, and each
+ * <details id> open or closed as they left it (a tree the server draws expanded stays
+ * collapsed where the user collapsed it). A region holding a [data-live-hold] element
+ * (a preview the user asked for) waits until its [data-live-release] button removes it.
+ *
  * Why our own socket and not htmx's ws extension: the extension reconnects only after codes
  * 1006/1011/1012/1013, and a server that shuts down cleanly closes with 1001, after which
  * the page would never hear again. Here every close but "sign in first" reconnects.
@@ -196,7 +201,7 @@
 
   function holding(el) {
     if (Date.now() - actedAt < ACTED_MS) { return false; }
-    if (el.querySelector("tbody tr:hover, li:hover > a, .chip:hover")) { return true; }
+    if (el.querySelector("tbody tr:hover, li:hover > a, .chip:hover, [data-row]:hover")) { return true; }
     var selection = window.getSelection && window.getSelection();
     return !!(selection && !selection.isCollapsed && selection.anchorNode &&
       el.contains(selection.anchorNode));
@@ -240,7 +245,7 @@
     // Not while a dialog is open: a confirm dialog holds the form it will submit, and a
     // refresh swapping that form out would make "OK" submit a detached form (nothing).
     if (state.busy || busyTyping(el) || el.closest("[data-live-paused]") ||
-        document.querySelector("dialog[open]")) {
+        el.querySelector("[data-live-hold]") || document.querySelector("dialog[open]")) {
       state.dirty = true;
       if (!state.busy) { setTimeout(function () { retry(id); }, 1000); }
       return;
@@ -250,6 +255,20 @@
     state.since = Date.now();
     htmx.trigger(el, "live");
   }
+
+  // A preview's close button: the preview goes, and the region it held catches up now.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-live-release]");
+    if (!button) { return; }
+    var region = button.closest("[data-live][id]");
+    var hold = button.closest("[data-live-hold]");
+    if (hold) { hold.remove(); }
+    if (!region) { return; }
+    var state = regionState.get(region.id) || { busy: false, dirty: false };
+    regionState.set(region.id, state);
+    state.forced = true;
+    refresh(region.id);
+  });
 
   function retry(id) {
     var state = regionState.get(id);
@@ -286,6 +305,10 @@
       var d = document.getElementById(detailsId);
       if (d && fresh.contains(d)) { d.open = true; }
     });
+    keep.closed.forEach(function (detailsId) {
+      var d = document.getElementById(detailsId);
+      if (d && fresh.contains(d)) { d.open = false; }
+    });
     fresh.dispatchEvent(new CustomEvent("console:refreshed", { bubbles: true }));
   });
 
@@ -313,6 +336,8 @@
           el.querySelectorAll("input[type=checkbox][name=selected]:checked"),
           function (box) { return box.value; }),
         open: Array.prototype.map.call(el.querySelectorAll("details[open][id]"),
+          function (d) { return d.id; }),
+        closed: Array.prototype.map.call(el.querySelectorAll("details[id]:not([open])"),
           function (d) { return d.id; })
       });
     }

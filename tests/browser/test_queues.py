@@ -1,12 +1,13 @@
 """The operators' queue flow in a real browser: change a weight, watch every queue's deserved
-share move in the preview before saving, save, and see the scheduler follow the preview."""
+share move in the preview before saving, save, and see the scheduler follow the preview; the
+queue tree folds and unfolds through live refreshes and previews a weight in place."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from console.units import amount
 from tests.browser.kit import CHROMIUM, MISSING, screenshots, sign_in
@@ -69,9 +70,11 @@ def test_a_weight_change_is_previewed_then_followed_by_the_scheduler(
     console_server.apply(_greedy_job("greedy-b", "share-b"))
     console_server.make_user("oscar", "operator")
     sign_in(page, console_server, "oscar", next_url="/queues/")
-    row = page.locator("#queues-table tr", has=page.get_by_role("link", name="share-a", exact=True))
+    row = page.locator(
+        "#queues-table .qrow", has=page.get_by_role("link", name="share-a", exact=True)
+    )
     expect(row).to_contain_text("/", timeout=20_000)
-    expect(row.locator("td.quota").first.locator(".bar")).to_be_visible(timeout=20_000)
+    expect(row.locator(".qquota").first.locator(".bar")).to_be_visible(timeout=20_000)
 
     page.goto(f"{console_server.url}/queues/share-a/edit/")
     expect(page.locator("#queue-check")).to_contain_text("Change the weight")
@@ -105,8 +108,78 @@ def test_a_weight_change_is_previewed_then_followed_by_the_scheduler(
     expect(page.locator("#queue-jobs")).to_contain_text("Jobs by phase:")
     expect(page.locator("#queue-share-history .chart").first).to_be_visible()
     page.goto(f"{console_server.url}/queues/")
-    row = page.locator("#queues-table tr", has=page.get_by_role("link", name="share-a", exact=True))
+    row = page.locator(
+        "#queues-table .qrow", has=page.get_by_role("link", name="share-a", exact=True)
+    )
     # The next session computes what the preview said; the page follows without a reload.
-    expect(row.locator("td.quota").first).to_contain_text(
+    expect(row.locator(".qquota").first).to_contain_text(
         f"/ {amount(after, 'cpu')}", timeout=20_000
     )
+
+
+TREE = """apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: tree-team}
+spec: {weight: 1, parent: root}
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: tree-team-x}
+spec: {weight: 1, parent: tree-team}
+"""
+
+NEXT_REFRESH = """() => new Promise((done, fail) => {
+  setTimeout(() => fail(new Error("no live refresh of #queues-table in 20 s")), 20000);
+  document.addEventListener("htmx:afterSwap",
+    (event) => { if (event.detail.elt.id === "queues-table") { done(); } });
+})"""
+
+
+def test_the_queue_tree_expands_and_previews_a_weight_in_place(
+    page: Page, console_server: ConsoleServer
+) -> None:
+    console_server.apply(CLUSTER)
+    console_server.apply(_greedy_job("greedy-a", "share-a"))
+    console_server.apply(_greedy_job("greedy-b", "share-b"))
+    console_server.apply(TREE)
+    console_server.make_user("tara", "operator")
+    sign_in(page, console_server, "tara", next_url="/queues/")
+    child = page.get_by_role("link", name="tree-team-x", exact=True)
+    fold = page.locator("details#qt-tree-team > summary")
+    expect(child).to_be_visible()
+    expect(fold).to_have_accessible_name("1 queue under tree-team")
+
+    fold.click()
+    expect(child).to_be_hidden()
+    page.mouse.move(0, 0)
+    page.evaluate(NEXT_REFRESH)  # the tree is drawn again by the server, unfolded...
+    expect(child).to_be_hidden()  # ...and the page folds what the user folded
+    fold.click()
+    expect(child).to_be_visible()
+    page.mouse.move(0, 0)
+    page.evaluate(NEXT_REFRESH)
+    expect(child).to_be_visible()
+
+    def node(name: str) -> Locator:
+        return page.locator(".qrow", has=page.get_by_role("link", name=name, exact=True))
+
+    weight = node("share-b").locator("input.weight-try")
+    before = weight.input_value()
+    weight.fill(str(int(before) + 2))
+    expect(page.locator(".weight-preview")).to_contain_text("Preview, not saved", timeout=10_000)
+    # Both greedy queues' deserved cpu moves, marked on their own nodes in the tree.
+    expect(node("share-b").locator(".qquota .after").first).to_contain_text("→")
+    expect(node("share-a").locator(".qquota .after").first).to_contain_text("→")
+    page.screenshot(path=str(screenshots() / "queue-tree-preview.png"), full_page=True)
+
+    page.get_by_role("button", name="Close preview").click()
+    # The tree catches up at once: no marks, and the weight is still the saved one.
+    expect(page.locator(".weight-preview")).to_have_count(0)
+    expect(page.locator(".qquota .after:not(:empty)")).to_have_count(0, timeout=10_000)
+    expect(node("share-b").locator("input.weight-try")).to_have_value(before)
+    stored = console_server.manage(
+        "shell",
+        "-c",
+        "from queues.models import Queue; print(Queue.objects.get(name='share-b').weight)",
+    )
+    assert stored.strip().splitlines()[-1] == before

@@ -411,7 +411,7 @@ def test_overused_is_only_a_queue_holding_more_than_it_deserves_and_amounts_have
                share_status={**share, "deserved": {"cpu": 1500}})  # fmt: skip
     body = console_login("vera", "viewer").get("/queues/").content.decode()
     rows = {
-        n: body[body.index(f">{n}</a>") :].split("</tr>")[0] for n in ("idle", "full", "greedy")
+        n: body[body.index(f">{n}</a>") :].split("</li>")[0] for n in ("idle", "full", "greedy")
     }
     assert ">overused<" not in rows["idle"]
     assert "at its share" not in rows["idle"]
