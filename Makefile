@@ -11,7 +11,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 TLS_PORT ?= 8443
 
-.PHONY: run test install lint typecheck checks pytest prepare clean-venv chromium
+.PHONY: run test install lint typecheck checks pytest prepare clean-venv chromium messages compilemessages
 
 install: $(STAMP)
 
@@ -38,6 +38,14 @@ run: prepare
 	$(BIN)/daphne -b $(HOST) -p $(PORT) \
 	  -e "$$($(MANAGE) tls_certificate --interface $(HOST) --endpoint $(TLS_PORT))" \
 	  volcano_site.asgi:application
+
+# Translations (README: Translations): collect the marked strings into the .po, translate the
+# new entries, then compile the .mo that is committed beside it.
+messages: install
+	$(MANAGE) makemessages -l zh_Hans --ignore=.venv --ignore=tests --ignore=bench --ignore=docs
+
+compilemessages: install
+	$(MANAGE) compilemessages --ignore=.venv
 
 lint: install
 	$(BIN)/ruff check .

@@ -20,8 +20,9 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         """Connect the audit receivers; hand the kernel its access control."""
         # Both modules import this app's models, which load only once the apps are ready.
-        from accounts import audit
+        from accounts import audit, language
         from accounts.api import access
 
         audit.connect()
+        language.connect()
         access.register()

@@ -11,7 +11,7 @@ from django.db.models import Q
 from kube import registry
 from kube.validators import validate_dns1123_label
 
-__all__ = ["ApiToken", "AuditEntry", "NamespaceGrant"]
+__all__ = ["ApiToken", "AuditEntry", "NamespaceGrant", "Preference"]
 
 
 class ApiToken(models.Model):
@@ -103,3 +103,24 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.actor_name} {self.action} {self.kind}/{self.name}"
+
+
+class Preference(models.Model):
+    """What a user chose for the console, kept with the account so every browser gets it back.
+
+    The language lives here rather than only in the browser's cookie: signing in on another
+    machine (or after clearing cookies) brings the user's language back (accounts.language).
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference"
+    )
+    language = models.CharField(
+        max_length=10,
+        blank=True,
+        choices=settings.LANGUAGES,
+        help_text="The console's language; blank: the browser's",
+    )
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.language or '-'}"

@@ -7,6 +7,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.kubeconfig import kubeconfig_create
@@ -21,7 +23,11 @@ __all__ = ["kubeconfig_download", "profile", "token_revoke_view"]
 class TokenForm(forms.Form):
     """Name a new token."""
 
-    name = forms.CharField(max_length=100, help_text="What the token is for, e.g. ci or laptop")
+    name = forms.CharField(
+        label=gettext_lazy("Name"),
+        max_length=100,
+        help_text=gettext_lazy("What the token is for, e.g. ci or laptop"),
+    )
 
 
 # The new token's secret waits in the server-side session between the POST and the redirected
@@ -59,7 +65,7 @@ def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
     """Revoke one of the user's own tokens."""
     token = get_object_or_404(ApiToken, pk=pk, user=request.user)
     token_revoke(token=token)
-    messages.success(request, f"Token {token.name} revoked.")
+    messages.success(request, _("Token %(name)s revoked.") % {"name": token.name})
     return redirect("accounts:profile")
 
 

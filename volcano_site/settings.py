@@ -128,9 +128,13 @@ MIDDLEWARE = [
     "kube.metrics.request_metrics",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The console's language: the cookie, else the browser's Accept-Language; then
+    # accounts.language.user_language (below) puts the signed-in user's saved choice first.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.language.user_language",
     "accounts.audit.AuditMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -199,7 +203,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The console speaks English and Simplified Chinese (locale/zh_Hans/LC_MESSAGES/django.po;
+# README: Translations). The API's messages stay kube-apiserver's English: kubectl and the
+# client libraries send no Accept-Language, so they get LANGUAGE_CODE.
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

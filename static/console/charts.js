@@ -55,9 +55,10 @@
     setTimeout(function () { URL.revokeObjectURL(link.href); link.remove(); }, 0);
   }
 
+  // The button's words come translated from the page (base.html's data-chart-csv).
   var CSV_BUTTON = {
     name: "downloadCsv",
-    title: "Download data as CSV",
+    title: document.documentElement.dataset.chartCsv || "Download data as CSV",
     icon: { width: 1000, height: 1000,
       path: "M450 100h100v450l150-150 70 70-270 270-270-270 70-70 150 150z M150 850h700v100h-700z" },
     click: downloadCsv

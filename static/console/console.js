@@ -50,7 +50,7 @@
     var dialog = document.createElement("dialog");
     dialog.className = "confirm";
     dialog.innerHTML = '<p></p><form method="dialog" class="actions">' +
-      '<button class="btn" value="no">Cancel</button> <button class="btn btn-primary" value="yes">OK</button></form>';
+      '<button class="btn" value="no"></button> <button class="btn btn-primary" value="yes"></button></form>';
     dialog.querySelector("p").textContent = text;
     // The words come translated from the page (base.html's data-ok and data-cancel).
     dialog.querySelector('button[value="yes"]').textContent = document.documentElement.dataset.ok || "Confirm";
