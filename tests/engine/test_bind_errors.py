@@ -7,13 +7,15 @@ it binds (``Session.bind_task``) and the next session retries the task.
 
 from __future__ import annotations
 
+from typing import Any
+
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework import open_session, run_session
 from scheduler.engine.framework.registry import get_action
 from scheduler.engine.framework.session import Binder
 from tests.engine.builders import build_cluster, build_node, conf, gang
 
-ONE_SLOT = {"cpu": "2", "memory": "4Gi"}  # room for one 2-cpu pod
+ONE_SLOT: dict[str, Any] = {"cpu": "2", "memory": "4Gi"}  # room for one 2-cpu pod
 
 
 def refuse(task_uid: str, error: str = "connection refused") -> Binder:

@@ -42,7 +42,8 @@ def _gvk(group_version: str, kind: str) -> dict[str, str]:
 
 def _fields(raw: bytes) -> list[tuple[int, Any]]:
     """Decode one protobuf message's fields: (number, bytes of a length-delimited or int)."""
-    fields, at = [], 0
+    fields: list[tuple[int, Any]] = []
+    at = 0
 
     def varint() -> int:
         nonlocal at
@@ -235,7 +236,7 @@ def test_kubectl_explains_the_scheduler_configurations_fields(kube_server: KubeS
     assert "replicas\t<integer>" in v2.stdout
 
 
-BOGUS = {
+BOGUS: dict[str, dict[str, Any]] = {
     "core": {
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bogus-pod"},
         "spec": {"bogus": 1, "containers": [{"name": "c", "image": "busybox"}]},

@@ -28,7 +28,7 @@ def test_a_schema_encodes_with_gnostics_field_numbers() -> None:
     n = b"\xb2\x01\x09\x0a\x07integer" + b"\x49" + struct.pack("<d", -1.0)
     # properties (25): a NamedSchema (1) named "n" (1) holding n (2).
     assert b"\xca\x01\x1c\x0a\x1a\x0a\x01n\x12\x15" + n in encoded
-    assert b"\xb2\x01\x08\x0a\x06object" in encoded  # type: object
+    assert b"\xb2\x01\x08\x0a\x06object" in encoded  # the type "object"
     assert b"\xaa\x01\x02\x10\x00" in encoded  # additionalProperties (21): boolean false
     # An extension: a NamedAny (31) whose Any keeps the value's YAML (as JSON) in field 2.
     extension = b'[{"group":"","version":"v1","kind":"A"}]'

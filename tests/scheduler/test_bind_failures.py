@@ -49,7 +49,9 @@ def test_a_failed_bind_shows_scheduler_error_and_binds_after_recovery(operator: 
     assert inject(operator, f"{NODES}/n1", {"type": "BindRecovery"}).status_code == 201
     run_once(reconcile=False)
 
-    assert Pod.objects.get(name="g-task-0").node.name == "n1"
+    bound = Pod.objects.select_related("node").get(name="g-task-0").node
+    assert bound is not None
+    assert bound.name == "n1"
     condition = pod_scheduled(operator, "g-task-0")
     assert condition["status"] == "True"
 
