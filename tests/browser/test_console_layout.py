@@ -75,10 +75,10 @@ FITS = """el => {
 def test_every_page_fits_a_phone_and_the_namespace_switcher_reads_whole(
     page: Page, console_server: ConsoleServer
 ) -> None:
-    console_server.make_user("pia", "admin")
+    console_server.make_user("phone-admin", "admin")
     console_server.apply(JOB)
     page.set_viewport_size({"width": 390, "height": 844})
-    sign_in(page, console_server, "pia")
+    sign_in(page, console_server, "phone-admin")
     switcher = page.locator("#ns-select")
     # The select shows its chosen words whole: their width, its padding and its arrow (16 px)
     # fit in the width the bar gives it (at 9rem it read "All nar").

@@ -20,7 +20,7 @@ def test_the_language_switch_turns_a_page_chinese_and_back(
     nav = page.get_by_role("navigation", name="Console")
     expect(nav.get_by_role("link", name="Overview")).to_be_visible()
 
-    page.get_by_label("Language").select_option("zh-hans")
+    page.locator("#lang-select").select_option("zh-hans")
     page.wait_for_load_state()
     expect(page).to_have_url(f"{console_server.url}/queues/")
     expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
@@ -41,9 +41,14 @@ def test_the_language_switch_turns_a_page_chinese_and_back(
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the Chinese overview is {width} px wide on a 390 px phone"
     page.screenshot(path=str(folder / "language-overview-zh-dark-390.png"), full_page=True)
+    # On a phone the switch lives in the user menu.
+    expect(page.locator("#lang-select")).to_be_hidden()
+    page.locator(".user-menu summary").click()
+    expect(page.locator("#lang-select-menu")).to_be_visible()
+    page.locator(".user-menu summary").click()
     page.set_viewport_size({"width": 1400, "height": 900})
 
-    page.get_by_label("语言").select_option("en")
+    page.locator("#lang-select").select_option("en")
     page.wait_for_load_state()
     expect(page.locator("html")).to_have_attribute("lang", "en")
     expect(page.get_by_role("heading", level=1)).to_have_text("Overview")

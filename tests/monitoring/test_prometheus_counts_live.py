@@ -35,7 +35,7 @@ from tests.monitoring.prometheus_server import (
     run_prometheus,
     wait_for_targets,
 )
-from tests.monitoring.test_prometheus_live import TURNS, _forget_in_turn, _in_turn
+from tests.monitoring.turns_kit import TURNS, forget_in_turn, in_turn
 from tests.scheduler.factories import make_node, make_queue, use_conf
 
 pytestmark = [
@@ -108,8 +108,8 @@ def played(
     ):
         for module in (metrics_cluster, metrics_kube_state):
             name = "cluster_families" if module is metrics_cluster else "kube_state_families"
-            patch.setattr(module, name, _in_turn(getattr(module, name)))
-        patch.setattr(metrics, "forget_deleted_jobs", _forget_in_turn(metrics.forget_deleted_jobs))
+            patch.setattr(module, name, in_turn(getattr(module, name)))
+        patch.setattr(metrics, "forget_deleted_jobs", forget_in_turn(metrics.forget_deleted_jobs))
         cache.clear()
         make_queue("default")  # scraped before any session: counters born later count from 0
         wait_for_targets(url)

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,7 +28,6 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
-from apis.prometheus_text import Family
 from core.namespaces import ensure_namespaces
 from jobs.services import job_submit
 from kubelet.runtime import RuntimeSettings, tick
@@ -47,6 +45,7 @@ from tests.monitoring.prometheus_server import (
     run_prometheus,
     wait_for_targets,
 )
+from tests.monitoring.turns_kit import TURNS, forget_in_turn, in_turn
 from tests.scheduler.factories import make_node, make_queue, use_conf
 
 pytestmark = [
@@ -87,30 +86,6 @@ def _job(name: str, queue: str, *, replicas: int, min_available: int | None = No
         spec["minAvailable"] = min_available
     job_submit(manifest={"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
                          "metadata": {"name": name, "namespace": "default"}, "spec": spec})  # fmt: skip
-
-
-# The test database is SQLite in memory, shared with the live server's thread, where a read
-# meeting a write fails at once ("table is locked") instead of waiting: scrapes and the
-# scenario's steps take turns.
-TURNS = threading.Lock()
-
-
-def _in_turn(read: Callable[[], Iterator[Family]]) -> Callable[[], Iterator[Family]]:
-    def families() -> Iterator[Family]:
-        with TURNS:
-            return iter(list(read()))
-
-    return families
-
-
-def _forget_in_turn(forget: Callable[..., None]) -> Callable[..., None]:
-    """The scrape's look-up of deleted jobs' PodGroups, taking its turn like the families."""
-
-    def in_turn(*args: Any, **kwargs: Any) -> None:
-        with TURNS:
-            forget(*args, **kwargs)
-
-    return in_turn
 
 
 def _sessions_for(seconds: float, client: Client) -> None:
@@ -166,8 +141,8 @@ def scraped(
     ):
         for module in (metrics_cluster, metrics_kube_state):
             name = "cluster_families" if module is metrics_cluster else "kube_state_families"
-            patch.setattr(module, name, _in_turn(getattr(module, name)))
-        patch.setattr(metrics, "forget_deleted_jobs", _forget_in_turn(metrics.forget_deleted_jobs))
+            patch.setattr(module, name, in_turn(getattr(module, name)))
+        patch.setattr(metrics, "forget_deleted_jobs", forget_in_turn(metrics.forget_deleted_jobs))
         wait_for_targets(url)
         since = _play()
         time.sleep(2.5)  # the last figures scraped
