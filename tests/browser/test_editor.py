@@ -14,15 +14,17 @@ from tests.browser.server import ConsoleServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
 
-# Two mistakes on two lines: minAvailable (line 5) and the task's replicas (line 8).
+# Two mistakes on two lines, both Volcano's webhook's: minAvailable above the job's replicas
+# (line 5) and a queue that does not exist (line 7).
 TWO_ERRORS = """apiVersion: batch.volcano.sh/v1alpha1
 kind: Job
 metadata: {name: two-errors, namespace: default}
 spec:
-  minAvailable: -1
+  minAvailable: 5
   schedulerName: volcano
+  queue: nowhere
   tasks:
-    - replicas: -2
+    - replicas: 1
       name: main
       template:
         spec:
@@ -53,20 +55,20 @@ def test_the_editor_marks_two_errors_at_once(page: Page, cluster: ConsoleServer)
     expect(problems).to_have_count(2, timeout=10_000)
     expect(page.locator("#validation")).to_contain_text("2 problems")
     expect(problems.nth(0)).to_contain_text("line 5")
-    expect(problems.nth(1)).to_contain_text("line 8")
+    expect(problems.nth(1)).to_contain_text("line 7")
     marked = page.locator(".code-editor .ace_gutter-cell.ace_error")
     expect(marked).to_have_count(2)
     expect(marked.nth(0)).to_have_text("5")
-    expect(marked.nth(1)).to_have_text("8")
+    expect(marked.nth(1)).to_have_text("7")
     page.screenshot(path=str(screenshots() / "submit-editor-errors.png"), full_page=True)
 
     # The form still posts the text the editor holds; a problem's link puts the cursor there.
     assert page.locator("#manifest").input_value() == TWO_ERRORS
-    problems.nth(1).get_by_role("link", name="line 8").click()
-    assert page.evaluate("document.getElementById('manifest').editor.getCursorPosition().row") == 7
+    problems.nth(1).get_by_role("link", name="line 7").click()
+    assert page.evaluate("document.getElementById('manifest').editor.getCursorPosition().row") == 6
 
     # Fixed, both marks go at once.
-    _type(page, TWO_ERRORS.replace("minAvailable: -1", "minAvailable: 1").replace("-2", "1"))
+    _type(page, TWO_ERRORS.replace("minAvailable: 5", "minAvailable: 1").replace("nowhere", "default"))
     expect(page.locator("#validation")).to_contain_text("Valid", timeout=10_000)
     expect(marked).to_have_count(0)
 

@@ -272,3 +272,15 @@ def test_a_deleted_jobs_link_says_who_deleted_it_and_when(
     assert (
         "Its entries in the audit log" in operator.get("/jobs/default/gone-soon/").content.decode()
     )
+
+
+def test_validation_lists_every_problem_each_at_its_line(
+    console_login: Callable[..., Any],
+) -> None:
+    from tests.browser.test_editor import TWO_ERRORS
+
+    client = console_login("sam", "submitter", ("default",))
+    page = client.post("/submit/validate/", {"manifest": TWO_ERRORS}).content.decode()
+    assert "2 problems" in page
+    assert 'data-line="5"' in page
+    assert 'data-line="7"' in page
