@@ -11,11 +11,11 @@ into the repository: a version bump of the package is the only update.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import django_ace
 import plotly
 from django.contrib.staticfiles.finders import BaseFinder
 from django.core.files.storage import FileSystemStorage
@@ -35,7 +35,10 @@ ACE_FILES = (
     "theme-tomorrow_night.js",
     "ext-searchbox.js",
 )
-_ACE = Path(django_ace.__file__).resolve().parent / "static" / "django_ace" / "ace"
+# Located, not imported: the package's widget module is of no use here.
+_ACE_SPEC = importlib.util.find_spec("django_ace")  # a pinned dependency
+_ACE = Path(_ACE_SPEC.origin if _ACE_SPEC and _ACE_SPEC.origin else "").resolve().parent
+_ACE = _ACE / "static" / "django_ace" / "ace"
 
 # Each served folder: its URL prefix, its place in the package, the files it publishes.
 _FOLDERS: tuple[tuple[str, Path, tuple[str, ...]], ...] = (

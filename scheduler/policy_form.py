@@ -17,11 +17,10 @@ from typing import Any
 
 import yaml
 
-from apis.errors import EngineError
 from apis.safe_yaml import YamlLimitError, load_one
 from jobs.submit import line_of
-from scheduler.engine.conf import conf_problems
 from scheduler.engine.catalogue import ArgumentInfo, flag_default, plugin_info
+from scheduler.engine.conf import conf_problems
 
 __all__ = [
     "ConfProblem",

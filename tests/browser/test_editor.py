@@ -68,7 +68,9 @@ def test_the_editor_marks_two_errors_at_once(page: Page, cluster: ConsoleServer)
     assert page.evaluate("document.getElementById('manifest').editor.getCursorPosition().row") == 6
 
     # Fixed, both marks go at once.
-    _type(page, TWO_ERRORS.replace("minAvailable: 5", "minAvailable: 1").replace("nowhere", "default"))
+    _type(
+        page, TWO_ERRORS.replace("minAvailable: 5", "minAvailable: 1").replace("nowhere", "default")
+    )
     expect(page.locator("#validation")).to_contain_text("Valid", timeout=10_000)
     expect(marked).to_have_count(0)
 
