@@ -203,6 +203,7 @@ def job_submit_view(request: HttpRequest) -> HttpResponse:
             if switch == "form":
                 form, lost, errors = _to_form(request, text)
                 mode = "yaml" if errors else "form"
+                text = text if errors else ""  # the form's preview shows what it will send
         if text and not errors and not switch:
             created, errors = _admit(request, text, dry_run=False)
             if created is not None:
@@ -228,6 +229,9 @@ def _to_form(request: HttpRequest, text: str) -> tuple[CommonJobForm, list[str],
     if data is None:
         why = _("Only one Volcano Job of one task and one container opens in the form.")
         return form, [], [FieldError("", 0, why)]
+    for name, field in form.fields.items():  # a required field the YAML leaves out: as new
+        if not data.get(name) and field.required and field.initial is not None:
+            data[name] = str(field.initial)
     form = _form(request, data)
     lost = lost_fields(documents[0], form.manifest()) if form.is_valid() else []
     return form, lost, []
