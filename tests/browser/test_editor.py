@@ -91,7 +91,8 @@ def test_the_policy_editor_syncs_previews_and_saves_through_the_editor(
 
     # The form follows the YAML; a form edit comes back into the editor.
     _type(page, original)
-    expect(marked).to_have_count(0, timeout=10_000)
+    expect(page.locator("#policy-status")).to_contain_text("Valid", timeout=10_000)
+    expect(marked).to_have_count(0)
     page.get_by_role("button", name="Add tier").click()
     page.get_by_label("Plugin to add to tier 3").select_option("overcommit")
     page.locator('[data-op="plugin-add:2"]').click()
