@@ -26,7 +26,9 @@ __all__ = [
     "CommonJobForm",
     "Example",
     "examples",
+    "form_data_of",
     "line_of",
+    "lost_fields",
     "parse_manifest",
     "parse_manifests",
 ]
@@ -211,3 +213,72 @@ class CommonJobForm(forms.Form):
             "metadata": {"name": data["name"], "namespace": data["namespace"]},
             "spec": spec,
         }
+
+
+JOB_API_VERSION = "batch.volcano.sh/v1alpha1"
+RESTART_ON_EVICTION = [{"event": "PodEvicted", "action": "RestartJob"}]
+
+
+def form_data_of(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Return ``CommonJobForm`` data for a Job manifest (the YAML -> form direction), or
+    None when ``document`` is not a Volcano Job with exactly one task of one container.
+
+    What the form cannot hold is left out here; ``lost_fields`` names it, so the page can
+    say so before a form submit would drop it.
+    """
+    if (document.get("apiVersion"), document.get("kind")) != (JOB_API_VERSION, "Job"):
+        return None
+    meta = _mapping(document.get("metadata"))
+    spec = _mapping(document.get("spec"))
+    tasks = spec.get("tasks")
+    if not isinstance(tasks, list) or len(tasks) != 1:
+        return None
+    task = _mapping(tasks[0])
+    template = _mapping(task.get("template"))
+    containers = _mapping(template.get("spec")).get("containers")
+    if not isinstance(containers, list) or len(containers) != 1:
+        return None
+    container = _mapping(containers[0])
+    requests = _mapping(_mapping(container.get("resources")).get("requests"))
+    command = container.get("command")
+    annotations = _mapping(_mapping(template.get("metadata")).get("annotations"))
+    data = {
+        "name": meta.get("name", ""),
+        "namespace": meta.get("namespace", ""),
+        "queue": spec.get("queue", ""),
+        "priority_class": spec.get("priorityClassName", ""),
+        "min_available": spec.get("minAvailable", ""),
+        "max_retry": spec.get("maxRetry", ""),
+        "task": task.get("name", ""),
+        "replicas": task.get("replicas", ""),
+        "image": container.get("image", ""),
+        "command": " ".join(str(c) for c in command) if isinstance(command, list) else "",
+        "cpu": requests.get("cpu", ""),
+        "memory": requests.get("memory", ""),
+        "gpu": requests.get("nvidia.com/gpu", ""),
+        "duration": annotations.get("volcano.sh/sim-duration", ""),
+    }
+    if spec.get("policies") == RESTART_ON_EVICTION:
+        data["restart_on_eviction"] = "on"
+    return {key: ("" if value is None else str(value)) for key, value in data.items()}
+
+
+def lost_fields(original: Any, rebuilt: Any, path: str = "") -> list[str]:
+    """Return the paths of ``original`` that ``rebuilt`` does not hold as they were (what the
+    form would drop or change); what the form adds (defaults) is not listed."""
+    if isinstance(original, dict) and isinstance(rebuilt, dict):
+        lost = []
+        for key, value in original.items():
+            at = f"{path}.{key}" if path else str(key)
+            lost += lost_fields(value, rebuilt[key], at) if key in rebuilt else [at]
+        return lost
+    if isinstance(original, list) and isinstance(rebuilt, list) and len(original) == len(rebuilt):
+        return [
+            p for i, v in enumerate(original) for p in lost_fields(v, rebuilt[i], f"{path}[{i}]")
+        ]
+    same = original == rebuilt or str(original) == str(rebuilt)  # 1 and "1" for a quantity
+    return [] if same else [path]
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

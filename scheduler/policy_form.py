@@ -17,12 +17,13 @@ from typing import Any
 
 import yaml
 
-from apis.errors import EngineError
 from apis.safe_yaml import YamlLimitError, load_one
-from scheduler.engine import load_conf
+from jobs.submit import line_of
 from scheduler.engine.catalogue import ArgumentInfo, flag_default, plugin_info
+from scheduler.engine.conf import conf_problems
 
 __all__ = [
+    "ConfProblem",
     "PluginEntry",
     "PolicyDraft",
     "apply_op",
@@ -30,6 +31,7 @@ __all__ = [
     "draft_from_post",
     "draft_from_text",
     "draft_to_text",
+    "problems_at_lines",
 ]
 
 
@@ -52,14 +54,42 @@ class PolicyDraft:
 
 
 def conf_errors(text: str) -> dict[str, str]:
-    """Return the engine parser's verdict on ``text``: {field path: message}, empty if valid."""
+    """Return the engine parser's verdict on ``text``: {field path: message} for every
+    problem it finds (the first per field), empty if valid."""
     if not text.strip():
         return {"": "the configuration is empty"}
+    errors: dict[str, str] = {}
+    for problem in conf_problems(text):
+        errors.setdefault(problem.field, problem.message)
+    return errors
+
+
+@dataclass(frozen=True, slots=True)
+class ConfProblem:
+    """One refusal placed in the text: field path, 1-based line (0: unknown), message."""
+
+    field: str
+    line: int
+    message: str
+
+
+def problems_at_lines(text: str, errors: Mapping[str, str]) -> list[ConfProblem]:
+    """Return ``errors`` (``conf_errors``) each at its line of ``text``, in line order: a
+    field's line from YAML's node marks, a syntax error's from the parser's mark."""
+    problems = []
+    for name, message in errors.items():
+        line = line_of(text, name) if name else _syntax_error_line(text)
+        problems.append(ConfProblem(name, line, message))
+    return sorted(problems, key=lambda p: (p.line == 0, p.line))
+
+
+def _syntax_error_line(text: str) -> int:
     try:
-        load_conf(text)
-    except EngineError as exc:
-        return {exc.field: exc.message}
-    return {}
+        yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return mark.line + 1 if mark is not None else 0
+    return 0
 
 
 def _entry(raw: Any) -> PluginEntry:

@@ -218,7 +218,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "console.staticfiles.PlotlyFinder",  # plotly.min.js from the plotly package
+    "console.staticfiles.PackageFilesFinder",  # plotly.min.js, ACE: from their packages
 ]
 STATIC_ROOT = DATA_DIR / "static"
 # Serve static files from the ASGI app itself (the embedded `make run`); a production

@@ -24,7 +24,15 @@ from console.links import entry_url
 from console.namespaces import current_namespace, readable_namespaces
 from core.models import PriorityClass
 from jobs.api.resources import JOBS
-from jobs.submit import CommonJobForm, ManifestTextError, examples, line_of, parse_manifests
+from jobs.submit import (
+    CommonJobForm,
+    ManifestTextError,
+    examples,
+    form_data_of,
+    line_of,
+    lost_fields,
+    parse_manifests,
+)
 from kube.catalogue import catalogue
 from kube.registry import Entry
 from kube.resources import Resource
@@ -164,16 +172,24 @@ def _page_of(created: dict[str, Any]) -> HttpResponse:
 
 @role_required(SUBMITTER, OPERATOR, ADMIN)
 def job_submit_view(request: HttpRequest) -> HttpResponse:
-    """Show the form and the editor; a POST submits one of them and opens the job's page."""
+    """Show the form and the editor; a POST submits one of them and opens the job's page.
+
+    ``switch`` (the "Edit as YAML" and "Open in the form" buttons) carries what the user wrote
+    to the other tab instead of submitting: the form's manifest into the editor, or the
+    editor's Job into the form, naming the fields the form cannot hold.
+    """
     templates = examples()
     text = ""
     errors: list[FieldError] = []
+    lost: list[str] = []
     mode = request.POST.get("mode") or request.GET.get("mode") or "form"
+    switch = request.POST.get("switch", "") if request.method == "POST" else ""
     form = _form(request, request.POST if request.method == "POST" and mode == "form" else None)
     if request.method == "POST":
         if mode == "form":
             if form.is_valid():
                 text = yaml.safe_dump(form.manifest(), sort_keys=False)
+                mode = "yaml" if switch == "yaml" else mode
             else:
                 errors = [
                     FieldError(name, 0, "; ".join(str(m) for m in msgs))
@@ -184,7 +200,11 @@ def job_submit_view(request: HttpRequest) -> HttpResponse:
             upload = request.FILES.get("file")
             if upload is not None:
                 text = upload.read(256 * 1024 + 1).decode("utf-8", "replace")
-        if text and not errors:
+            if switch == "form":
+                form, lost, errors = _to_form(request, text)
+                mode = "yaml" if errors else "form"
+                text = text if errors else ""  # the form's preview shows what it will send
+        if text and not errors and not switch:
             created, errors = _admit(request, text, dry_run=False)
             if created is not None:
                 return _page_of(created)
@@ -192,8 +212,29 @@ def job_submit_view(request: HttpRequest) -> HttpResponse:
         chosen = next((t for t in templates if t.slug == slug), None)
         if chosen is not None:
             text, mode = chosen.text, "yaml"
-    context = {"form": form, "text": text, "errors": errors, "mode": mode, "templates": templates}
+    context = {"form": form, "text": text, "errors": errors, "mode": mode,
+               "templates": templates, "lost": lost}  # fmt: skip
     return render(request, "jobs/job_submit.html", context, status=422 if errors else 200)
+
+
+def _to_form(request: HttpRequest, text: str) -> tuple[CommonJobForm, list[str], list[FieldError]]:
+    """Return the form bound to the Job in ``text``, the fields it cannot hold, or the error
+    saying why the text does not open in the form."""
+    form = _form(request)
+    try:
+        documents = parse_manifests(text)
+    except ManifestTextError as exc:
+        return form, [], [FieldError("", exc.line, str(exc))]
+    data = form_data_of(documents[0]) if len(documents) == 1 else None
+    if data is None:
+        why = _("Only one Volcano Job of one task and one container opens in the form.")
+        return form, [], [FieldError("", 0, why)]
+    for name, field in form.fields.items():  # a required field the YAML leaves out: as new
+        if not data.get(name) and field.required and field.initial is not None:
+            data[name] = str(field.initial)
+    form = _form(request, data)
+    lost = lost_fields(documents[0], form.manifest()) if form.is_valid() else []
+    return form, lost, []
 
 
 @role_required(SUBMITTER, OPERATOR, ADMIN)

@@ -26,6 +26,7 @@ __all__ = [
     "PluginOption",
     "SchedulerConf",
     "Tier",
+    "conf_problems",
     "load_conf",
 ]
 
@@ -170,76 +171,117 @@ def _parse_plugin(raw: object, path: str, seen: dict[str, str]) -> PluginOption:
     return PluginOption(name=name, arguments=arguments, flags=flags)
 
 
-def _parse_tiers(raw: object) -> tuple[Tier, ...]:
+def _parse_tiers(raw: object, problems: list[ConfError]) -> tuple[Tier, ...]:
+    """Parse the tiers; each refused tier or plugin goes to ``problems`` and parsing goes on,
+    so the editor can mark every mistake at once."""
     if not isinstance(raw, list):
-        raise ConfError("tiers", f"expected a list of tiers, got {_shown(raw)}")
+        problems.append(ConfError("tiers", f"expected a list of tiers, got {_shown(raw)}"))
+        return ()
     seen: dict[str, str] = {}
     tiers: list[Tier] = []
     for i, tier in enumerate(raw):
         path = f"tiers[{i}]"
         if not isinstance(tier, Mapping) or set(tier) - {"plugins"}:
-            raise ConfError(path, "expected a mapping with only 'plugins'")
+            problems.append(ConfError(path, "expected a mapping with only 'plugins'"))
+            continue
         plugins = tier.get("plugins") or []
         if not isinstance(plugins, list):
-            raise ConfError(f"{path}.plugins", f"expected a list, got {_shown(plugins)}")
-        options = tuple(
-            _parse_plugin(p, f"{path}.plugins[{j}]", seen) for j, p in enumerate(plugins)
-        )
+            problems.append(ConfError(f"{path}.plugins", f"expected a list, got {_shown(plugins)}"))
+            continue
+        options: list[PluginOption] = []
+        for j, plugin in enumerate(plugins):
+            try:
+                options.append(_parse_plugin(plugin, f"{path}.plugins[{j}]", seen))
+            except ConfError as exc:
+                problems.append(exc)
         names = {o.name: o for o in options}
         drf = names.get("drf")
         if "proportion" in names and drf is not None and drf.enabled("enableHierarchy"):
-            raise ConfError(path, "proportion and drf with hierarchy enabled conflicts")
-        tiers.append(Tier(plugins=options))
+            problems.append(ConfError(path, "proportion and drf with hierarchy enabled conflicts"))
+        tiers.append(Tier(plugins=tuple(options)))
     return tuple(tiers)
 
 
-def _parse_configurations(raw: object) -> dict[str, Arguments]:
+def _parse_configurations(raw: object, problems: list[ConfError]) -> dict[str, Arguments]:
+    """Parse the actions' arguments; each refused entry goes to ``problems``."""
     if raw is None:
         return {}
     if not isinstance(raw, list):
-        raise ConfError("configurations", f"expected a list, got {_shown(raw)}")
+        problems.append(ConfError("configurations", f"expected a list, got {_shown(raw)}"))
+        return {}
     out: dict[str, Arguments] = {}
     for i, entry in enumerate(raw):
-        path = f"configurations[{i}]"
-        if not isinstance(entry, Mapping):
-            raise ConfError(
-                path, f"expected a mapping with name and arguments, got {_shown(entry)}"
-            )
-        unknown = set(entry) - {"name", "arguments"}
-        if unknown:
-            raise ConfError(f"{path}.{sorted(unknown)[0]}", "unknown field")
-        name = entry.get("name")
-        action = get_action(name) if isinstance(name, str) else None
-        if action is None:
-            raise ConfError(f"{path}.name", f"unknown action {name!r}")
-        assert isinstance(name, str)
-        out[name] = validate_arguments(
-            action.arguments_schema,
-            entry.get("arguments"),
-            field=f"{path}.arguments",
-            owner=f"action {name!r}",
-        )
+        try:
+            name, arguments = _parse_configuration(entry, f"configurations[{i}]")
+        except ConfError as exc:
+            problems.append(exc)
+        else:
+            out[name] = arguments
     return out
 
 
+def _parse_configuration(entry: object, path: str) -> tuple[str, Arguments]:
+    if not isinstance(entry, Mapping):
+        raise ConfError(path, f"expected a mapping with name and arguments, got {_shown(entry)}")
+    unknown = set(entry) - {"name", "arguments"}
+    if unknown:
+        raise ConfError(f"{path}.{sorted(unknown)[0]}", "unknown field")
+    name = entry.get("name")
+    action = get_action(name) if isinstance(name, str) else None
+    if action is None:
+        raise ConfError(f"{path}.name", f"unknown action {name!r}")
+    assert isinstance(name, str)
+    arguments = validate_arguments(
+        action.arguments_schema,
+        entry.get("arguments"),
+        field=f"{path}.arguments",
+        owner=f"action {name!r}",
+    )
+    return name, arguments
+
+
 def load_conf(text: str | None) -> SchedulerConf:
-    """Return the parsed conf of ``text`` (Volcano's default conf when empty or None)."""
+    """Return the parsed conf of ``text`` (Volcano's default conf when empty or None); raise
+    the first ``ConfError`` in text order."""
+    conf, problems = _parse(text)
+    if problems:
+        raise problems[0]
+    assert conf is not None
+    return conf
+
+
+def conf_problems(text: str | None) -> list[ConfError]:
+    """Return every ``ConfError`` of ``text`` in text order (empty: ``load_conf`` accepts it).
+
+    The policy editor marks them all at once; a YAML syntax error stops there (nothing after
+    it can be read), otherwise each section, tier, plugin and action entry is judged alone.
+    """
+    return _parse(text)[1]
+
+
+def _parse(text: str | None) -> tuple[SchedulerConf | None, list[ConfError]]:
     ensure_loaded()
     source = text if text and text.strip() else DEFAULT_CONF
     try:
         data = load_one(source)
     except YamlLimitError as exc:
-        raise ConfError(exc.field, exc.message) from exc
+        return None, [ConfError(exc.field, exc.message)]
     except yaml.YAMLError as exc:
-        raise ConfError("", f"not valid YAML: {exc}") from exc
+        return None, [ConfError("", f"not valid YAML: {exc}")]
     if not isinstance(data, Mapping):
-        raise ConfError("", f"expected a mapping with actions and tiers, got {_shown(data)}")
-    unknown = set(data) - {"actions", "tiers", "configurations", "metrics"}
-    if unknown:
-        raise ConfError(str(sorted(unknown)[0]), "unknown field")
-    return SchedulerConf(
-        actions=_parse_actions(data.get("actions")),
-        tiers=_parse_tiers(data.get("tiers") or []),
-        configurations=_parse_configurations(data.get("configurations")),
-        text=source,
-    )
+        return None, [
+            ConfError("", f"expected a mapping with actions and tiers, got {_shown(data)}")
+        ]
+    problems = [
+        ConfError(str(key), "unknown field")
+        for key in sorted(set(data) - {"actions", "tiers", "configurations", "metrics"})
+    ]
+    try:
+        actions = _parse_actions(data.get("actions"))
+    except ConfError as exc:
+        problems.append(exc)
+        actions = ()
+    tiers = _parse_tiers(data.get("tiers") or [], problems)
+    configurations = _parse_configurations(data.get("configurations"), problems)
+    conf = SchedulerConf(actions=actions, tiers=tiers, configurations=configurations, text=source)
+    return (None if problems else conf), problems

@@ -10,7 +10,7 @@ and the errors, each at the field the parser names.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import yaml
@@ -45,6 +45,7 @@ from scheduler.policy_form import (
     draft_from_post,
     draft_from_text,
     draft_to_text,
+    problems_at_lines,
 )
 from scheduler.services import scheduler_conf_activate, scheduler_conf_create
 from scheduler.whatif import QueueShare
@@ -170,6 +171,7 @@ def _editor_context(draft: PolicyDraft | None, text: str, errors: dict[str, str]
         "draft": draft,
         "text": text,
         "errors": errors,
+        "problems": problems_at_lines(text, errors),
         "valid": not errors,
         "tiers": tiers,
         "actions": [(name, action_help(name)[0]) for name in (draft.actions if draft else [])],
@@ -238,7 +240,8 @@ def policy_sync(request: HttpRequest) -> HttpResponse:
 
     ``source=yaml``: the text is the truth; the answer carries the form rebuilt from it.
     ``source=form`` (or an ``op`` button): the form is the truth; the answer carries its text.
-    JSON: ``{"text", "form", "errors": {field: message}}`` (``form`` only when rebuilt).
+    JSON: ``{"text", "form", "errors": {field: message}, "problems": [{field, line,
+    message}]}`` (``form`` only when rebuilt; ``problems``: every error at its line).
     """
     source = request.POST.get("source", "form")
     op = request.POST.get("op", "")
@@ -254,7 +257,8 @@ def policy_sync(request: HttpRequest) -> HttpResponse:
             apply_op(draft, op, request.POST)
         text = draft_to_text(draft)
     errors = conf_errors(text)
-    payload: dict[str, Any] = {"text": text, "errors": errors}
+    problems = [asdict(p) for p in problems_at_lines(text, errors)]
+    payload: dict[str, Any] = {"text": text, "errors": errors, "problems": problems}
     if source == "yaml" or op:
         context = _editor_context(draft, text, errors)
         context["can_write"] = _can_write(request)

@@ -147,14 +147,21 @@
     if (form) { countSelected(form); }
   });
 
-  /* ---------- the YAML editor: a problem's line link selects that line ---------- */
+  /* ---------- the YAML editor: a problem's line link selects that line ----------
+   * The list names its textarea with data-lines-of (default: #manifest). When editor.js has
+   * made the textarea a code editor, it takes the "editor:goto" event and moves its cursor;
+   * otherwise the plain textarea's line is selected. */
   document.addEventListener("click", function (event) {
     var link = event.target.closest("a.line[data-line]");
-    var area = document.getElementById("manifest");
-    if (!link || !area) { return; }
+    if (!link) { return; }
+    var list = link.closest("[data-lines-of]");
+    var area = document.getElementById(list ? list.dataset.linesOf : "manifest");
+    if (!area) { return; }
     event.preventDefault();
     var lines = area.value.split("\n");
     var line = Math.max(1, Math.min(lines.length, parseInt(link.dataset.line, 10)));
+    var goto = new CustomEvent("editor:goto", { cancelable: true, detail: { line: line } });
+    if (!area.dispatchEvent(goto)) { return; }
     var start = 0;
     for (var i = 0; i < line - 1; i++) { start += lines[i].length + 1; }
     area.focus();

@@ -4,7 +4,8 @@
  * sync URL with `source` = "form" or "yaml" (or an `op` for a structural button). The answer
  * carries the YAML (applied when the form changed), the form rebuilt from the YAML (applied
  * when the YAML changed or a button was pressed) and the errors, each shown at the field the
- * parser names. Save and What-if stay disabled while the parser refuses the text.
+ * parser names, and every problem at its line (editor.js marks them in the YAML editor).
+ * Save and What-if stay disabled while the parser refuses the text.
  */
 (function () {
   "use strict";
@@ -24,7 +25,16 @@
     return div.innerHTML;
   }
 
-  function showErrors(errors) {
+  function problemItem(problem) {
+    var label = (status.dataset.lineLabel || "line %(n)s").replace("%(n)s", problem.line);
+    var where = problem.field ? problem.field + ": " : "";
+    return '<li data-field="' + escape(problem.field).replace(/"/g, "&quot;") + '" data-line="' + problem.line +
+      '" data-message="' + escape(where + problem.message).replace(/"/g, "&quot;") + '">' +
+      (problem.line ? '<a href="#" class="line" data-line="' + problem.line + '">' + escape(label) + "</a> " : "") +
+      (problem.field ? "<code>" + escape(problem.field) + "</code>: " : "") + escape(problem.message) + "</li>";
+  }
+
+  function showErrors(errors, problems) {
     form.querySelectorAll("[data-error-for]").forEach(function (el) { el.textContent = ""; });
     form.querySelectorAll(".field-error").forEach(function (el) {
       el.classList.remove("field-error");
@@ -46,9 +56,9 @@
     status.innerHTML = valid
       ? '<div class="callout ok">' + escape(status.dataset.valid || "Valid: the engine's parser accepts it.") + "</div>"
       : '<div class="callout bad"><strong>' + escape(status.dataset.invalid || "The engine's parser refuses it:") +
-        '</strong><ul class="errors">' + names.map(function (n) {
-          return "<li>" + (n ? "<code>" + escape(n) + "</code>: " : "") + escape(errors[n]) + "</li>";
-        }).join("") + "</ul></div>";
+        '</strong><ul class="errors" data-lines-of="' + text.id + '">' +
+        (problems || names.map(function (n) { return { field: n, line: 0, message: errors[n] }; }))
+          .map(problemItem).join("") + "</ul></div>";
     form.querySelectorAll("[data-needs-valid]").forEach(function (button) { button.disabled = !valid; });
   }
 
@@ -75,8 +85,11 @@
         open.forEach(function (id) { var d = document.getElementById(id); if (d) { d.open = true; } });
         if (focused && fields.contains(document.getElementById(focused))) { document.getElementById(focused).focus(); }
       }
-      if (source !== "yaml" && answer.text !== undefined) { text.value = answer.text; }
-      showErrors(answer.errors);
+      if (source !== "yaml" && answer.text !== undefined && answer.text !== text.value) {
+        text.value = answer.text;
+        text.dispatchEvent(new CustomEvent("editor:sync"));  // editor.js shows the new text
+      }
+      showErrors(answer.errors, answer.problems);
     }).catch(function () { form.removeAttribute("aria-busy"); });
   }
 

@@ -75,15 +75,15 @@ def test_submit_from_the_form_and_watch_it_run_without_a_reload(
 
 def test_a_bad_yaml_shows_its_error_at_the_field(page: Page, cluster: ConsoleServer) -> None:
     sign_in(page, cluster, "sue", next_url="/submit/?mode=yaml")
-    page.get_by_label("Job manifest (YAML)").fill(
-        _job("bad-yaml").replace("replicas: 1", "replicas: -2")
-    )
+    # The code editor (ACE) takes the text as a paste would put it there.
+    page.get_by_role("textbox", name="Job manifest (YAML)").focus()
+    page.keyboard.insert_text(_job("bad-yaml").replace("replicas: 1", "replicas: -2"))
     problem = page.locator("#validation li[data-field='spec.tasks[0].replicas']")
     expect(problem).to_be_visible(timeout=10_000)
     expect(problem).to_contain_text("line 8")
     _shot(page, "submit-yaml-error.png")
     page.get_by_role("button", name="Submit").click()
-    expect(page.get_by_label("Job manifest (YAML)")).to_have_value(
+    expect(page.locator("#manifest")).to_have_value(
         _job("bad-yaml").replace("replicas: 1", "replicas: -2")
     )
 

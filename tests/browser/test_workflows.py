@@ -73,7 +73,8 @@ def test_a_submitted_flow_goes_green_step_by_step_without_a_reload(
     page: Page, cluster: ConsoleServer
 ) -> None:
     sign_in(page, cluster, "wes", next_url="/submit/?mode=yaml")
-    page.get_by_label("Job manifest (YAML)").fill(PIPELINE)
+    page.get_by_role("textbox", name="Job manifest (YAML)").focus()  # the code editor
+    page.keyboard.insert_text(PIPELINE)
     expect(page.locator("#validation")).to_contain_text("Valid", timeout=10_000)
     page.get_by_role("button", name="Submit").click()
 
@@ -99,7 +100,7 @@ def test_volcanos_cron_job_example_submitted_and_run_by_hand(
 ) -> None:
     sign_in(page, cluster, "wes")
     page.goto(f"{cluster.url}/submit/?mode=yaml&template=cronjob")
-    expect(page.get_by_label("Job manifest (YAML)")).to_contain_text("kind: CronJob")
+    expect(page.locator(".code-editor .ace_content")).to_contain_text("kind: CronJob")
     page.get_by_role("button", name="Submit").click()
     expect(page).to_have_url(f"{cluster.url}/cronjobs/default/volcano-cronjob-example/")
     expect(page.locator("#cron-body")).to_contain_text("every 5 minutes")

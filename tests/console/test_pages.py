@@ -101,6 +101,15 @@ def test_plotly_is_served_from_the_installed_package() -> None:
     assert str(found).endswith("plotly.min.js")
 
 
+def test_the_ace_editor_is_served_from_the_installed_package_and_only_what_it_needs() -> None:
+    for name in ("ace.js", "mode-yaml.js", "theme-chrome.js", "theme-tomorrow_night.js"):
+        found = finders.find(f"ace/{name}")
+        assert found is not None
+        assert "site-packages/django_ace/" in str(found)
+    assert finders.find("ace/mode-python.js") is None  # the package's other 290 files stay out
+    assert finders.find("ace/../widget.js") is None
+
+
 def test_the_overview_explains_waiting_jobs_and_shows_capacity(
     console_login: Callable[..., Any],
 ) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from apis.errors import ConfError
-from scheduler.engine.conf import load_conf
+from scheduler.engine.conf import DEFAULT_CONF, conf_problems, load_conf
 from scheduler.engine.framework import ArgSpec, Plugin, Session, registry
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "scheduler-conf"
@@ -123,3 +123,30 @@ def test_registering_a_plugin_name_twice_raises():
     registry.ensure_loaded()
     with pytest.raises(ValueError, match="already registered"):
         registry.register_plugin(type("Again", (Plugin,), {"name": "priority"}))
+
+
+def test_conf_problems_names_every_refused_part_in_text_order() -> None:
+    text = """\
+actions: "enqueue, nope"
+tiers:
+- plugins:
+  - name: gang
+  - name: gangg
+- plugins:
+  - name: drf
+    enableHierarchy: maybe
+configurations:
+- name: nothing
+"""
+    problems = conf_problems(text)
+
+    assert [(p.field, p.message) for p in problems] == [
+        ("actions", "unknown action 'nope'"),
+        ("tiers[0].plugins[1].name", "unknown plugin 'gangg'"),
+        ("tiers[1].plugins[0].enableHierarchy", 'expected true or false, got "maybe"'),
+        ("configurations[0].name", "unknown action 'nothing'"),
+    ]
+    with pytest.raises(ConfError) as first:
+        load_conf(text)
+    assert first.value.field == "actions"
+    assert conf_problems(DEFAULT_CONF) == []

@@ -272,3 +272,53 @@ def test_a_deleted_jobs_link_says_who_deleted_it_and_when(
     assert (
         "Its entries in the audit log" in operator.get("/jobs/default/gone-soon/").content.decode()
     )
+
+
+def test_validation_lists_every_problem_each_at_its_line(
+    console_login: Callable[..., Any],
+) -> None:
+    from tests.browser.test_editor import TWO_ERRORS
+
+    client = console_login("sam", "submitter", ("default",))
+    page = client.post("/submit/validate/", {"manifest": TWO_ERRORS}).content.decode()
+    assert "2 problems" in page
+    assert 'data-line="5"' in page
+    assert 'data-line="7"' in page
+
+
+def test_the_form_and_the_yaml_carry_the_job_both_ways(console_login: Callable[..., Any]) -> None:
+    client = console_login("sam", "submitter", ("default",))
+    form = {"mode": "form", "name": "both-ways", "namespace": "default", "queue": "default",
+            "priority_class": "", "min_available": "2", "max_retry": "3", "task": "worker",
+            "replicas": "2", "image": "busybox:1.36", "command": "sleep 30", "cpu": "500m",
+            "memory": "1Gi", "gpu": "0", "duration": "30s", "restart_on_eviction": "on"}  # fmt: skip
+
+    to_yaml = client.post("/submit/", {**form, "switch": "yaml"})
+    text = to_yaml.context["text"]
+    assert to_yaml.context["mode"] == "yaml"
+    assert yaml.safe_load(text)["spec"]["tasks"][0]["replicas"] == 2
+
+    edited = text.replace("replicas: 2", "replicas: 4") + "  plugins: {ssh: []}\n"
+    back = client.post("/submit/", {"mode": "yaml", "manifest": edited, "switch": "form"})
+    assert back.context["mode"] == "form"
+    assert back.context["form"]["replicas"].value() == "4"
+    assert back.context["form"]["command"].value() == "sleep 30"
+    assert back.context["lost"] == ["spec.plugins"]
+    assert "spec.plugins" in back.content.decode()
+    assert not Job.objects.exists()  # switching never submits
+
+
+def test_a_manifest_the_form_cannot_hold_stays_in_the_editor(
+    console_login: Callable[..., Any],
+) -> None:
+    client = console_login("sam", "submitter", ("default",))
+    two_tasks = yaml.safe_load(_manifest("two"))
+    two_tasks["spec"]["tasks"].append({**two_tasks["spec"]["tasks"][0], "name": "other"})
+
+    response = client.post(
+        "/submit/", {"mode": "yaml", "manifest": yaml.safe_dump(two_tasks), "switch": "form"}
+    )
+
+    assert response.status_code == 422
+    assert response.context["mode"] == "yaml"
+    assert "opens in the form" in response.content.decode()

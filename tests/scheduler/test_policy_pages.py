@@ -10,6 +10,7 @@ import yaml
 from django.urls import reverse
 
 from accounts.models import AuditEntry
+from apis.errors import ConfError
 from scheduler.engine import load_conf
 from scheduler.models import SchedulerConfiguration, SessionRecord
 from scheduler.policy_form import draft_from_text
@@ -387,3 +388,25 @@ def test_yaml_that_is_not_a_mapping_is_refused_by_the_parser(console_login: Any)
     assert answer["errors"] == {
         "": 'expected a mapping with actions and tiers, got ["just", "a list"]'
     }
+
+
+def test_every_mistake_in_the_yaml_is_answered_at_its_line(console_login: Any) -> None:
+    client = console_login("op", "operator")
+    text = BASE.replace("enqueue,", "enqueue, nope,").replace("name: gang", "name: gangg")
+    text = text.replace("name: nodeorder", "name: nodeorder\n    enableNodeOrder: maybe")
+
+    answer = client.post(SYNC, {"text": text, "source": "yaml"}).json()
+    page = client.get(EDITOR, {"from": "1"})  # the stored text: valid, nothing marked
+
+    assert answer["problems"] == [
+        {"field": "actions", "line": 1, "message": "unknown action 'nope'"},
+        {"field": "tiers[0].plugins[1].name", "line": 5, "message": "unknown plugin 'gangg'"},
+        {
+            "field": "tiers[1].plugins[1].enableNodeOrder",
+            "line": 9,
+            "message": 'expected true or false, got "maybe"',
+        },
+    ]
+    assert b'class="line"' not in page.content
+    with pytest.raises(ConfError, match="unknown action 'nope'"):  # the engine: the first one
+        load_conf(text)
