@@ -11,26 +11,12 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.kit import CHROMIUM, MISSING, screenshots, sign_in
 from tests.browser.server import ConsoleServer
+from tests.jobs.manifests_kit import TWO_ERRORS
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=MISSING)]
 
 # Two mistakes on two lines, both Volcano's webhook's: minAvailable above the job's replicas
 # (line 5) and a queue that does not exist (line 7).
-TWO_ERRORS = """apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata: {name: two-errors, namespace: default}
-spec:
-  minAvailable: 5
-  schedulerName: volcano
-  queue: nowhere
-  tasks:
-    - replicas: 1
-      name: main
-      template:
-        spec:
-          containers:
-            - {name: main, image: busybox}
-"""
 
 
 @pytest.fixture(scope="module")

@@ -38,6 +38,8 @@ def test_the_language_switch_turns_a_page_chinese_and_back(
     page.evaluate("document.documentElement.dataset.theme = 'dark'")
     page.set_viewport_size({"width": 390, "height": 844})
     # Chinese words must not push the top bar (or anything) past a phone's width.
+    # (charts follow the new width a moment after it changes: Plotly's resize is debounced)
+    page.wait_for_function("document.documentElement.scrollWidth <= 390", timeout=5_000)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the Chinese overview is {width} px wide on a 390 px phone"
     page.screenshot(path=str(folder / "language-overview-zh-dark-390.png"), full_page=True)

@@ -161,7 +161,9 @@ def untranslated_in_script(source: str) -> list[str]:
         text = match.group(2)
         if FALLBACK.search(before):
             continue
-        shown = re.sub(r"<[^>]*>", " ", text)  # the text of an HTML snippet
+        # The text of an HTML snippet; a tag the literal leaves open (``'<li data-field="'``)
+        # is markup too.
+        shown = re.sub(r"<[^>]*(>|$)", " ", text)
         if (
             SENTENCE.search(shown)
             or ("<" in text and prose(shown))

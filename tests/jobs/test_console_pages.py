@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from core.models import Namespace, Pod
 from jobs.models import Command, Job
 from jobs.services import job_submit
+from tests.jobs.manifests_kit import TWO_ERRORS
 
 pytestmark = pytest.mark.django_db
 
@@ -277,8 +278,6 @@ def test_a_deleted_jobs_link_says_who_deleted_it_and_when(
 def test_validation_lists_every_problem_each_at_its_line(
     console_login: Callable[..., Any],
 ) -> None:
-    from tests.browser.test_editor import TWO_ERRORS
-
     client = console_login("sam", "submitter", ("default",))
     page = client.post("/submit/validate/", {"manifest": TWO_ERRORS}).content.decode()
     assert "2 problems" in page
