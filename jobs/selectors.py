@@ -100,7 +100,7 @@ def job_group_key(job: Job, by: str) -> str:
 
 
 def job_groups(jobs: QuerySet[Job], by: str) -> dict[str, int]:
-    """Return how many of ``jobs`` fall in each group of ``by``, largest first.
+    """Return how many of ``jobs`` fall in each group of ``by``, groups A to Z.
 
     Queue, namespace and phase are counted by the database; the owner, partly kept in
     ownerReferences JSON, is counted from two narrow columns of every matching job.
@@ -116,7 +116,7 @@ def job_groups(jobs: QuerySet[Job], by: str) -> dict[str, int]:
         for value, count in jobs.order_by().values_list(by).annotate(n=Count("id")):
             key = (value or "New") if by == "phase" else str(value)
             counts[key] = counts.get(key, 0) + count
-    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    return dict(sorted(counts.items()))  # the order the list's rows take
 
 
 def queue_waiting_line(queues: set[str]) -> dict[str, list[Job]]:

@@ -33,10 +33,10 @@ def job_list_view(request: HttpRequest) -> HttpResponse:
     filters = {name: request.GET.get(name, "") for name in FILTERS}
     group = request.GET.get("group", "")
     group = group if group in JOB_GROUPS else ""
-    sorts = JOB_SORTS
-    if group:  # rows of a group together, the table's sort inside each group
-        sorts = {key: (*JOB_GROUPS[group], *fields) for key, fields in JOB_SORTS.items()}
-    table = Table.from_request(request, sorts=sorts, default="-created")
+    table = Table.from_request(request, sorts=JOB_SORTS, default="-created")
+    if group:  # a group's rows together, groups A to Z whatever the direction of the sort
+        first = [f"-{f}" if table.descending else f for f in JOB_GROUPS[group]]
+        table.sorts = {key: (*first, *fields) for key, fields in JOB_SORTS.items()}
     matching = job_list(request.user, namespace=namespace, filters=filters)
     if group == "owner":
         matching = matching.select_related("creator")
