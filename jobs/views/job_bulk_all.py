@@ -53,6 +53,7 @@ def _progress(request: HttpRequest, run: str, state: Mapping[str, Any]) -> HttpR
         "refused_count": state["refused_count"],
         "finished": state["offset"] >= total,
         "action": state["action"],
+        "counted": state.get("counted"),
     }
     return render(request, "jobs/_bulk_all_progress.html", context)
 
@@ -80,6 +81,7 @@ def job_bulk_all(request: HttpRequest) -> HttpResponse:
     keys = [f"{ns}/{name}" for ns, name in matching.values_list("namespace", "name")[:MAX_MATCHING]]
     if not keys:
         return _error(request, _("No job matches this filter any more."))
+    counted = request.POST.get("counted", "")
     run = secrets.token_urlsafe(9)
     state = {
         "action": action,
@@ -91,6 +93,9 @@ def job_bulk_all(request: HttpRequest) -> HttpResponse:
         "done": 0,
         "refused": [],
         "refused_count": 0,
+        # What the page counted when it asked: jobs that changed before the confirmation
+        # make the fixed set differ, and the progress says so.
+        "counted": int(counted) if counted.isdigit() else None,
     }
     request.session[_RUN + run] = state
     return _progress(request, run, state)

@@ -60,6 +60,7 @@ def test_acting_on_all_matching_jobs_in_batches(console_login: Callable[..., Any
     assert len(answers) == 4  # the start, then batches of 20, 20 and 5
     assert 'max="45" value="20"' in answers[1]
     assert "45 of 45 done." in answers[-1]
+    assert "the page had counted" not in answers[-1]
     aborted = set(Command.objects.values_list("target_name", flat=True))
     assert len(aborted) == 45
     assert "waits" not in aborted
@@ -93,14 +94,17 @@ def test_a_job_that_stopped_matching_is_listed_not_touched(
     _submit("a", phase="Running")
     _submit("b", phase="Running")
     client = console_login("olga", "operator")
-    start = client.post("/jobs/bulk/all/", {"action": "abort", "phase": "Running"}, headers=HX)
+    _submit("c", phase="Running")  # after the page counted two
+    form = {"action": "abort", "phase": "Running", "counted": "2"}
+    start = client.post("/jobs/bulk/all/", form, headers=HX)
+    assert "3 jobs matched when you confirmed (the page had counted 2)." in start.content.decode()
     Job.objects.filter(name="b").update(phase="Completed")
     run = re.search(r'"run": "([^"]+)"', start.content.decode())
     assert run is not None
     body = client.post("/jobs/bulk/all/step/", {"run": run.group(1)}, headers=HX).content.decode()
-    assert "1 of 2 done." in body
+    assert "2 of 3 done." in body
     assert "default/b</code>: no longer matches the filter" in body
-    assert list(Command.objects.values_list("target_name", flat=True)) == ["a"]
+    assert sorted(Command.objects.values_list("target_name", flat=True)) == ["a", "c"]
 
 
 def test_a_run_belongs_to_who_started_it(console_login: Callable[..., Any]) -> None:
