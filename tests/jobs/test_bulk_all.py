@@ -145,6 +145,8 @@ def test_grouping_counts_every_matching_job(console_login: Callable[..., Any]) -
     assert chips == [("default", "2"), ("research", "3")]
     assert body.index(">default <span") < body.index(">research <span") < body.index("r-0")
     assert body.count('class="group-row"') == 2
+    live = client.get("/jobs/?group=queue", headers={**HX, "HX-Target": "jobs-table"})
+    assert '<span>research</span> <span class="badge">3</span>' in live.content.decode()
     phases = client.get("/jobs/?group=phase&queue=default").content.decode()
     chips = re.findall(r"<li><span>([^<]+)</span> <span class=\"badge\">(\d+)</span></li>", phases)
     assert sorted(chips) == [("Pending", "1"), ("Running", "1")]
