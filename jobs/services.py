@@ -20,18 +20,22 @@ from accounts.audit import audit_record
 from accounts.roles import can
 from jobs.api.resources import JOBS
 from jobs.models import Command, CommandAction, Job, TargetKind
-from kube.store import object_create, object_delete, object_replace
+from kube.bodies import MERGE_PATCH
+from kube.status import KubeError
+from kube.store import object_create, object_delete, object_patch, object_replace
 from queues.api.resources import PODGROUPS
 from queues.models import PodGroup
 
 __all__ = [
     "ACTION_PHASES",
+    "BULK_ACTIONS",
     "CONSOLE_ACTIONS",
     "BulkOutcome",
     "command_issue",
     "job_act",
     "job_act_bulk",
     "job_actions",
+    "job_move",
     "job_submit",
     "job_update",
     "pod_group_create",
@@ -51,6 +55,10 @@ ACTION_PHASES: dict[str, frozenset[str]] = {
     "resume": frozenset({"Aborting", "Aborted"}),
     "restart": frozenset({"", "Pending", "Running"}),
 }
+
+# What a bulk request may do to many jobs: restart is left out (one job at a time, on its page);
+# "move" changes spec.queue through the API's patch, so admission decides as it does for kubectl.
+BULK_ACTIONS = ("abort", "resume", "delete", "move")
 
 
 def job_actions(job: Job) -> list[str]:
@@ -137,13 +145,32 @@ def job_act(*, job: Job, action: str, user: Any) -> None:
     object_delete(JOBS, job, dry_run=False)
 
 
-def job_act_bulk(*, keys: list[tuple[str, str]], action: str, user: Any) -> BulkOutcome:
+def job_move(*, job: Job, queue: str, user: Any) -> None:
+    """Move ``job`` to ``queue`` as ``kubectl patch vcjob --type merge`` on spec.queue would.
+
+    Volcano's job admission lets an update change only the scaling fields, so this is
+    refused for a stored job (``KubeError`` carrying admission's message); it goes through the
+    API's own patch so the console never allows what kubectl is refused, nor the reverse.
+    Raises ``PermissionError`` when ``user`` may not write jobs in the job's namespace.
+    """
+    if not can(user, "jobs", write=True, namespace=job.namespace):
+        raise PermissionError(f"you may not change jobs in the namespace {job.namespace}")
+    with transaction.atomic():
+        stored = Job.objects.select_for_update().get(pk=job.pk)
+        patch = {"spec": {"queue": queue}}
+        object_patch(JOBS, stored, patch, content_type=MERGE_PATCH, dry_run=False)
+
+
+def job_act_bulk(
+    *, keys: list[tuple[str, str]], action: str, user: Any, queue: str = ""
+) -> BulkOutcome:
     """Apply ``action`` to each job named by ``(namespace, name)``, each on its own.
 
-    One job refused (no grant, gone meanwhile) does not stop the others; each job's write is
-    its own transaction, so what is reported done is done.
+    One job refused (no grant, gone meanwhile, refused by admission) does not stop the others;
+    each job's write is its own transaction, so what is reported done is done. ``queue`` is
+    the target of "move".
     """
-    if action not in CONSOLE_ACTIONS:
+    if action not in BULK_ACTIONS and action not in CONSOLE_ACTIONS:
         raise ValueError(f"unknown action {action!r}")
     done: list[str] = []
     refused: list[tuple[str, str]] = []
@@ -159,12 +186,15 @@ def job_act_bulk(*, keys: list[tuple[str, str]], action: str, user: Any) -> Bulk
         if job is None or not can(user, "jobs", write=False, namespace=namespace):
             refused.append((key, "not found"))
             continue
-        if action not in job_actions(job):
+        if action != "move" and action not in job_actions(job):
             refused.append((key, f"{action} does nothing to a job that is {job.phase}"))
             continue
         try:
-            job_act(job=job, action=action, user=user)
-        except PermissionError as exc:
+            if action == "move":
+                job_move(job=job, queue=queue, user=user)
+            else:
+                job_act(job=job, action=action, user=user)
+        except (PermissionError, KubeError) as exc:
             refused.append((key, str(exc)))
             continue
         done.append(key)

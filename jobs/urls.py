@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from jobs.views import job_detail, job_list, pod_list, queue_jobs, submit
+from jobs.views import job_bulk_all, job_detail, job_list, pod_list, queue_jobs, submit
 
 app_name = "jobs"
 
 urlpatterns: list[URLPattern] = [
     path("jobs/", job_list.job_list_view, name="job_list"),
     path("jobs/bulk/", job_list.job_bulk, name="job_bulk"),
+    path("jobs/bulk/all/", job_bulk_all.job_bulk_all, name="job_bulk_all"),
+    path("jobs/bulk/all/step/", job_bulk_all.job_bulk_all_step, name="job_bulk_all_step"),
     path("jobs/<str:namespace>/<str:name>/", job_detail.job_detail, name="job_detail"),
     path("jobs/<str:namespace>/<str:name>/action/", job_detail.job_action, name="job_action"),
     path("pods/", pod_list.pod_list_view, name="pod_list"),

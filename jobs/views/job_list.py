@@ -10,18 +10,19 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from accounts.roles import SUBMITTER, role_required, roles_of
+from accounts.roles import SUBMITTER, can, role_required, roles_of
 from console.namespaces import current_namespace
 from console.render import render_page
 from console.tables import Table
-from jobs.models import JobPhase
-from jobs.selectors import JOB_SORTS, job_list, wait_reports
+from jobs.models import Job, JobPhase
+from jobs.selectors import JOB_GROUPS, JOB_SORTS, job_group_key, job_groups, job_list, wait_reports
 from jobs.services import CONSOLE_ACTIONS, job_act_bulk
+from jobs.views.job_bulk_all import FILTERS, filter_text
 from queues.models import Queue
+from queues.why import WaitReport
 
 __all__ = ["job_bulk", "job_list_view"]
 
-FILTERS = ("queue", "phase", "mine", "q")
 MAX_BULK = 500
 
 
@@ -30,18 +31,50 @@ def job_list_view(request: HttpRequest) -> HttpResponse:
     """Render the jobs the user may read, filtered, sorted and paged from the URL."""
     namespace = current_namespace(request)
     filters = {name: request.GET.get(name, "") for name in FILTERS}
+    group = request.GET.get("group", "")
+    group = group if group in JOB_GROUPS else ""
     table = Table.from_request(request, sorts=JOB_SORTS, default="-created")
-    page = table.paginate(job_list(request.user, namespace=namespace, filters=filters))
+    if group:  # a group's rows together, groups A to Z whatever the direction of the sort
+        first = [f"-{f}" if table.descending else f for f in JOB_GROUPS[group]]
+        table.sorts = {key: (*first, *fields) for key, fields in JOB_SORTS.items()}
+    matching = job_list(request.user, namespace=namespace, filters=filters)
+    if group == "owner":
+        matching = matching.select_related("creator")
+    page = table.paginate(matching)
     jobs = list(page.object_list)
     reports = wait_reports(jobs)
+    counts = job_groups(matching, group) if group else {}
+    if group == "owner":  # creators sort in the database, owner references only here
+        order = {key: index for index, key in enumerate(counts)}
+        jobs.sort(key=lambda job: order.get(job_group_key(job, group), len(order)))
+    total = page.paginator.count
+    may_act = bool(roles_of(request.user) & {SUBMITTER, "operator", "admin"})
+    may_act_all = False  # "act on all N matching": only for who may write some of those jobs
+    if may_act and total:
+        spaces = matching.order_by().values_list("namespace", flat=True).distinct()
+        may_act_all = any(can(request.user, "jobs", write=True, namespace=ns) for ns in spaces)
+    # Each row, and above the first of each group its heading: (group, count over all pages).
+    rows: list[tuple[Job, WaitReport | None, tuple[str, int] | None]] = []
+    previous = None
+    for job in jobs:
+        key = job_group_key(job, group) if group else ""
+        heading = (key, counts.get(key, 0)) if group and key != previous else None
+        previous = key
+        rows.append((job, reports.get(job.pk), heading))
     context = {
         "table": table,
         "page": page,
-        "rows": [(job, reports.get(job.pk)) for job in jobs],
+        "rows": rows,
+        "group": group,
+        "groups": list(JOB_GROUPS),
+        "group_counts": counts,
+        "may_act_all": may_act_all,
+        "matching_count": total,
+        "filter_text": filter_text(filters, namespace),
         "filters": filters,
         "phases": ["New", *JobPhase.values],
         "queues": list(Queue.objects.order_by("name").values_list("name", flat=True)),
-        "may_act": bool(roles_of(request.user) & {SUBMITTER, "operator", "admin"}),
+        "may_act": may_act,
         "namespace": namespace,
     }
     return render_page(request, "jobs/job_list.html", context, fragments=("jobs-table",))

@@ -1,5 +1,6 @@
 """The job console's main flows in a real browser against the live server: submit from the
-form and watch the job run, a bad YAML's error at its field, why a job waits, bulk abort."""
+form and watch the job run, a bad YAML's error at its field, why a job waits, bulk abort of
+checked rows and of every job a filter matches."""
 
 from __future__ import annotations
 
@@ -111,6 +112,24 @@ def test_bulk_abort_two_jobs(page: Page, cluster: ConsoleServer) -> None:
     rows = page.locator("#jobs-table tbody tr")
     expect(rows.filter(has_text="Abort")).to_have_count(2, timeout=20_000)
     _shot(page, "jobs-list.png")
+
+
+def test_a_bulk_action_on_a_filtered_set_reports_progress(
+    page: Page, cluster: ConsoleServer
+) -> None:
+    cluster.apply("---\n".join(_job(f"many-{i:02}", cpu="10m") for i in range(25)))
+    sign_in(page, cluster, "sue", next_url="/jobs/?q=many-")
+    page.get_by_text("Act on all 25 matching jobs").click()
+    page.get_by_role("button", name="Abort all").click()
+    dialog = page.locator("dialog.confirm")
+    expect(dialog).to_contain_text("Abort 25 jobs matching q=many-?")
+    dialog.get_by_role("button", name="Confirm").click()
+    progress = page.locator("#bulk-all-progress")
+    expect(progress).to_contain_text("25 of 25 done.", timeout=30_000)  # two batches: 20, 5
+    expect(progress.locator("progress")).to_have_attribute("value", "25")
+    rows = page.locator("#jobs-table tbody tr")
+    expect(rows.filter(has_text="Abort")).to_have_count(25, timeout=30_000)
+    _shot(page, "jobs-bulk-all.png")
 
 
 def test_checked_rows_stay_checked_through_a_live_refresh(
