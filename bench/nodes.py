@@ -210,6 +210,13 @@ def main() -> int:
         for label, call in cases[:3] + cases[5:6]:
             wall, cpu = timed_after_change(call, args.runs, stamp)
             failed |= report(f"{label}, after a change", wall, cpu, "")
+        for label, url in (
+            ("nodes list", "/nodes/"),
+            ("grouped by zone", f"/nodes/?group={zone}"),
+            ("one zone drilled", f"/nodes/?group={zone}&in=zone-3"),
+        ):
+            body = client.get(url).content
+            print(f"page weight, {label}: {len(body) / 1024:.0f} KiB")
         html = client.get(f"/nodes/?group={zone}").content.decode()
         figure = _figure_json(html)
         columns = len(json.loads(figure)["data"][0]["x"])
