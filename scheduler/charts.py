@@ -156,8 +156,11 @@ MAX_CELL_TEXT = 40  # more cells than this: names in the hover only (they would 
 
 
 def _grid_columns(count: int) -> int:
-    """Return how many cells a row holds: rows about a quarter as many as columns (a wide card)."""
-    return max(1, min(count, int(np.ceil(np.sqrt(count * 4)))))
+    """Return how many cells a row holds: rows about half as many as columns (a wide card).
+
+    Not wider: a phone's card is 330 px, and a group's name must fit its cell.
+    """
+    return max(1, min(count, int(np.ceil(np.sqrt(count * 2)))))
 
 
 def heat_cells_figure(
@@ -220,16 +223,19 @@ def heat_cells_figure(
         "z": z, "customdata": customdata, "zmin": 0, "zmax": 100, "colorscale": "Viridis",
         "xgap": 2, "ygap": 2, "hoverongaps": False,
         "hovertemplate": "<br>".join(lines) + "<extra></extra>",
+        # Under the cells, not beside them: the cells keep the card's whole width.
         "colorbar": {"title": {"text": _("% allocated"), "side": "right"}, "ticksuffix": "%",
-                     "thickness": 12},
+                     "thickness": 10, "orientation": "h", "y": -0.04, "yanchor": "top",
+                     "len": 0.6},
     }  # fmt: skip
     if count <= MAX_CELL_TEXT:
         text = [*names, *([""] * pad)]
         trace["text"] = [text[r * columns : (r + 1) * columns] for r in range(rows)]
         trace["texttemplate"] = "%{text}"
         trace["textfont"] = {"size": 11}
-    height = min(640, 60 + max(rows * (44 if count <= MAX_CELL_TEXT else 22), 80))
-    fig = go.Figure(layout=base_layout(height=height, margin={"l": 8, "r": 8, "t": 8, "b": 8}))
+    cells_height = max(rows * (44 if count <= MAX_CELL_TEXT else 22), 60)
+    fig = go.Figure(layout=base_layout(height=min(700, cells_height) + 70,
+                                       margin={"l": 8, "r": 8, "t": 8, "b": 62}))  # fmt: skip
     fig.add_trace(go.Heatmap(trace, _validate=False))
     hidden = {"showgrid": False, "zeroline": False, "showticklabels": False, "fixedrange": True}
     fig.update_layout(xaxis=hidden, yaxis={**hidden, "autorange": "reversed"})
