@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.utils.translation import gettext as _
 from plotly import graph_objs as go
 
 from console.charts import base_layout
@@ -24,6 +25,7 @@ from console.units import axis_unit
 __all__ = [
     "MISSING_GROUP",
     "HeatNode",
+    "heat_cells_figure",
     "node_allocation_figure",
     "node_heatmap",
     "node_heatmap_grid",
@@ -147,6 +149,96 @@ def node_heatmap_grid(
     else:
         xaxis.update(tickangle=-45)
     fig.update_layout(xaxis=xaxis, yaxis={"showgrid": False, "automargin": True})
+    return fig
+
+
+MAX_CELL_TEXT = 40  # more cells than this: names in the hover only (they would not fit)
+
+
+def _grid_columns(count: int) -> int:
+    """Return how many cells a row holds: rows about half as many as columns (a wide card).
+
+    Not wider: a phone's card is 330 px, and a group's name must fit its cell.
+    """
+    return max(1, min(count, int(np.ceil(np.sqrt(count * 2)))))
+
+
+def heat_cells_figure(
+    names: Sequence[str],
+    held: np.ndarray,
+    have: np.ndarray,
+    *,
+    resource: str,
+    counts: Sequence[int] | None = None,
+    spread: tuple[np.ndarray, np.ndarray] | None = None,
+) -> go.Figure:
+    """Return a grid of cells, one per name (a group of nodes, or a node), coloured by share.
+
+    ``held``/``have``: one amount of ``resource`` per name (milli-units, summed over a group).
+    ``counts`` (groups): the nodes in each; ``spread`` (groups): the emptiest and the fullest
+    node's share, in percent, which tells a group with room on one node from one whose room
+    is spread thin. Colour is held / have in percent (0-100, fixed); a cell whose nodes do
+    not advertise the resource is a gap. Cells fill rows left to right, in ``names`` order.
+
+    Why a grid, not one column per node: 5,000 one-pixel columns blur into a solid band; a
+    cell per group stays readable and its JSON stays small, whatever the cluster's size.
+    """
+    count = len(names)
+    columns = _grid_columns(count)
+    rows = max(1, -(-count // columns))
+    unit, scale = axis_unit(resource)
+    held = np.asarray(held, dtype=float)
+    have = np.asarray(have, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(have > 0, np.round(100 * held / have, 1), np.nan)
+    pad = rows * columns - count
+    # Plain numbers (None: a gap), not a typed array: a few hundred cells read as they are.
+    flat = [None if np.isnan(v) else float(v) for v in share] + [None] * pad
+    z = [flat[r * columns : (r + 1) * columns] for r in range(rows)]
+    extra: list[list[Any]] = [[] for _ in range(count)]
+    if counts is not None:
+        for i, n in enumerate(counts):
+            extra[i].append(int(n))
+    if spread is not None:
+        for i, (low, high) in enumerate(zip(*spread, strict=True)):
+            extra[i] += [round(float(low)), round(float(high))]
+    cells: list[Any] = [
+        [names[i], round(held[i] / scale, 3), round(have[i] / scale, 3), *extra[i]]
+        for i in range(count)
+    ]
+    cells += [None] * pad
+    customdata = [cells[r * columns : (r + 1) * columns] for r in range(rows)]
+    amount_line = (
+        f"{resource}: %{{customdata[1]:.4~g}} " + _("of") + f" %{{customdata[2]:.4~g}} {unit} "
+        + _("allocated") + " (%{z:.0f}%)"
+    )  # fmt: skip
+    lines = ["<b>%{customdata[0]}</b>"]
+    if counts is not None:
+        lines.append("%{customdata[3]} " + _("nodes"))
+    lines.append(amount_line)
+    if spread is not None:
+        lines.append(_("nodes from %(low)s to %(high)s allocated")
+                     % {"low": "%{customdata[4]}%", "high": "%{customdata[5]}%"})  # fmt: skip
+    trace: dict[str, Any] = {
+        "z": z, "customdata": customdata, "zmin": 0, "zmax": 100, "colorscale": "Viridis",
+        "xgap": 2, "ygap": 2, "hoverongaps": False,
+        "hovertemplate": "<br>".join(lines) + "<extra></extra>",
+        # Under the cells, not beside them: the cells keep the card's whole width.
+        "colorbar": {"title": {"text": _("% allocated"), "side": "right"}, "ticksuffix": "%",
+                     "thickness": 10, "orientation": "h", "y": -0.04, "yanchor": "top",
+                     "len": 0.6},
+    }  # fmt: skip
+    if count <= MAX_CELL_TEXT:
+        text = [*names, *([""] * pad)]
+        trace["text"] = [text[r * columns : (r + 1) * columns] for r in range(rows)]
+        trace["texttemplate"] = "%{text}"
+        trace["textfont"] = {"size": 11}
+    cells_height = max(rows * (44 if count <= MAX_CELL_TEXT else 22), 60)
+    fig = go.Figure(layout=base_layout(height=min(700, cells_height) + 70,
+                                       margin={"l": 8, "r": 8, "t": 8, "b": 62}))  # fmt: skip
+    fig.add_trace(go.Heatmap(trace, _validate=False))
+    hidden = {"showgrid": False, "zeroline": False, "showticklabels": False, "fixedrange": True}
+    fig.update_layout(xaxis=hidden, yaxis={**hidden, "autorange": "reversed"})
     return fig
 
 

@@ -9,15 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Value
-from django.db.models.fields.json import KT
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
-from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -28,90 +24,55 @@ from console.tables import Table
 from console.time_range import TimeRange, time_range
 from core.models import Node
 from monitoring.node_history import NODE_RESOURCES, choose_node_resolution, node_series
-from scheduler.charts import MISSING_GROUP, node_allocation_figure, node_heatmap_grid
-from scheduler.load_status import LOAD_COLUMNS, fresh_stamp, loads_fresh
+from scheduler.charts import node_allocation_figure
+from scheduler.load_status import fresh_stamp
 from scheduler.node_actions import NODE_ACTIONS, node_act, node_actions
+from scheduler.node_heat import DEFAULT_GROUP, MAX_CELLS, NODES_DRAWN, Heat, in_group, node_heat
 from scheduler.node_selectors import (
-    GPU,
     HEAT_RESOURCES,
     NODE_SORTS,
     KeptPerChange,
-    Load,
     NodeFilterError,
-    amount,
     has_label,
     label_keys,
-    node_loads,
     node_page,
     node_rows,
     nodes_filtered,
     page_rows,
 )
 
-__all__ = ["HEATMAP_LIMIT", "node_action", "node_detail", "node_list"]
+__all__ = ["node_action", "node_detail", "node_list"]
 
-FILTERS = ("q", "selector", "ready", "cordoned", "group")
-# The heat map draws at most this many nodes (the filtered ones, by name): 5,000 columns
-# still draw in well under a second; beyond that a column is under a pixel wide anyway.
-HEATMAP_LIMIT = 5000
+FILTERS = ("q", "selector", "ready", "cordoned", "group", "resource", "in")
 FRAGMENTS = ("nodes-table", "nodes-heatmap")
-_SCRIPT_ESCAPES = {ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}
-# Heat maps as of one change-stream position, by group and filters: every open Nodes page
+# Heat maps as of one change-stream position, by picture and filters: every open Nodes page
 # refreshes after the same change, and they share one drawing of the same nodes.
-HEATMAPS: KeptPerChange[dict[str, Any]] = KeptPerChange(size=8)
+HEATMAPS: KeptPerChange[Heat] = KeptPerChange(size=8)
+CELL = "__cell__"  # where charts.js puts the clicked cell's name in a chart's data-click-url
 
 
-def _heatmap(nodes: Any, group_by: str) -> dict[str, Any]:
-    """Return the heat map of the filtered ``nodes`` (at most ``HEATMAP_LIMIT``) and its counts.
+def _group_by(request: HttpRequest, total: int) -> str:
+    """Return the label key to group by: the chosen one, or zone by default for many nodes.
 
-    Each resource's allocatable and the group's label are read in SQL, one narrow query per
-    resource: decoding 5,000 JSON documents in Python would cost more than the whole page.
+    An explicit empty ``?group=`` is "by name"; no ``group`` at all lets a large cluster open
+    on its zones rather than on a band of thousands of columns.
     """
-    group = KT(f"labels__{group_by}") if group_by else Value("")
-    amounts = [KT(f"allocatable__{r}") for r in HEAT_RESOURCES]
-    # Stored loads (the last session's) come with the same rows; otherwise they are summed.
-    fresh = loads_fresh()
-    stored = LOAD_COLUMNS if fresh else ()
-    rows = list(
-        nodes.order_by("name").values_list("pk", "name", group, *amounts, *stored)[:HEATMAP_LIMIT]
-    )
-    width = len(HEAT_RESOURCES)
-    # resource x node blocks, built column-wise: no per-cell Python for 5,000 nodes
-    have = np.array([[amount(v) for v in row[3 : 3 + width]] for row in rows], dtype=np.int64)
-    have = have.reshape(len(rows), width).T
-    if fresh:
-        cpu, memory, gpu_held, pods = (
-            np.array([row[3 + width + i] for row in rows], dtype=np.int64) for i in range(4)
-        )
-    else:
-        loads = node_loads()
-        empty = Load()
-        held_of = [loads.get(row[0], empty) for row in rows]
-        cpu, memory, gpu_held, pods = (
-            np.array([getattr(ld, f) for ld in held_of], dtype=np.int64)
-            for f in ("cpu", "memory", "gpu", "pods")
-        )
-    by_resource = {"cpu": cpu, "memory": memory, GPU: gpu_held, "pods": pods * 1000}
-    has_gpu = bool(have[HEAT_RESOURCES.index(GPU)].any()) if rows else False
-    shown = [(i, r) for i, r in enumerate(HEAT_RESOURCES) if r != GPU or has_gpu]
-    names = [r for _i, r in shown]
-    held = np.stack([by_resource[r] for r in names]) if rows else np.zeros((len(names), 0))
-    figure = node_heatmap_grid(
-        [row[1] for row in rows],
-        [(row[2] or MISSING_GROUP) if group_by else "" for row in rows],
-        held,
-        have[[i for i, _r in shown]] if rows else np.zeros((len(names), 0)),
-        resources=names,
-        group_by=group_by,
-    )
-    # Rendered once here: the cached answer is the finished <script> element (700 KiB of JSON
-    # for 5,000 nodes), not a figure every request would encode again.
-    # Plotly's own JSON text, escaped as json_script escapes: figure_data() would decode and
-    # encode 700 KiB once more for nothing.
-    text = figure.to_json().translate(_SCRIPT_ESCAPES)
-    script = format_html('<script id="nodes-heatmap-figure" type="application/json">{}</script>',
-                         mark_safe(text))  # escaped above  # fmt: skip
-    return {"script": script, "shown": len(rows)}
+    if "group" in request.GET:
+        key = request.GET["group"].strip()
+        return key if has_label(key) else ""
+    return DEFAULT_GROUP if total > NODES_DRAWN and has_label(DEFAULT_GROUP) else ""
+
+
+def _url(request: HttpRequest, **changes: str | None) -> str:
+    """Return this page's query string with ``changes`` (None drops a parameter) and no page."""
+    query = request.GET.copy()
+    query.pop("page", None)
+    for name, value in changes.items():
+        if value is None:
+            query.pop(name, None)
+        else:
+            query[name] = value  # in its place, if it was there
+    return "?" + query.urlencode(safe="/")
 
 
 @role_required()
@@ -124,18 +85,24 @@ def node_list(request: HttpRequest) -> HttpResponse:
         nodes = nodes_filtered(filters)
     except NodeFilterError as exc:
         error, nodes = exc, Node.objects.none()
-    group_by = filters["group"] if has_label(filters["group"]) else ""
+    resource = filters["resource"] if filters["resource"] in HEAT_RESOURCES else "cpu"
+    group_by = _group_by(request, nodes.count())
+    # An opened group narrows the table too: the user drilled into these nodes.
+    opened = request.GET.get("in") if group_by and "in" in request.GET else None
+    if opened is not None:
+        nodes = in_group(nodes, group_by, opened)
     page = table.paginate(node_rows(nodes, sort=table.sort, descending=table.descending))
     total = nodes.count()
-    heat: dict[str, Any] = {}
+    make = node_heat(nodes, total=total, group_by=group_by, resource=resource, opened=opened)
+    heat: list[Heat] = []
 
-    def heatmap() -> dict[str, Any]:
+    def heatmap() -> Heat:
         if not heat:
             # A store of the loads moves no change stream: its stamp is part of the key.
-            key = (fresh_stamp(), group_by,
+            key = (fresh_stamp(), group_by, resource, opened, total,
                    *(filters[k] for k in ("q", "selector", "ready", "cordoned")))  # fmt: skip
-            heat.update(HEATMAPS.get(key, lambda: _heatmap(nodes, group_by)))
-        return heat
+            heat.append(HEATMAPS.get(key, make))
+        return heat[0]
 
     context = {
         "table": table,
@@ -147,9 +114,16 @@ def node_list(request: HttpRequest) -> HttpResponse:
         "filter_error": error,
         "label_keys": label_keys,
         "group_by": group_by,
+        "resource": resource,
+        "resources": HEAT_RESOURCES,
+        "opened": opened,
         "total": total,
         "heatmap": heatmap,
-        "heatmap_limit": HEATMAP_LIMIT,
+        "nodes_drawn": NODES_DRAWN,
+        "max_cells": MAX_CELLS,
+        "group_url": lambda: _url(request, group=group_by, **{"in": CELL}),
+        "groups_url": _url(request, group=group_by, **{"in": None}),
+        "node_url": reverse("scheduler:node_detail", args=[CELL]),
         "filtered": any(filters[k] for k in ("q", "selector", "ready", "cordoned")),
     }
     status = 400 if error else 200

@@ -10,6 +10,8 @@
  * and the traces hidden in the legend are remembered per figure id (and uirevision) and put
  * back on the new element.
  *
+ * A chart with data-click-url opens the clicked cell's page (see clickable below).
+ *
  * Export: every chart's modebar has "Download data as CSV" (its traces as series,x,y rows:
  * the same table as the server's figure_csv) next to Plotly's own PNG button.
  */
@@ -90,6 +92,19 @@
     });
   }
 
+  // A chart with data-click-url opens a cell: the URL with "__cell__" replaced by the clicked
+  // cell's name (customdata[0]), e.g. a group of the nodes heat map or one of its nodes.
+  function clickable(el) {
+    if (!el.dataset.clickUrl || el.dataset.clickable) { return; }
+    el.dataset.clickable = "1";
+    el.on("plotly_click", function (event) {
+      var point = event && event.points && event.points[0];
+      var cell = point && point.customdata;
+      if (!cell || cell[0] === undefined || cell[0] === null) { return; }
+      window.location.assign(el.dataset.clickUrl.replace("__cell__", encodeURIComponent(String(cell[0]))));
+    });
+  }
+
   function draw(el) {
     var source = document.getElementById(el.dataset.figure);
     if (!source || !window.Plotly) { return; }
@@ -126,6 +141,7 @@
     config.modeBarButtonsToAdd = (config.modeBarButtonsToAdd || []).concat([CSV_BUTTON]);
     window.Plotly.react(el, data, layout, config).then(function () {
       remember(el);
+      clickable(el);
       var stale = el.querySelector(":scope > .chart-stale");
       if (stale) { stale.remove(); } // the fresh drawing is in: the picture under it goes
     });
