@@ -35,8 +35,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Case, CharField, F, Q, QuerySet, TextField, Value, When
+from django.db import connection, transaction
+from django.db.models import F, Q, QuerySet, TextField, Value
 from django.db.models.fields.json import KT
 from django.db.models.functions import Concat
 
@@ -70,7 +70,6 @@ DURATION_ANNOTATION = "volcano.sh/sim-duration"
 EXIT_CODE_ANNOTATION = "volcano.sh/sim-exit-code"
 IGNORE_SIGTERM_ANNOTATION = container_lifecycle.IGNORE_SIGTERM_ANNOTATION
 ACTIVE = ("Pending", "Running")
-_IP_BATCH = 500  # pods given addresses by one UPDATE
 _SLEEP = re.compile(r"\bsleep\s+(\d+(?:\.\d+)?(?:ms|[smhd])?)\b")
 
 
@@ -267,18 +266,18 @@ def _start(queryset: QuerySet[Pod], now: datetime, config: RuntimeSettings,
     ips = allocate_pod_ips(unaddressed) if unaddressed else {}
     started = 0
     for seconds, group in by_duration.items():
-        # Addresses differ per pod: a CASE per batch keeps each statement's parameters few.
-        step = _IP_BATCH if ips else max(len(group), 1)
-        for first in range(0, len(group), step):
-            pks = group[first : first + step]
-            extra: dict[str, Any] = {}
-            if given := [(pk, ips[pk]) for pk in pks if pk in ips]:
-                whens = [When(pk=pk, then=Value(ip)) for pk, ip in given]
-                extra["pod_ip"] = Case(*whens, default=F("pod_ip"), output_field=CharField())
-            started += _update(
-                Pod.objects.filter(pk__in=pks),
-                running_since=now, run_until=now + config.real(seconds), **values, **extra,
-            )  # fmt: skip
+        started += _update(
+            Pod.objects.filter(pk__in=group),
+            running_since=now, run_until=now + config.real(seconds), **values,
+        )  # fmt: skip
+    if ips:
+        # Addresses differ per pod: one prepared statement run per pod, in the same
+        # transaction, costs far less than an ORM CASE of thousands of WHENs (7x the tick).
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"UPDATE {Pod._meta.db_table} SET pod_ip = %s WHERE id = %s",
+                [(ip, pk) for pk, ip in ips.items()],
+            )
     return started
 
 
