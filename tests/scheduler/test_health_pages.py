@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from kube.models import ChangeEvent
 from scheduler.heartbeat import beat
-from scheduler.leader import DatabaseLease
+from scheduler.leader import make_lease
 from scheduler.models import SchedulerConfiguration, SessionRecord
 from scheduler.worker import run_once
 from tests.scheduler.factories import make_queue, use_conf
@@ -147,7 +147,9 @@ def test_the_controllers_lag_is_shown(console_login: Any) -> None:
 
 def test_the_leader_and_each_worker_heartbeat_are_shown(console_login: Any) -> None:
     session(0.3, worker="node-a:11:aaaaaa")
-    assert DatabaseLease(ttl=15, holder="node-a:11:aaaaaa").acquire()
+    # The lease where this deployment keeps it (Redis in the distributed mode, else the table).
+    lease = make_lease(ttl=15, holder="node-a:11:aaaaaa")
+    assert lease.acquire()
     beat("node-a:11:aaaaaa", leading=True, mode="celery")
     beat("node-b:12:bbbbbb", leading=False, mode="celery")
     page = text(console_login("olga", "operator").get(HEALTH))
@@ -157,6 +159,7 @@ def test_the_leader_and_each_worker_heartbeat_are_shown(console_login: Any) -> N
     assert rows.index("node-a:11:aaaaaa") < rows.index("node-b:12:bbbbbb")
     assert "leader" in rows
     assert "standby" in rows
+    lease.release()  # a Redis lease outlives the test's database
 
 
 def test_viewers_see_the_verdict_only(console_login: Any) -> None:
