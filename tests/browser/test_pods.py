@@ -58,21 +58,21 @@ def test_the_pods_list_filtered_by_phase_in_the_url_follows_live(
     console_server.apply(NODE)
     console_server.make_user("pia", "submitter", namespaces=("default",))
     # (narrowed by name too: the browser tests share one server, and others' pods run there)
-    sign_in(page, console_server, "pia", next_url="/pods/?phase=Running&q=-main-")
+    sign_in(page, console_server, "pia", next_url="/pods/?phase=Running&q=podlist-")
     expect(page.get_by_label("Phase")).to_have_value("Running")
     table = page.locator("#pods-table")
     page.evaluate("window.__sameDocument = true")
 
-    console_server.apply(_job("nowhere", "{disk: none}") + "---\n" + _job("fits"))
-    expect(table.get_by_role("link", name="fits-main-0")).to_be_visible(timeout=40_000)
+    console_server.apply(_job("podlist-nowhere", "{disk: none}") + "---\n" + _job("podlist-fits"))
+    expect(table.get_by_role("link", name="podlist-fits-main-0")).to_be_visible(timeout=40_000)
     expect(table.locator("tbody tr")).to_have_count(1)
     expect(table).to_contain_text("pods-node")
-    expect(table).not_to_contain_text("nowhere-main-0")  # still Pending: not Running
+    expect(table).not_to_contain_text("podlist-nowhere-main-0")  # still Pending: not Running
     assert page.evaluate("window.__sameDocument") is True  # followed live, no reload
 
     # The same list narrowed to Pending says why the other pod waits.
-    page.goto(f"{console_server.url}/pods/?phase=Pending&q=-main-")
-    expect(table.get_by_role("link", name="nowhere-main-0")).to_be_visible()
+    page.goto(f"{console_server.url}/pods/?phase=Pending&q=podlist-")
+    expect(table.get_by_role("link", name="podlist-nowhere-main-0")).to_be_visible()
     why = table.locator("td.why-cell .why")
     expect(why).to_contain_text(re.compile(r"0/\d+ nodes are unavailable"), timeout=20_000)
     expect(why).to_have_attribute("title", re.compile("didn't match Pod's node affinity/selector"))
