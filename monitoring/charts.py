@@ -577,7 +577,7 @@ def evictions_figure(
 
 
 def unschedulable_figure(series: SessionSeries, *, uirevision: str = "unschedulable") -> go.Figure:
-    """Return unschedulable jobs and tasks over time (summed over each point's sessions)."""
+    """Return unschedulable jobs and tasks over time: the most waiting at once in each point."""
     title = "Unschedulable jobs and tasks per point"
     if not series.times:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
