@@ -25,6 +25,10 @@ allocateFuncVerb    event handler (allocate)     {task} → {errorMessage}      
 deallocateFuncVerb  event handler (deallocate)   {task} → {errorMessage}               logged
 ==================  ===========================  ====================================  ==========================
 
+One difference: Volcano turns an event's ``errorMessage`` (or a failed call, when not ignorable)
+into ``Event.Err``, which makes the statement undo that allocation. Our ``Event`` carries no
+error, so the answer is logged and the allocation stands.
+
 Task questions (predicate, prioritize, preemptable, reclaimable, the events) are asked only for
 pods requesting one of ``extender.managedResources`` when that list is given (Volcano's
 ``IsInterested``); the others answer as if the extender were absent. A call waits at most
@@ -248,9 +252,12 @@ class ExtenderPlugin(Plugin):
                 return scores
             given, message = None, str(error)
         if message or given is None:
-            # Volcano's PrioritizeNodes drops every score on an error: no node is chosen.
             logger.warning("extender: Prioritize refused %s: %s", task.uid, message)
-            scores.fill(-np.inf)
+            # Volcano's PrioritizeNodes drops every score on an error, so allocate chooses no
+            # node. Backfill (BestEffort pods) then dereferences that missing node and panics;
+            # here a BestEffort pod just gets no score from the extender.
+            if not task.best_effort:
+                scores.fill(-np.inf)
             return scores
         for i, node in enumerate(nodes):
             scores[i] = given.get(node.name, 0.0)

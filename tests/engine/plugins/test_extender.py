@@ -191,6 +191,19 @@ def test_a_failed_prioritize_leaves_pods_unplaced_unless_ignorable(
     assert len(decisions.binds) == bound
 
 
+def test_a_failed_prioritize_does_not_stop_backfill_of_best_effort_pods() -> None:
+    with running_extender(prioritize=lambda _body: {"errorMessage": "scorer down"}) as ext:
+        pods = [build_pod(f"be-task-{i}", best_effort=True) for i in range(2)]
+        job = build_pod_group("be", pods, min_member=1)
+        text = extender_conf(ext.url, "prioritize", actions="enqueue, allocate, backfill")
+        decisions = run_session(
+            build_cluster([build_node("n1"), build_node("n2")], [job]), load_conf(text)
+        )
+
+    assert len(decisions.binds) == 2
+    assert ext.bodies("prioritize")
+
+
 # --- session open and close ----------------------------------------------------------------------
 def test_session_open_and_close_are_called_once_per_session_on_one_connection() -> None:
     with running_extender(predicate=refuse("n9")) as ext:
