@@ -21,9 +21,12 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["MAX_BODY_SIZE", "ExtenderClient", "ExtenderError"]
+__all__ = ["GIVE_UP_AFTER", "MAX_BODY_SIZE", "ExtenderClient", "ExtenderError"]
 
 MAX_BODY_SIZE = 10 << 20  # Volcano's maxBodySize: 10 MiB
+
+# After this many timeouts in a row, the rest of the session fails at once (see ``send``).
+GIVE_UP_AFTER = 3
 
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
 
@@ -44,6 +47,7 @@ class ExtenderClient:
         self._port = parts.port
         self._path = parts.path
         self._conn: http.client.HTTPConnection | None = None
+        self._timeouts = 0  # timeouts in a row
 
     def url(self, verb: str) -> str:
         """Return the address a verb is POSTed to."""
@@ -60,7 +64,17 @@ class ExtenderClient:
 
         ``answer=False``: the body is not decoded (Volcano sends OnSessionOpen/Close with a nil
         result), only the status counts.
+
+        Once ``GIVE_UP_AFTER`` calls in a row have timed out, the client fails every later call
+        at once with the same error: Volcano would wait out each one (a predicate per node and
+        pod) and reach the same answers, but a black-holed extender would hold the worker for
+        minutes. A client lives for one session, so the next session asks again.
         """
+        if self._timeouts >= GIVE_UP_AFTER:
+            raise ExtenderError(
+                f'Post "{self.url(verb)}": context deadline exceeded (the extender timed out '
+                f"{self._timeouts} times in a row this session; not waited for again)"
+            )
         if self._scheme not in ("http", "https") or not self._host:
             raise ExtenderError(
                 f'Post "{self.url(verb)}": unsupported protocol scheme "{self._scheme}"'
@@ -83,11 +97,13 @@ class ExtenderClient:
         except (OSError, http.client.HTTPException) as error:
             self.close()
             if isinstance(error, TimeoutError | socket.timeout):
+                self._timeouts += 1
                 raise ExtenderError(
                     f'Post "{self.url(verb)}": context deadline exceeded '
                     "(Client.Timeout exceeded while awaiting headers)"
                 ) from error
             raise ExtenderError(f'Post "{self.url(verb)}": {error}') from error
+        self._timeouts = 0
         if status != 200:
             raise ExtenderError(
                 f"failed {verb} with extender at URL {self.url(verb)}, code {status}"

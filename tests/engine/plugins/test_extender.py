@@ -14,7 +14,12 @@ from scheduler.engine.api.types import FitCode, PodGroupPhase, TaskStatus
 from scheduler.engine.conf import load_conf
 from scheduler.engine.framework import close_session, open_session, run_session
 from scheduler.engine.plugins.extender import ExtenderPlugin, parse_timeout
-from scheduler.engine.plugins.extender_client import MAX_BODY_SIZE, ExtenderClient, ExtenderError
+from scheduler.engine.plugins.extender_client import (
+    GIVE_UP_AFTER,
+    MAX_BODY_SIZE,
+    ExtenderClient,
+    ExtenderError,
+)
 from scheduler.engine.plugins.extender_wire import STATUS_VALUES, task_json
 from tests.engine.builders import build_cluster, build_node, build_pod, build_pod_group, gang, res
 from tests.engine.plugins.fake_extender import Reply, running_extender
@@ -136,6 +141,21 @@ def test_a_slow_extender_is_ignored_only_when_ignorable(ignorable: bool, bound: 
 
     assert len(decisions.binds) == bound
     assert took < 2.0  # two nodes asked, each given up on after 50ms: no hang
+
+
+def test_a_black_holed_extender_is_given_up_on_after_three_timeouts_per_session() -> None:
+    slow = Reply(body=b'{"status": "", "code": 0}', delay=0.3)
+    with running_extender(predicate=lambda _body: slow) as ext:
+        nodes = [build_node(f"n{i}") for i in range(6)]
+        text = extender_conf(ext.url, "predicate", ignorable=True, timeout="50ms")
+        decisions = run_session(build_cluster(nodes, [gang("job", 2)]), load_conf(text))
+        again = run_session(
+            build_cluster([build_node(f"n{i}") for i in range(6)], [gang("job", 2)]),
+            load_conf(text),
+        )
+
+    assert len(decisions.binds) == len(again.binds) == 2
+    assert len(ext.bodies("predicate")) == 2 * GIVE_UP_AFTER  # each session tries afresh
 
 
 def test_an_unreachable_extender_fails_the_predicate_with_the_error() -> None:
