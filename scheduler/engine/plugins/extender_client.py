@@ -110,8 +110,10 @@ class ExtenderClient:
             )
         if not answer:
             return None
+        if not raw.strip():
+            raise ExtenderError("EOF")  # Go's decoder on an empty body
         try:
-            return json.loads(raw) if raw.strip() else _eof()
+            return json.loads(raw)
         except ValueError as error:
             raise ExtenderError(f"invalid character in extender answer: {error}") from error
 
@@ -167,7 +169,3 @@ def _read_bounded(
         if size > MAX_BODY_SIZE:
             raise ExtenderError("http: request body too large")
         chunks.append(chunk)
-
-
-def _eof() -> Any:
-    raise ValueError("EOF")

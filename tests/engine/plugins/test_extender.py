@@ -129,6 +129,39 @@ def test_a_message_with_code_zero_is_an_error_as_in_volcano() -> None:
     assert (status.reason, status.code) == ("legacy", FitCode.ERROR)
 
 
+@pytest.mark.parametrize(
+    ("answer", "reason", "code"),
+    [
+        ({"Status": "matched in any case", "CODE": 3}, "matched in any case",
+         FitCode.UNSCHEDULABLE_AND_UNRESOLVABLE),
+        ({"status": "", "extra": "ignored"}, None, None),
+        (None, None, None),  # JSON null decodes into nothing: a pass
+        ({"status": 5}, "json: cannot unmarshal number into field status of type string",
+         FitCode.ERROR),
+        (["no"], "json: cannot unmarshal array into the response object", FitCode.ERROR),
+        (Reply(body=b"not json"), "invalid character", FitCode.ERROR),
+        (Reply(body=b""), "EOF", FitCode.ERROR),
+    ],
+)  # fmt: skip
+def test_answers_are_read_as_gos_json_decoder_reads_them(
+    answer: Any, reason: str | None, code: FitCode | None
+) -> None:
+    with running_extender(predicate=lambda _body: answer) as ext:
+        nodes, jobs = two_nodes_two_pods()
+        ssn = open_session(
+            build_cluster(nodes, jobs), load_conf(extender_conf(ext.url, "predicate"))
+        )
+        status = ssn.predicate_fn(jobs[0].tasks["ns/job-task-0"], nodes[0])
+        close_session(ssn)
+
+    if reason is None:
+        assert status is None
+    else:
+        assert status is not None
+        assert reason in status.reason
+        assert status.code is code
+
+
 @pytest.mark.parametrize(("ignorable", "bound"), [(True, 2), (False, 0)])
 def test_a_slow_extender_is_ignored_only_when_ignorable(ignorable: bool, bound: int) -> None:
     slow = Reply(body=b'{"status": "no", "code": 2}', delay=0.5)
