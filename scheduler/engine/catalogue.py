@@ -46,6 +46,8 @@ _PLUGIN_HELP: dict[str, str] = {
     "computed); optional queue hierarchy.",
     "conformance": "Protects kube-system pods and critical priority classes from eviction.",
     "drf": "Dominant resource fairness: jobs and queues with the smallest dominant share go first.",
+    "extender": "Asks an HTTP service you run (POST JSON per verb) to filter and score nodes, "
+    "pick victims, vote on enqueue and judge queues and jobs.",
     "gang": "All-or-nothing: a job runs only when minAvailable of its pods can be placed.",
     "nodeorder": "Scores nodes with kube-scheduler's scorers (least requested, affinity, taints, "
     "spread), each times its weight.",
@@ -76,6 +78,15 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enablePreemptable",
         "enableReclaimable",
         "enableHierarchy",
+    ),
+    "extender": (
+        "enablePredicate",
+        "enableNodeOrder",
+        "enablePreemptable",
+        "enableReclaimable",
+        "enableJobEnqueued",
+        "enabledOverused",
+        "enableJobReady",
     ),
     "gang": (
         "enableJobOrder",
@@ -157,7 +168,7 @@ class ArgumentInfo:
     """One argument as the editor shows it: key, type name, Volcano's default, explanation."""
 
     key: str
-    type: str  # "bool", "int", "float" or "str"
+    type: str  # "bool", "int", "float", "str" or "list" (of strings, shown comma-separated)
     default: bool | int | float | str | None
     help: str
     prefix: bool = False  # a family of keys ``key<name>`` (e.g. ``binpack.resources.<name>``)
@@ -176,7 +187,7 @@ class PluginInfo:
 def _argument(spec: ArgSpec) -> ArgumentInfo:
     return ArgumentInfo(
         key=spec.name,
-        type=spec.type.__name__,
+        type="list" if spec.listed else spec.type.__name__,
         default=spec.default,
         help=spec.help or _ARG_HELP.get(spec.name, ""),
         prefix=spec.prefix,
