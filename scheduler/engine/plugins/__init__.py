@@ -14,10 +14,12 @@ from scheduler.engine.plugins import (
     gang,
     nodeorder,
     overcommit,
+    pdb,
     predicates,
     priority,
     proportion,
     sla,
+    tdm,
 )
 
 __all__ = [
@@ -28,8 +30,10 @@ __all__ = [
     "gang",
     "nodeorder",
     "overcommit",
+    "pdb",
     "predicates",
     "priority",
     "proportion",
     "sla",
+    "tdm",
 ]
