@@ -26,8 +26,8 @@ __all__ = [
     "plugin_info",
 ]
 
-# Volcano's five actions, in the order a conf usually lists them.
-ACTIONS: tuple[str, ...] = ("enqueue", "allocate", "backfill", "preempt", "reclaim")
+# Volcano's actions, in the order a conf usually lists them.
+ACTIONS: tuple[str, ...] = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "shuffle")
 
 _ACTION_HELP: dict[str, str] = {
     "enqueue": "Admits Pending PodGroups to Inqueue when their queue and the cluster have room "
@@ -38,6 +38,8 @@ _ACTION_HELP: dict[str, str] = {
     "preempt": "Evicts lower-priority pods in the same queue so a starving job can run.",
     "reclaim": "Evicts pods of queues using more than they deserve so a starved queue gets its "
     "share back.",
+    "shuffle": "Evicts the running pods that plugins with victim hooks name (tdm: pods on "
+    "revocable nodes whose time window closed; pdb: pods no disruption budget protects).",
 }
 
 _PLUGIN_HELP: dict[str, str] = {
@@ -52,12 +54,16 @@ _PLUGIN_HELP: dict[str, str] = {
     "nodeorder": "Scores nodes with kube-scheduler's scorers (least requested, affinity, taints, "
     "spread), each times its weight.",
     "overcommit": "Admits jobs while the cluster, times the overcommit factor, has room.",
+    "pdb": "Keeps evictions within PodDisruptionBudgets: a victim that would take a budget below "
+    "its allowed disruptions is spared.",
     "predicates": "Filters nodes that cannot take a pod (resources, selector, affinity, taints, "
     "ports, spread).",
     "priority": "Orders jobs and tasks by priority; lower priority pods are preemptable.",
     "proportion": "Shares the cluster between queues by weight (water-filling), capped by "
     "capability and raised to guarantee.",
     "sla": "Jobs waiting longer than their sla-waiting-time go first and are admitted at once.",
+    "tdm": "Lends revocable nodes (label volcano.sh/revocable-zone) to preemptable pods during "
+    "their zone's time window, and takes them back when it closes.",
 }
 
 # The hook flags each plugin honours (the hooks its on_session_open registers).
@@ -98,6 +104,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
     ),
     "nodeorder": ("enableNodeOrder",),
     "overcommit": ("enableJobEnqueued",),
+    "pdb": ("enabledVictim", "enablePreemptable", "enableReclaimable"),
     "predicates": ("enablePredicate",),
     "priority": ("enableJobOrder", "enableTaskOrder", "enablePreemptable", "enableJobStarving"),
     "proportion": (
@@ -109,6 +116,15 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enableReclaimable",
     ),
     "sla": ("enableJobOrder", "enableJobEnqueued", "enableJobPipelined"),
+    "tdm": (
+        "enablePredicate",
+        "enableNodeOrder",
+        "enablePreemptable",
+        "enabledVictim",
+        "enableJobOrder",
+        "enableJobPipelined",
+        "enableJobStarving",
+    ),
 }
 
 FLAG_HELP: dict[str, str] = {
@@ -128,7 +144,7 @@ FLAG_HELP: dict[str, str] = {
     "enableTargetJob": "it may name a target job for preemption",
     "enableReservedNodes": "it may reserve nodes",
     "enableJobEnqueued": "its vote decides whether enqueue admits a job",
-    "enabledVictim": "it may propose victims directly",
+    "enabledVictim": "it may propose victims directly (the shuffle action evicts them)",
     "enableJobStarving": "it decides whether a job still needs resources (may preempt)",
     "enabledOverused": "it decides when a queue is over its share (allocate skips it)",
     "enabledAllocatable": "it decides whether a queue may take one more pod",

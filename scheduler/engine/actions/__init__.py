@@ -12,6 +12,7 @@ from scheduler.engine.actions import (
     enqueue,
     preempt,
     reclaim,
+    shuffle,
 )
 
 __all__ = [
@@ -20,4 +21,5 @@ __all__ = [
     "enqueue",
     "preempt",
     "reclaim",
+    "shuffle",
 ]

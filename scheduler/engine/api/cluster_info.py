@@ -22,6 +22,7 @@ from datetime import datetime
 
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeArrays, NodeInfo
+from scheduler.engine.api.pdb_info import PdbInfo
 from scheduler.engine.api.queue_info import DEFAULT_QUEUE, QueueInfo
 from scheduler.engine.api.resource import Resource, ResourceIndex
 from scheduler.engine.api.task_info import TaskInfo
@@ -47,6 +48,8 @@ class ClusterInfo:
     arrays: NodeArrays
     default_priority: int = 0
     dropped_jobs: list[str] = field(default_factory=list)
+    # PodDisruptionBudgets of the cluster (the pdb plugin's victim filter reads them).
+    pdbs: list[PdbInfo] = field(default_factory=list)
 
     @classmethod
     def build(
@@ -59,6 +62,7 @@ class ClusterInfo:
         priority_classes: dict[str, int] | None = None,
         default_priority: int = 0,
         occupants: Iterable[TaskInfo] = (),
+        pdbs: Iterable[PdbInfo] = (),
     ) -> ClusterInfo:
         """Return a snapshot of ``nodes``, ``jobs`` and ``queues`` with accounting filled in.
 
@@ -135,6 +139,7 @@ class ClusterInfo:
             arrays=arrays,
             default_priority=default_priority,
             dropped_jobs=dropped,
+            pdbs=list(pdbs),
         )
 
     def clone(self) -> ClusterInfo:

@@ -51,6 +51,7 @@ class JobInfo:
     phase: PodGroupPhase = PodGroupPhase.PENDING
     conditions: list[PodGroupCondition] = field(default_factory=list)
     annotations: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # the PodGroup's (volcano.sh/preemptable)
     uid: str = ""
     tasks: dict[str, TaskInfo] = field(default_factory=dict)
     task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = field(default_factory=dict)

@@ -15,10 +15,12 @@ from scheduler.engine.plugins import (
     gang,
     nodeorder,
     overcommit,
+    pdb,
     predicates,
     priority,
     proportion,
     sla,
+    tdm,
 )
 
 __all__ = [
@@ -30,8 +32,10 @@ __all__ = [
     "gang",
     "nodeorder",
     "overcommit",
+    "pdb",
     "predicates",
     "priority",
     "proportion",
     "sla",
+    "tdm",
 ]
