@@ -26,8 +26,16 @@ __all__ = [
     "plugin_info",
 ]
 
-# Volcano's five actions, in the order a conf usually lists them.
-ACTIONS: tuple[str, ...] = ("enqueue", "allocate", "backfill", "preempt", "reclaim")
+# Volcano's actions, in the order a conf usually lists them.
+ACTIONS: tuple[str, ...] = (
+    "enqueue",
+    "allocate",
+    "backfill",
+    "preempt",
+    "reclaim",
+    "gangpreempt",
+    "gangreclaim",
+)
 
 _ACTION_HELP: dict[str, str] = {
     "enqueue": "Admits Pending PodGroups to Inqueue when their queue and the cluster have room "
@@ -38,10 +46,16 @@ _ACTION_HELP: dict[str, str] = {
     "preempt": "Evicts lower-priority pods in the same queue so a starving job can run.",
     "reclaim": "Evicts pods of queues using more than they deserve so a starved queue gets its "
     "share back.",
+    "gangpreempt": "Evicts whole-gang-aware bundles of lower-priority jobs in the same queue so "
+    "all pending pods of a starving job can run at once.",
+    "gangreclaim": "Evicts whole-gang-aware bundles of other reclaimable queues' jobs so all "
+    "pending pods of a starving job can run at once.",
 }
 
 _PLUGIN_HELP: dict[str, str] = {
     "binpack": "Scores nodes so pods pack onto the fullest nodes first (fewer, fuller nodes).",
+    "cdp": "Cool-down protection: a pod labelled volcano.sh/cooldown-time is not evicted until "
+    "that long after it was scheduled.",
     "capacity": "Queue quotas from each queue's deserved and capability (configured, not "
     "computed); optional queue hierarchy.",
     "conformance": "Protects kube-system pods and critical priority classes from eviction.",
@@ -53,6 +67,7 @@ _PLUGIN_HELP: dict[str, str] = {
     "predicates": "Filters nodes that cannot take a pod (resources, selector, affinity, taints, "
     "ports, spread).",
     "priority": "Orders jobs and tasks by priority; lower priority pods are preemptable.",
+    "resourcequota": "Admits a job only while its minResources fit its namespace's ResourceQuotas.",
     "proportion": "Shares the cluster between queues by weight (water-filling), capped by "
     "capability and raised to guarantee.",
     "sla": "Jobs waiting longer than their sla-waiting-time go first and are admitted at once.",
@@ -69,6 +84,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enabledAllocatable",
         "enableHierarchy",
     ),
+    "cdp": ("enablePreemptable", "enableReclaimable"),
     "conformance": ("enablePreemptable", "enableReclaimable"),
     "drf": (
         "enableJobOrder",
@@ -97,6 +113,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enablePreemptive",
         "enableReclaimable",
     ),
+    "resourcequota": ("enableJobEnqueued",),
     "sla": ("enableJobOrder", "enableJobEnqueued", "enableJobPipelined"),
 }
 

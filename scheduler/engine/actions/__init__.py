@@ -10,6 +10,8 @@ from scheduler.engine.actions import (
     allocate,
     backfill,
     enqueue,
+    gangpreempt,
+    gangreclaim,
     preempt,
     reclaim,
 )
@@ -18,6 +20,8 @@ __all__ = [
     "allocate",
     "backfill",
     "enqueue",
+    "gangpreempt",
+    "gangreclaim",
     "preempt",
     "reclaim",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from scheduler.engine.plugins import (
     binpack,
     capacity,
+    cdp,
     conformance,
     drf,
     gang,
@@ -17,12 +18,14 @@ from scheduler.engine.plugins import (
     predicates,
     priority,
     proportion,
+    resourcequota,
     sla,
 )
 
 __all__ = [
     "binpack",
     "capacity",
+    "cdp",
     "conformance",
     "drf",
     "gang",
@@ -31,5 +34,6 @@ __all__ = [
     "predicates",
     "priority",
     "proportion",
+    "resourcequota",
     "sla",
 ]

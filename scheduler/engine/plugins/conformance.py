@@ -5,7 +5,9 @@ Volcano's counterpart: ``pkg/scheduler/plugins/conformance``.
 
 from __future__ import annotations
 
+from scheduler.engine.api.eviction import GangEvictionContext
 from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import PERMIT
 from scheduler.engine.framework import Plugin, Session, register_plugin
 
 __all__ = ["ConformancePlugin"]
@@ -23,6 +25,17 @@ def _evictable(preemptor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo
     ]
 
 
+def _gang_evictable(
+    _ctx: GangEvictionContext, candidates: list[TaskInfo]
+) -> tuple[list[TaskInfo], int]:
+    """The same filter for gangpreempt and gangreclaim (UnifiedEvictable), always voting."""
+    return [
+        t
+        for t in candidates
+        if t.priority_class_name not in _CRITICAL_CLASSES and t.namespace != _SYSTEM_NAMESPACE
+    ], PERMIT
+
+
 @register_plugin
 class ConformancePlugin(Plugin):
     """Removes critical pods from every victim list (preempt and reclaim)."""
@@ -33,3 +46,4 @@ class ConformancePlugin(Plugin):
         """Register the preemptable and reclaimable filters."""
         ssn.add_preemptable_fn(self.name, _evictable)
         ssn.add_reclaimable_fn(self.name, _evictable)
+        ssn.add_unified_evictable_fn(self.name, _gang_evictable)

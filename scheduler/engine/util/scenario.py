@@ -21,6 +21,7 @@ from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.queue_info import QueueInfo
+from scheduler.engine.api.quota_info import QuotaInfo
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
@@ -36,6 +37,7 @@ from scheduler.engine.util.manifests import (
     read_pod,
     read_queue,
 )
+from scheduler.engine.util.resource_quota import read_resource_quota
 
 __all__ = ["Expect", "Scenario", "diff", "load_scenario"]
 
@@ -120,6 +122,7 @@ def _read_pod_group(
         creation_timestamp=parse_time(meta.get("creationTimestamp"), f"{path}.metadata"),
         phase=PodGroupPhase(phase),
         annotations={str(k): str(v) for k, v in mapping(meta.get("annotations"), path).items()},
+        labels={str(k): str(v) for k, v in mapping(meta.get("labels"), path).items()},
     )
 
 
@@ -161,6 +164,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
     queues: list[QueueInfo] = []
     jobs: dict[str, JobInfo] = {}
     pods: list[tuple[str, TaskInfo, str]] = []
+    quotas: list[QuotaInfo] = []
     times: list[datetime] = []
     for path, obj, meta in objects:
         kind = obj.get("kind")
@@ -185,6 +189,8 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
                 obj, meta, path, priority_classes=classes, default_priority=default_priority
             )
             pods.append((path, task, task.annotations.get(GROUP_ANNOTATION, "")))
+        elif kind == "ResourceQuota":
+            quotas.append(read_resource_quota(obj, meta, path))
         else:
             raise ManifestError(f"{path}.kind", f"unsupported kind {kind!r}")
     # 3. Pods join their PodGroup; a pod without one is its own group of one.
@@ -221,6 +227,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
         queues=queues,
         priority_classes={k: v for k, (v, _) in classes.items()},
         default_priority=default_priority,
+        resource_quotas=quotas,
     )
 
 
