@@ -338,9 +338,10 @@ class _Attempt:
         bundles = self.bundles(domain, nodes)
         if not bundles:
             return
-        room = Resource()
-        for node in nodes:
-            room = room + node.idle + node.releasing
+        arrays = self.ssn.arrays  # the domain's idle plus releasing, summed over its nodes
+        room = self.ssn.resource_index.resource(
+            arrays.idle.sum(axis=0) + arrays.releasing.sum(axis=0)
+        )
         chosen: list[TaskInfo] = []
         for bundle in bundles:
             chosen.extend(bundle.tasks)
@@ -376,23 +377,21 @@ class _Attempt:
             if ssn.pre_predicate_fn(task) is not None:
                 return False
             entry = selector.entry(task)
-            unresolvable = ssn.unresolvable_nodes.get(task.uid, set())
+            request = task.resreq_vec
+            fit_future = np.all(arrays.future_idle >= request, axis=1)
+            fit_idle = np.all(arrays.idle >= request, axis=1)
             idle_fit: list[NodeInfo] = []
             future_fit: list[NodeInfo] = []
-            for node in ssn.node_list:
-                row = node.index
+            unresolvable = ssn.unresolvable_nodes.get(task.uid, set())
+            for row in np.flatnonzero(fit_future).tolist():
+                node = ssn.node_list[row]
                 if node.name in unresolvable:
                     continue
-                if not bool(np.all(task.resreq_vec <= arrays.future_idle[row])):
-                    continue
-                if not entry.passes[row]:
+                if not entry.passes[row]:  # PredicateForPreemptAction: resolvable failures pass
                     status = ssn.predicate_fn(task, node)
                     if status is not None and not status.resolvable_by_eviction:
                         continue
-                if bool(np.all(task.resreq_vec <= arrays.idle[row])):
-                    idle_fit.append(node)
-                else:
-                    future_fit.append(node)
+                (idle_fit if fit_idle[row] else future_fit).append(node)
             best = None
             for group in (idle_fit, future_fit):
                 if group:
