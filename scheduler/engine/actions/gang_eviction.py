@@ -9,10 +9,12 @@ whose eviction keeps the job at minMember and each role at its minTaskMember) an
 bundle (the rest: evicting any of them breaks the gang). Safe bundles go first, then the victim
 order (lowest job order first for preemption, the victim queue order for reclaim), then the
 bundle that frees the most of the need per resource it takes from its job. Bundles are added one
-by one until the domain's idle plus releasing resources and the chosen victims cover the need;
-then every chosen victim is evicted and all pending pods are pipelined onto the freed room (best
-node first, as allocate chooses). Only when the job is then pipelined is the plan kept, and the
-action commits it; otherwise nothing of it remains.
+by one; once the domain's idle plus releasing resources and the chosen victims cover the need,
+every victim chosen so far is evicted and all pending pods are pipelined onto the freed room
+(idle nodes first, then the best-scored, as allocate chooses). A plan that does not pipeline the
+job is undone and the next bundle is added. Only when the job is then pipelined does the action
+commit; otherwise nothing of it remains. The plugins' UnifiedEvictable hooks (no enable flag)
+may narrow the candidates first: a whole bundle survives only if all of its pods are allowed.
 
 Differences from Volcano, all because this engine has no HyperNodes or sub-job policies: the only
 domain is the whole cluster (so ``maxDomains`` caps nothing), and a job is one sub-job.
