@@ -33,6 +33,7 @@ ACTIONS: tuple[str, ...] = (
     "backfill",
     "preempt",
     "reclaim",
+    "shuffle",
     "gangpreempt",
     "gangreclaim",
 )
@@ -46,6 +47,8 @@ _ACTION_HELP: dict[str, str] = {
     "preempt": "Evicts lower-priority pods in the same queue so a starving job can run.",
     "reclaim": "Evicts pods of queues using more than they deserve so a starved queue gets its "
     "share back.",
+    "shuffle": "Evicts the running pods that plugins with victim hooks name (tdm: pods on "
+    "revocable nodes whose time window closed; pdb: pods no disruption budget protects).",
     "gangpreempt": "Evicts whole-gang-aware bundles of lower-priority jobs in the same queue so "
     "all pending pods of a starving job can run at once.",
     "gangreclaim": "Evicts whole-gang-aware bundles of other reclaimable queues' jobs so all "
@@ -60,10 +63,14 @@ _PLUGIN_HELP: dict[str, str] = {
     "computed); optional queue hierarchy.",
     "conformance": "Protects kube-system pods and critical priority classes from eviction.",
     "drf": "Dominant resource fairness: jobs and queues with the smallest dominant share go first.",
+    "extender": "Asks an HTTP service you run (POST JSON per verb) to filter and score nodes, "
+    "pick victims, vote on enqueue and judge queues and jobs.",
     "gang": "All-or-nothing: a job runs only when minAvailable of its pods can be placed.",
     "nodeorder": "Scores nodes with kube-scheduler's scorers (least requested, affinity, taints, "
     "spread), each times its weight.",
     "overcommit": "Admits jobs while the cluster, times the overcommit factor, has room.",
+    "pdb": "Keeps evictions within PodDisruptionBudgets: a victim that would take a budget below "
+    "its allowed disruptions is spared.",
     "predicates": "Filters nodes that cannot take a pod (resources, selector, affinity, taints, "
     "ports, spread).",
     "priority": "Orders jobs and tasks by priority; lower priority pods are preemptable.",
@@ -71,6 +78,8 @@ _PLUGIN_HELP: dict[str, str] = {
     "proportion": "Shares the cluster between queues by weight (water-filling), capped by "
     "capability and raised to guarantee.",
     "sla": "Jobs waiting longer than their sla-waiting-time go first and are admitted at once.",
+    "tdm": "Lends revocable nodes (label volcano.sh/revocable-zone) to preemptable pods during "
+    "their zone's time window, and takes them back when it closes.",
 }
 
 # The hook flags each plugin honours (the hooks its on_session_open registers).
@@ -93,6 +102,15 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enableReclaimable",
         "enableHierarchy",
     ),
+    "extender": (
+        "enablePredicate",
+        "enableNodeOrder",
+        "enablePreemptable",
+        "enableReclaimable",
+        "enableJobEnqueued",
+        "enabledOverused",
+        "enableJobReady",
+    ),
     "gang": (
         "enableJobOrder",
         "enableJobReady",
@@ -103,6 +121,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
     ),
     "nodeorder": ("enableNodeOrder",),
     "overcommit": ("enableJobEnqueued",),
+    "pdb": ("enabledVictim", "enablePreemptable", "enableReclaimable"),
     "predicates": ("enablePredicate",),
     "priority": ("enableJobOrder", "enableTaskOrder", "enablePreemptable", "enableJobStarving"),
     "proportion": (
@@ -115,6 +134,15 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
     ),
     "resourcequota": ("enableJobEnqueued",),
     "sla": ("enableJobOrder", "enableJobEnqueued", "enableJobPipelined"),
+    "tdm": (
+        "enablePredicate",
+        "enableNodeOrder",
+        "enablePreemptable",
+        "enabledVictim",
+        "enableJobOrder",
+        "enableJobPipelined",
+        "enableJobStarving",
+    ),
 }
 
 FLAG_HELP: dict[str, str] = {
@@ -134,7 +162,7 @@ FLAG_HELP: dict[str, str] = {
     "enableTargetJob": "it may name a target job for preemption",
     "enableReservedNodes": "it may reserve nodes",
     "enableJobEnqueued": "its vote decides whether enqueue admits a job",
-    "enabledVictim": "it may propose victims directly",
+    "enabledVictim": "it may propose victims directly (the shuffle action evicts them)",
     "enableJobStarving": "it decides whether a job still needs resources (may preempt)",
     "enabledOverused": "it decides when a queue is over its share (allocate skips it)",
     "enabledAllocatable": "it decides whether a queue may take one more pod",
@@ -174,7 +202,7 @@ class ArgumentInfo:
     """One argument as the editor shows it: key, type name, Volcano's default, explanation."""
 
     key: str
-    type: str  # "bool", "int", "float" or "str"
+    type: str  # "bool", "int", "float", "str" or "list" (of strings, shown comma-separated)
     default: bool | int | float | str | None
     help: str
     prefix: bool = False  # a family of keys ``key<name>`` (e.g. ``binpack.resources.<name>``)
@@ -193,7 +221,7 @@ class PluginInfo:
 def _argument(spec: ArgSpec) -> ArgumentInfo:
     return ArgumentInfo(
         key=spec.name,
-        type=spec.type.__name__,
+        type="list" if spec.listed else spec.type.__name__,
         default=spec.default,
         help=spec.help or _ARG_HELP.get(spec.name, ""),
         prefix=spec.prefix,

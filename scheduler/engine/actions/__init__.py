@@ -14,6 +14,7 @@ from scheduler.engine.actions import (
     gangreclaim,
     preempt,
     reclaim,
+    shuffle,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "gangreclaim",
     "preempt",
     "reclaim",
+    "shuffle",
 ]

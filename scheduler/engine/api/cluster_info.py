@@ -22,6 +22,7 @@ from datetime import datetime
 
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeArrays, NodeInfo
+from scheduler.engine.api.pdb_info import PdbInfo
 from scheduler.engine.api.queue_info import DEFAULT_QUEUE, QueueInfo
 from scheduler.engine.api.quota_info import QuotaInfo
 from scheduler.engine.api.resource import Resource, ResourceIndex
@@ -48,6 +49,8 @@ class ClusterInfo:
     arrays: NodeArrays
     default_priority: int = 0
     dropped_jobs: list[str] = field(default_factory=list)
+    # PodDisruptionBudgets of the cluster (the pdb plugin's victim filter reads them).
+    pdbs: list[PdbInfo] = field(default_factory=list)
     # namespace -> its ResourceQuotas (by name): what the resourcequota plugin admits against
     resource_quotas: dict[str, list[QuotaInfo]] = field(default_factory=dict)
 
@@ -62,6 +65,7 @@ class ClusterInfo:
         priority_classes: dict[str, int] | None = None,
         default_priority: int = 0,
         occupants: Iterable[TaskInfo] = (),
+        pdbs: Iterable[PdbInfo] = (),
         resource_quotas: Iterable[QuotaInfo] = (),
     ) -> ClusterInfo:
         """Return a snapshot of ``nodes``, ``jobs`` and ``queues`` with accounting filled in.
@@ -139,6 +143,7 @@ class ClusterInfo:
             arrays=arrays,
             default_priority=default_priority,
             dropped_jobs=dropped,
+            pdbs=list(pdbs),
             resource_quotas=_quotas_by_namespace(resource_quotas),
         )
 

@@ -12,14 +12,17 @@ from scheduler.engine.plugins import (
     cdp,
     conformance,
     drf,
+    extender,
     gang,
     nodeorder,
     overcommit,
+    pdb,
     predicates,
     priority,
     proportion,
     resourcequota,
     sla,
+    tdm,
 )
 
 __all__ = [
@@ -28,12 +31,15 @@ __all__ = [
     "cdp",
     "conformance",
     "drf",
+    "extender",
     "gang",
     "nodeorder",
     "overcommit",
+    "pdb",
     "predicates",
     "priority",
     "proportion",
     "resourcequota",
     "sla",
+    "tdm",
 ]

@@ -20,6 +20,7 @@ from apis.safe_yaml import YamlLimitError, load_one
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo
+from scheduler.engine.api.pdb_info import PdbInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.quota_info import QuotaInfo
 from scheduler.engine.api.resource import Resource
@@ -37,6 +38,7 @@ from scheduler.engine.util.manifests import (
     read_pod,
     read_queue,
 )
+from scheduler.engine.util.pdb_manifest import read_pdb
 from scheduler.engine.util.resource_quota import read_resource_quota
 
 __all__ = ["Expect", "Scenario", "diff", "load_scenario"]
@@ -122,7 +124,10 @@ def _read_pod_group(
         creation_timestamp=parse_time(meta.get("creationTimestamp"), f"{path}.metadata"),
         phase=PodGroupPhase(phase),
         annotations={str(k): str(v) for k, v in mapping(meta.get("annotations"), path).items()},
-        labels={str(k): str(v) for k, v in mapping(meta.get("labels"), path).items()},
+        labels={
+            str(k): str(v)
+            for k, v in mapping(meta.get("labels"), f"{path}.metadata.labels").items()
+        },
     )
 
 
@@ -164,6 +169,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
     queues: list[QueueInfo] = []
     jobs: dict[str, JobInfo] = {}
     pods: list[tuple[str, TaskInfo, str]] = []
+    pdbs: dict[str, PdbInfo] = {}
     quotas: list[QuotaInfo] = []
     times: list[datetime] = []
     for path, obj, meta in objects:
@@ -189,6 +195,11 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
                 obj, meta, path, priority_classes=classes, default_priority=default_priority
             )
             pods.append((path, task, task.annotations.get(GROUP_ANNOTATION, "")))
+        elif kind == "PodDisruptionBudget":
+            pdb = read_pdb(obj, meta, path)
+            if pdb.uid in pdbs:
+                raise ManifestError(f"{path}.metadata.name", "duplicate PodDisruptionBudget")
+            pdbs[pdb.uid] = pdb
         elif kind == "ResourceQuota":
             quotas.append(read_resource_quota(obj, meta, path))
         else:
@@ -227,6 +238,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
         queues=queues,
         priority_classes={k: v for k, (v, _) in classes.items()},
         default_priority=default_priority,
+        pdbs=pdbs.values(),
         resource_quotas=quotas,
     )
 
