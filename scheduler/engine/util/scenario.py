@@ -23,7 +23,7 @@ from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.pdb_info import PdbInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.quota_info import QuotaInfo
-from scheduler.engine.api.resource import Resource
+from scheduler.engine.api.resource import Resource, scheduling_quantities
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import SchedulerConf, load_conf
@@ -108,6 +108,15 @@ def _read_pod_group(
         task_min[str(role)] = value
     class_name = str(spec.get("priorityClassName") or "")
     min_res = spec.get("minResources")
+    # As Volcano's job controller writes them, with quota names (requests.cpu, count/pods):
+    # resourcequota reads them all, the rest of the scheduler only the plain names and pods.
+    quota_min = (
+        None
+        if min_res is None
+        else Resource.parse(
+            mapping(min_res, f"{path}.spec.minResources"), field=f"{path}.spec.minResources"
+        )
+    )
     return JobInfo(
         name=str(meta["name"]),
         namespace=str(meta.get("namespace") or "default"),
@@ -115,10 +124,9 @@ def _read_pod_group(
         min_available=min_member,
         task_min_available=task_min,
         min_resources=None
-        if min_res is None
-        else Resource.parse(
-            mapping(min_res, f"{path}.spec.minResources"), field=f"{path}.spec.minResources"
-        ),
+        if quota_min is None
+        else Resource(scheduling_quantities(quota_min.as_dict())),
+        quota_min_resources=quota_min,
         priority_class_name=class_name,
         priority=classes.get(class_name, (default_priority, ""))[0],
         creation_timestamp=parse_time(meta.get("creationTimestamp"), f"{path}.metadata"),

@@ -121,3 +121,17 @@ config: |
         "event     ns/pg: Normal Unschedulable resource quota insufficient, requested: "
         "map[cpu:3], used: map[cpu:1500m], limited: map[cpu:4] (ResourceQuota ns/compute)"
     ) in out.getvalue()
+
+
+def test_scenario_keeps_quota_names_for_resourcequota_only() -> None:
+    text = """
+name: names
+objects:
+- apiVersion: scheduling.volcano.sh/v1beta1
+  kind: PodGroup
+  metadata: {name: pg, namespace: ns}
+  spec: {minMember: 1, minResources: {cpu: '2', requests.cpu: '2', count/pods: '1'}}
+"""
+    job = load_scenario(text).cluster.jobs["ns/pg"]
+    assert job.min_resources == res(cpu="2")
+    assert job.quota_min_resources == res({"requests.cpu": "2", "count/pods": "1"}, cpu="2")
