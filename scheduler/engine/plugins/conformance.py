@@ -16,7 +16,7 @@ _CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"
 _SYSTEM_NAMESPACE = "kube-system"
 
 
-def _evictable(preemptor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
+def _not_critical(candidates: list[TaskInfo]) -> list[TaskInfo]:
     """Return the candidates that are neither critical-class pods nor in kube-system."""
     return [
         t
@@ -25,15 +25,16 @@ def _evictable(preemptor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo
     ]
 
 
+def _evictable(_preemptor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
+    """The filter for preempt and reclaim (whoever the evictor is)."""
+    return _not_critical(candidates)
+
+
 def _gang_evictable(
     _ctx: GangEvictionContext, candidates: list[TaskInfo]
 ) -> tuple[list[TaskInfo], int]:
     """The same filter for gangpreempt and gangreclaim (UnifiedEvictable), always voting."""
-    return [
-        t
-        for t in candidates
-        if t.priority_class_name not in _CRITICAL_CLASSES and t.namespace != _SYSTEM_NAMESPACE
-    ], PERMIT
+    return _not_critical(candidates), PERMIT
 
 
 @register_plugin
