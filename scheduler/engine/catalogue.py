@@ -27,7 +27,16 @@ __all__ = [
 ]
 
 # Volcano's actions, in the order a conf usually lists them.
-ACTIONS: tuple[str, ...] = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "shuffle")
+ACTIONS: tuple[str, ...] = (
+    "enqueue",
+    "allocate",
+    "backfill",
+    "preempt",
+    "reclaim",
+    "shuffle",
+    "gangpreempt",
+    "gangreclaim",
+)
 
 _ACTION_HELP: dict[str, str] = {
     "enqueue": "Admits Pending PodGroups to Inqueue when their queue and the cluster have room "
@@ -40,10 +49,16 @@ _ACTION_HELP: dict[str, str] = {
     "share back.",
     "shuffle": "Evicts the running pods that plugins with victim hooks name (tdm: pods on "
     "revocable nodes whose time window closed; pdb: pods no disruption budget protects).",
+    "gangpreempt": "Evicts whole-gang-aware bundles of lower-priority jobs in the same queue so "
+    "all pending pods of a starving job can run at once.",
+    "gangreclaim": "Evicts whole-gang-aware bundles of other reclaimable queues' jobs so all "
+    "pending pods of a starving job can run at once.",
 }
 
 _PLUGIN_HELP: dict[str, str] = {
     "binpack": "Scores nodes so pods pack onto the fullest nodes first (fewer, fuller nodes).",
+    "cdp": "Cool-down protection: a pod labelled volcano.sh/cooldown-time is not evicted until "
+    "that long after it was scheduled.",
     "capacity": "Queue quotas from each queue's deserved and capability (configured, not "
     "computed); optional queue hierarchy.",
     "conformance": "Protects kube-system pods and critical priority classes from eviction.",
@@ -59,6 +74,7 @@ _PLUGIN_HELP: dict[str, str] = {
     "predicates": "Filters nodes that cannot take a pod (resources, selector, affinity, taints, "
     "ports, spread).",
     "priority": "Orders jobs and tasks by priority; lower priority pods are preemptable.",
+    "resourcequota": "Admits a job only while its minResources fit its namespace's ResourceQuotas.",
     "proportion": "Shares the cluster between queues by weight (water-filling), capped by "
     "capability and raised to guarantee.",
     "sla": "Jobs waiting longer than their sla-waiting-time go first and are admitted at once.",
@@ -77,6 +93,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enabledAllocatable",
         "enableHierarchy",
     ),
+    "cdp": ("enablePreemptable", "enableReclaimable"),
     "conformance": ("enablePreemptable", "enableReclaimable"),
     "drf": (
         "enableJobOrder",
@@ -115,6 +132,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enablePreemptive",
         "enableReclaimable",
     ),
+    "resourcequota": ("enableJobEnqueued",),
     "sla": ("enableJobOrder", "enableJobEnqueued", "enableJobPipelined"),
     "tdm": (
         "enablePredicate",

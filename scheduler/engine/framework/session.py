@@ -32,7 +32,7 @@ from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
 from scheduler.engine.api.types import PodGroupCondition, TaskStatus
 from scheduler.engine.framework.arguments import Arguments
-from scheduler.engine.framework.decisions import Decisions, Eviction
+from scheduler.engine.framework.decisions import Decisions, Eviction, PodGroupEvent
 from scheduler.engine.framework.interface import Event, Plugin
 from scheduler.engine.framework.job_updater import update_jobs
 from scheduler.engine.framework.memory import PluginMemory
@@ -237,6 +237,13 @@ class Session(SessionPlugins):
     def record_eviction(self, task: TaskInfo, node: str, reason: str, preemptor: str) -> None:
         """Add an eviction decision."""
         self.decisions.evictions.append(Eviction(task.uid, node, reason, preemptor))
+
+    def record_pod_group_event(
+        self, job_uid: str, event_type: str, reason: str, message: str
+    ) -> None:
+        """Record an event on a PodGroup (Volcano's ``RecordPodGroupEvent``)."""
+        event = PodGroupEvent(event_type, reason, message)
+        self.decisions.pod_group_events.setdefault(job_uid, []).append(event)
 
     def allocate_and_bind(self, task: TaskInfo, node: NodeInfo) -> None:
         """Allocate ``task`` outside any statement; bind the job's allocated tasks once ready.

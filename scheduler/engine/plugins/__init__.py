@@ -9,6 +9,7 @@ from __future__ import annotations
 from scheduler.engine.plugins import (
     binpack,
     capacity,
+    cdp,
     conformance,
     drf,
     extender,
@@ -19,6 +20,7 @@ from scheduler.engine.plugins import (
     predicates,
     priority,
     proportion,
+    resourcequota,
     sla,
     tdm,
 )
@@ -26,6 +28,7 @@ from scheduler.engine.plugins import (
 __all__ = [
     "binpack",
     "capacity",
+    "cdp",
     "conformance",
     "drf",
     "extender",
@@ -36,6 +39,7 @@ __all__ = [
     "predicates",
     "priority",
     "proportion",
+    "resourcequota",
     "sla",
     "tdm",
 ]

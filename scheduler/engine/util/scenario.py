@@ -22,7 +22,8 @@ from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.pdb_info import PdbInfo
 from scheduler.engine.api.queue_info import QueueInfo
-from scheduler.engine.api.resource import Resource
+from scheduler.engine.api.quota_info import QuotaInfo
+from scheduler.engine.api.resource import Resource, scheduling_quantities
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import SchedulerConf, load_conf
@@ -38,6 +39,7 @@ from scheduler.engine.util.manifests import (
     read_queue,
 )
 from scheduler.engine.util.pdb_manifest import read_pdb
+from scheduler.engine.util.resource_quota import read_resource_quota
 
 __all__ = ["Expect", "Scenario", "diff", "load_scenario"]
 
@@ -106,6 +108,15 @@ def _read_pod_group(
         task_min[str(role)] = value
     class_name = str(spec.get("priorityClassName") or "")
     min_res = spec.get("minResources")
+    # As Volcano's job controller writes them, with quota names (requests.cpu, count/pods):
+    # resourcequota reads them all, the rest of the scheduler only the plain names and pods.
+    quota_min = (
+        None
+        if min_res is None
+        else Resource.parse(
+            mapping(min_res, f"{path}.spec.minResources"), field=f"{path}.spec.minResources"
+        )
+    )
     return JobInfo(
         name=str(meta["name"]),
         namespace=str(meta.get("namespace") or "default"),
@@ -113,10 +124,9 @@ def _read_pod_group(
         min_available=min_member,
         task_min_available=task_min,
         min_resources=None
-        if min_res is None
-        else Resource.parse(
-            mapping(min_res, f"{path}.spec.minResources"), field=f"{path}.spec.minResources"
-        ),
+        if quota_min is None
+        else Resource(scheduling_quantities(quota_min.as_dict())),
+        quota_min_resources=quota_min,
         priority_class_name=class_name,
         priority=classes.get(class_name, (default_priority, ""))[0],
         creation_timestamp=parse_time(meta.get("creationTimestamp"), f"{path}.metadata"),
@@ -168,6 +178,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
     jobs: dict[str, JobInfo] = {}
     pods: list[tuple[str, TaskInfo, str]] = []
     pdbs: dict[str, PdbInfo] = {}
+    quotas: list[QuotaInfo] = []
     times: list[datetime] = []
     for path, obj, meta in objects:
         kind = obj.get("kind")
@@ -197,6 +208,8 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
             if pdb.uid in pdbs:
                 raise ManifestError(f"{path}.metadata.name", "duplicate PodDisruptionBudget")
             pdbs[pdb.uid] = pdb
+        elif kind == "ResourceQuota":
+            quotas.append(read_resource_quota(obj, meta, path))
         else:
             raise ManifestError(f"{path}.kind", f"unsupported kind {kind!r}")
     # 3. Pods join their PodGroup; a pod without one is its own group of one.
@@ -234,6 +247,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
         priority_classes={k: v for k, (v, _) in classes.items()},
         default_priority=default_priority,
         pdbs=pdbs.values(),
+        resource_quotas=quotas,
     )
 
 
