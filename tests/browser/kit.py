@@ -50,7 +50,7 @@ def log_in(page: Page, base_url: str, username: str, *, next_url: str = "") -> N
 
 def sign_in(page: Page, server: ConsoleServer, username: str, *, next_url: str = "/") -> None:
     """Sign in to ``server`` as ``username`` (made with ``server.make_user``)."""
-    page.goto(f"{server.url}/accounts/login/?next={quote(next_url, safe='/')}")
+    page.goto(f"{server.url}/accounts/login/?next={quote(next_url, safe='/%')}")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(SERVER_PASSWORD)
     page.get_by_role("button", name="Sign in").click()
