@@ -56,6 +56,8 @@ _PLUGIN_HELP: dict[str, str] = {
     "proportion": "Shares the cluster between queues by weight (water-filling), capped by "
     "capability and raised to guarantee.",
     "sla": "Jobs waiting longer than their sla-waiting-time go first and are admitted at once.",
+    "usage": "Keeps new pods off nodes whose measured cpu or memory use is over a threshold, and "
+    "prefers the least used nodes (real use from metrics, not requests).",
 }
 
 # The hook flags each plugin honours (the hooks its on_session_open registers).
@@ -98,6 +100,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enableReclaimable",
     ),
     "sla": ("enableJobOrder", "enableJobEnqueued", "enableJobPipelined"),
+    "usage": ("enablePredicate", "enableNodeOrder"),
 }
 
 FLAG_HELP: dict[str, str] = {

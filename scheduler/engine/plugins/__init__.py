@@ -18,6 +18,7 @@ from scheduler.engine.plugins import (
     priority,
     proportion,
     sla,
+    usage,
 )
 
 __all__ = [
@@ -32,4 +33,5 @@ __all__ = [
     "priority",
     "proportion",
     "sla",
+    "usage",
 ]
