@@ -164,6 +164,7 @@ class ArgumentInfo:
     default: bool | int | float | str | None
     help: str
     prefix: bool = False  # a family of keys ``key<name>`` (e.g. ``binpack.resources.<name>``)
+    section: str = ""  # written nested in the conf: ``thresholds.cpu`` as ``thresholds: {cpu:}``
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +184,7 @@ def _argument(spec: ArgSpec) -> ArgumentInfo:
         default=spec.default,
         help=spec.help or _ARG_HELP.get(spec.name, ""),
         prefix=spec.prefix,
+        section=spec.section,
     )
 
 
