@@ -27,12 +27,13 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from core.models import Node, Pod, PriorityClass
+from kubelet.sim_usage import SIM_USAGE, usage_factors
 from queues.models import PodGroup, Queue
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
-from scheduler.engine.api.node_info import NodeInfo, Taint
+from scheduler.engine.api.node_info import NODE_METRICS_PERIOD, NodeInfo, NodeUsage, Taint
 from scheduler.engine.api.queue_info import QueueInfo
-from scheduler.engine.api.resource import PODS, Resource, scheduling_quantities
+from scheduler.engine.api.resource import CPU, MEMORY, PODS, Resource, scheduling_quantities
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
 from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase, QueueState, TaskStatus
 from scheduler.engine.util.gc_pause import no_automatic_gc
@@ -170,6 +171,7 @@ def _read(now: datetime) -> Snapshot:
     snapshot = Snapshot(cluster=ClusterInfo.build(now=now, nodes=(), jobs=()))
     node_names: dict[int, str] = {}
     nodes: list[NodeInfo] = []
+    ready_nodes: dict[int, NodeInfo] = {}
     decode = _Decoder()
     for pk, name, version, ready, alloc, labels, notes, taints, cordoned in _node_rows():
         node_names[pk] = name
@@ -179,6 +181,7 @@ def _read(now: datetime) -> Snapshot:
                 _node(name, decode(alloc), decode(labels), decode(notes), decode(taints),
                       bool(cordoned))
             )  # fmt: skip
+            ready_nodes[pk] = nodes[-1]
     # 4. PodGroups that are not finished, and pods of them (or still holding a node).
     jobs: dict[str, JobInfo] = {}
     group_uids: dict[int, str] = {}
@@ -188,10 +191,13 @@ def _read(now: datetime) -> Snapshot:
         group_uids[row[0]] = job.uid
     occupants: list[TaskInfo] = []
     loads = snapshot.loads
+    measured = _Usage(decode)
     for row in _pod_rows():
         (pk, _ns, version, group_pk, _name, node_pk, phase, _deleting, _prio, _task_name,
-         _created, cpu, memory, gpu, _requests, _spec, _labels, _annotations, conditions,
+         _created, cpu, memory, gpu, _requests, _spec, _labels, annotations, conditions,
          nominated) = row  # fmt: skip
+        if phase == "Running" and node_pk is not None:
+            measured.add(node_pk, cpu, memory, annotations)
         if node_pk is not None and phase in ACTIVE_PHASES:
             held = loads.get(node_pk)
             if held is None:
@@ -223,6 +229,7 @@ def _read(now: datetime) -> Snapshot:
             pk, version, cpu, memory, gpu, job.uid, task.status == TaskStatus.PENDING,
             conditions, nominated,
         )  # fmt: skip
+    measured.fill(ready_nodes, now)
     snapshot.cluster = ClusterInfo.build(
         now=now,
         nodes=nodes,
@@ -233,6 +240,47 @@ def _read(now: datetime) -> Snapshot:
         occupants=occupants,
     )
     return snapshot
+
+
+class _Usage:
+    """Nodes' measured usage, what the simulated kubelet's metrics report (``NodeUsage``).
+
+    Volcano's cache asks its metrics source for every node's average use; here the source is
+    the simulated kubelet, whose running pods use their requests times ``volcano.sh/sim-usage``
+    (``kubelet/sim_usage.py``). It is summed from the pod rows this read already holds, so it
+    costs no query, and is as fresh as the snapshot (measured at ``now``).
+    """
+
+    __slots__ = ("_decode", "_used")
+
+    def __init__(self, decode: _Decoder) -> None:
+        self._decode = decode
+        self._used: dict[int, list[float]] = {}
+
+    def add(self, node_pk: int, cpu: int, memory: int, annotations_text: str | None) -> None:
+        """Count one running pod (requests in milli-units) on node ``node_pk``."""
+        factors = (
+            usage_factors(self._decode(annotations_text))
+            if annotations_text and SIM_USAGE in annotations_text
+            else None
+        )
+        used = self._used.setdefault(node_pk, [0.0, 0.0])
+        used[0] += cpu * (factors["cpu"] if factors else 1.0)
+        used[1] += memory * (factors["memory"] if factors else 1.0)
+
+    def fill(self, nodes: Mapping[int, NodeInfo], now: datetime) -> None:
+        """Set every Ready node's usage in percent of its allocatable, measured at ``now``."""
+        for pk, node in nodes.items():
+            cpu, memory = self._used.get(pk, (0.0, 0.0))
+            node.resource_usage = NodeUsage(
+                metrics_time=now,
+                cpu_usage_avg={NODE_METRICS_PERIOD: _percent(cpu, node.allocatable.get(CPU))},
+                mem_usage_avg={NODE_METRICS_PERIOD: _percent(memory, node.allocatable.get(MEMORY))},
+            )
+
+
+def _percent(used: float, capacity: int) -> float:
+    return used / capacity * 100.0 if capacity > 0 else 0.0
 
 
 _QUEUE_FIELDS = (

@@ -22,7 +22,7 @@ from apis.durations import parse_duration
 from apis.errors import ManifestError
 from scheduler.engine.api.node_info import NO_USAGE, NODE_METRICS_PERIOD, NodeUsage
 
-__all__ = ["SIM_NODE_USAGE", "read_node_usage"]
+__all__ = ["SIM_NODE_USAGE", "node_usage_annotation", "read_node_usage"]
 
 SIM_NODE_USAGE = "volcano.sh/sim-node-usage"
 _KEYS = ("cpu", "mem", "age")
@@ -66,3 +66,21 @@ def read_node_usage(annotations: dict[str, str], now: datetime, field: str) -> N
         cpu_usage_avg={NODE_METRICS_PERIOD: percent["cpu"]},
         mem_usage_avg={NODE_METRICS_PERIOD: percent["mem"]},
     )
+
+
+def node_usage_annotation(usage: NodeUsage, now: datetime) -> str | None:
+    """Return the annotation text that states ``usage`` at clock ``now`` (None: no metrics).
+
+    The inverse of ``read_node_usage``, for exporting a live snapshot as a scenario.
+    """
+    if usage.metrics_time is None:
+        return None
+    cpu = usage.cpu_usage_avg.get(NODE_METRICS_PERIOD, 0.0)
+    mem = usage.mem_usage_avg.get(NODE_METRICS_PERIOD, 0.0)
+    text = f"cpu={_number(cpu)},mem={_number(mem)}"  # exact: a replay reads the same floats
+    age = int((now - usage.metrics_time).total_seconds())
+    return f"{text},age={age}s" if age > 0 else text
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
