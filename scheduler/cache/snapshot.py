@@ -191,14 +191,14 @@ def _read(now: datetime) -> Snapshot:
         group_uids[row[0]] = job.uid
     occupants: list[TaskInfo] = []
     loads = snapshot.loads
-    measured = _Usage(decode)
+    measured = _Usage(decode, loads)
     for row in _pod_rows():
         (pk, _ns, version, group_pk, _name, node_pk, phase, _deleting, _prio, _task_name,
          _created, cpu, memory, gpu, _requests, _spec, _labels, annotations, conditions,
          nominated) = row  # fmt: skip
-        if phase == "Running" and node_pk is not None:
-            measured.add(node_pk, cpu, memory, annotations)
         if node_pk is not None and phase in ACTIVE_PHASES:
+            if phase != "Running" or (annotations and SIM_USAGE in annotations):
+                measured.correct(node_pk, cpu, memory, phase, annotations)
             held = loads.get(node_pk)
             if held is None:
                 loads[node_pk] = [cpu, memory, gpu, 1]
@@ -247,31 +247,39 @@ class _Usage:
 
     Volcano's cache asks its metrics source for every node's average use; here the source is
     the simulated kubelet, whose running pods use their requests times ``volcano.sh/sim-usage``
-    (``kubelet/sim_usage.py``). It is summed from the pod rows this read already holds, so it
-    costs no query, and is as fresh as the snapshot (measured at ``now``).
+    (``kubelet/sim_usage.py``). It costs no query and almost no time: the read already sums
+    each node's Pending and Running requests (``loads``); only the few pods that do not use
+    exactly their requests (Pending ones, annotated ones) are noted here as corrections. It is
+    as fresh as the snapshot (measured at ``now``).
     """
 
-    __slots__ = ("_decode", "_used")
+    __slots__ = ("_decode", "_delta", "_loads")
 
-    def __init__(self, decode: _Decoder) -> None:
+    def __init__(self, decode: _Decoder, loads: Mapping[int, list[int]]) -> None:
         self._decode = decode
-        self._used: dict[int, list[float]] = {}
+        self._loads = loads
+        self._delta: dict[int, list[float]] = {}
 
-    def add(self, node_pk: int, cpu: int, memory: int, annotations_text: str | None) -> None:
-        """Count one running pod (requests in milli-units) on node ``node_pk``."""
-        factors = (
-            usage_factors(self._decode(annotations_text))
-            if annotations_text and SIM_USAGE in annotations_text
-            else None
-        )
-        used = self._used.setdefault(node_pk, [0.0, 0.0])
-        used[0] += cpu * (factors["cpu"] if factors else 1.0)
-        used[1] += memory * (factors["memory"] if factors else 1.0)
+    def correct(
+        self, node_pk: int, cpu: int, memory: int, phase: str, annotations_text: str | None
+    ) -> None:
+        """Note a pod counted in ``loads`` whose use is not its requests (in milli-units)."""
+        if phase == "Running":
+            factors = usage_factors(self._decode(annotations_text))
+            cpu_share, memory_share = factors["cpu"] - 1.0, factors["memory"] - 1.0
+        else:
+            cpu_share = memory_share = -1.0  # not started: uses nothing
+        delta = self._delta.setdefault(node_pk, [0.0, 0.0])
+        delta[0] += cpu * cpu_share
+        delta[1] += memory * memory_share
 
     def fill(self, nodes: Mapping[int, NodeInfo], now: datetime) -> None:
         """Set every Ready node's usage in percent of its allocatable, measured at ``now``."""
         for pk, node in nodes.items():
-            cpu, memory = self._used.get(pk, (0.0, 0.0))
+            held = self._loads.get(pk)
+            delta = self._delta.get(pk)
+            cpu = (held[0] if held else 0) + (delta[0] if delta else 0.0)
+            memory = (held[1] if held else 0) + (delta[1] if delta else 0.0)
             node.resource_usage = NodeUsage(
                 metrics_time=now,
                 cpu_usage_avg={NODE_METRICS_PERIOD: _percent(cpu, node.allocatable.get(CPU))},

@@ -94,6 +94,8 @@ def test_the_snapshot_carries_the_usage_the_metrics_api_reports(operator: Client
     hot, cool = make_node("hot"), make_node("cool")
     running_pod("spinning", hot, cpu=2, usage="cpu=150%,memory=50%")
     running_pod("plain", cool, cpu=1)
+    starting = running_pod("starting", cool, cpu=2)  # bound, not started: uses nothing yet
+    Pod.objects.filter(pk=starting.pk).update(phase=PodPhase.PENDING, running_since=None)
 
     nodes = read_snapshot().cluster.nodes
     top = operator.get("/apis/metrics.k8s.io/v1beta1/nodes").json()
