@@ -41,7 +41,11 @@ metrics were taken; a node without it has no metrics).
 Differences from Volcano: the engine's tasks carry no limits, so a pod's limit is taken to be its
 request (``burst_ratio`` changes nothing); running pods are never shadow load, because the
 simulated metrics source sees a pod the moment it runs (Volcano also counts pods started less
-than ``metrics.interval`` ago); capacity is the node's allocatable.
+than ``metrics.interval`` ago); capacity is the node's allocatable; a quoted plain number
+(``be_cpu: '2'``) counts as milli-cpu like an unquoted one, where Volcano reads 2 cores; a weight
+or threshold of the wrong type is refused at its field instead of silently ignored; the live
+metrics are instantaneous (no 10-minute average) and always collected (Volcano collects only
+when the conf's ``metrics.type`` is set).
 """
 
 from __future__ import annotations
@@ -172,9 +176,9 @@ class UsagePlugin(Plugin):
         ArgSpec(RISK_FACTOR, float, 1.2, section="estimator",
                 help="multiplier of new pods' estimates on a loaded node"),
         ArgSpec(BE_CPU, str, "250m", section="estimator",
-                help="cpu a new BestEffort pod is assumed to use"),
+                help="cpu a new BestEffort pod is assumed to use (500m; a plain number is milli-cpu)"),
         ArgSpec(BE_MEM, str, "200Mi", section="estimator",
-                help="memory a new BestEffort pod is assumed to use"),
+                help="memory a new BestEffort pod is assumed to use (200Mi; a plain number is MiB)"),
     )  # fmt: skip
 
     def config(self) -> _Config:
