@@ -75,6 +75,8 @@ def _pod(task: TaskInfo, group: str | None) -> dict[str, Any]:
             }
         ],
     }
+    if task.limits is not None and not task.limits.is_empty():  # the usage plugin's estimate
+        spec["containers"][0]["resources"]["limits"] = _quantities(task.limits)
     if task.node_name and task.status != TaskStatus.PENDING:
         spec["nodeName"] = task.node_name
     if t.node_selector:

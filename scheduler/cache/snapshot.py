@@ -26,6 +26,7 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from apis.errors import EngineError
 from core.models import Node, Pod, PriorityClass
 from kubelet.sim_usage import SIM_USAGE, usage_factors
 from queues.models import PodGroup, Queue
@@ -37,6 +38,7 @@ from scheduler.engine.api.resource import CPU, MEMORY, PODS, Resource, schedulin
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
 from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase, QueueState, TaskStatus
 from scheduler.engine.util.gc_pause import no_automatic_gc
+from scheduler.engine.util.manifests import pod_limits
 
 __all__ = ["PodColumns", "PodRow", "Snapshot", "read_snapshot"]
 
@@ -88,6 +90,8 @@ class _Decoder:
         self.templates: dict[tuple[object, ...], tuple[TaskTemplate, str, str]] = {}
         # (namespace, spec text) → the same, labels aside (jobs of one spec, labelled apart)
         self.specs: dict[tuple[str, str | None], tuple[TaskTemplate, str, str]] = {}
+        # template key → the pods' limits (replicas of one task share their resources)
+        self.limits: dict[tuple[object, ...], Resource | None] = {}
 
     def template(
         self, namespace: str, spec_text: str | None, labels_text: str | None
@@ -602,6 +606,10 @@ def _task(
     if known is None:
         known = decode.templates[key] = decode.template(ns, spec_text, labels_text)
     template, class_name, preemption_policy = known
+    if key in decode.limits:
+        limits = decode.limits[key]
+    else:
+        limits = decode.limits[key] = _limits(decode(spec_text))
     annotations: dict[str, str] = decode(annotations_text) or {}
     resreq = decode.request(requests_text)
     return TaskInfo(
@@ -609,6 +617,7 @@ def _task(
         namespace=ns,
         job="",
         resreq=resreq,
+        limits=limits,
         status=_pod_status(phase, node_pk is not None, bool(deleting)),
         node_name=node_names.get(node_pk, "") if node_pk is not None else "",
         priority=prio or classes.get(class_name, default_priority),
@@ -625,6 +634,14 @@ def _task(
         template=template,
         scheduling_gated=_gated(spec_text),
     )
+
+
+def _limits(spec: Mapping[str, Any] | None) -> Resource | None:
+    """Return a stored pod spec's limits (None when unreadable: admission refuses such specs)."""
+    try:
+        return pod_limits(spec or {}, "spec")
+    except EngineError:
+        return None
 
 
 def _gated(spec_text: str | None) -> bool:

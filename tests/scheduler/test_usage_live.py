@@ -128,3 +128,26 @@ def test_an_exported_snapshot_replays_with_the_same_usage_and_decision() -> None
         == expected.binds
         == {"default/g-task-0": "cool"}
     )
+
+
+def test_the_snapshot_reads_a_pods_limits_for_its_estimate() -> None:
+    node = make_node("n1")
+    _, (pod,) = make_gang("g", replicas=1, phase="Running")
+    container = {
+        "name": "main",
+        "image": "busybox",
+        "resources": {
+            "requests": {"cpu": "1", "memory": "1Gi"},
+            "limits": {"cpu": "3", "memory": "2Gi"},
+        },
+    }
+    Pod.objects.filter(pk=pod.pk).update(node=node, spec={"containers": [container]})  # bound
+
+    live = read_snapshot(now=timezone.now()).cluster
+    replay = load_scenario(snapshot_to_scenario(live, conf_text=USAGE_CONF, name="live")).cluster
+
+    (task,) = live.nodes["n1"].tasks.values()
+    assert task.limits is not None
+    assert (task.limits.get("cpu"), task.limits.get("memory")) == (3000, 2 * GI)
+    (replayed,) = replay.nodes["n1"].tasks.values()
+    assert replayed.limits == task.limits

@@ -38,8 +38,7 @@ session; in a scenario file, from the node annotation ``volcano.sh/sim-node-usag
 (``"cpu=81,mem=60"`` in percent, optionally ``age=6m``: how long before the session's clock the
 metrics were taken; a node without it has no metrics).
 
-Differences from Volcano: the engine's tasks carry no limits, so a pod's limit is taken to be its
-request (``burst_ratio`` changes nothing); running pods are never shadow load, because the
+Differences from Volcano: running pods are never shadow load, because the
 simulated metrics source sees a pod the moment it runs (Volcano also counts pods started less
 than ``metrics.interval`` ago); capacity is the node's allocatable; a quoted plain number
 (``be_cpu: '2'``) counts as milli-cpu like an unquoted one, where Volcano reads 2 cores; a weight
@@ -315,13 +314,20 @@ class UsagePlugin(Plugin):
         if task.best_effort:
             cpu, mem = conf.be_cpu * risk, conf.be_mem * risk
         else:
-            # No limits in the snapshot: the limit is the request (burst adds nothing).
-            request_cpu, request_mem = task.resreq.get(CPU), task.resreq.get(MEMORY)
+            limits = task.limits  # unknown limits count as none: the request bounds the estimate
             cpu = estimate_pod_resource(
-                request_cpu, request_cpu, conf.request_ratio, conf.burst_ratio, risk
+                task.resreq.get(CPU),
+                limits.get(CPU) if limits is not None else 0,
+                conf.request_ratio,
+                conf.burst_ratio,
+                risk,
             )
             mem = estimate_pod_resource(
-                request_mem, request_mem, conf.request_ratio, conf.burst_ratio, risk
+                task.resreq.get(MEMORY),
+                limits.get(MEMORY) if limits is not None else 0,
+                conf.request_ratio,
+                conf.burst_ratio,
+                risk,
             )
         self._shadow_cpu[row] += cpu
         self._shadow_mem[row] += mem

@@ -20,8 +20,9 @@ from scheduler.engine.plugins.usage import (
     UsagePlugin,
     estimate_pod_resource,
 )
+from scheduler.engine.util.manifests import pod_limits
 from scheduler.engine.util.node_usage import read_node_usage
-from tests.engine.builders import T0, build_cluster, build_node, build_pod, build_pod_group
+from tests.engine.builders import T0, build_cluster, build_node, build_pod, build_pod_group, res
 
 GI = 1024**3 * 1000  # milli-bytes
 MI = 1024**2 * 1000
@@ -260,6 +261,16 @@ def test_allocation_adds_and_deallocation_takes_back_the_estimate():
     assert scores(ssn) == before
 
 
+def test_the_burst_ratio_counts_a_share_of_the_limit_above_the_request():
+    # 1 CPU requested, 3 CPU limit, burst 0.5: 0.7 + 2 x 0.5 = 1.7 CPU; memory has no limit,
+    # so 0.7Gi: cpu (0.4 + 1.7) / 4 = 0.525, mem (0.8 + 0.7) / 8 = 0.1875.
+    bound = build_pod("b", cpu="1", memory="1Gi", status=TaskStatus.BOUND, node="n1")
+    bound.limits = res(cpu="3")
+    ssn = session([node("n1", 10, 10)], usage_conf("estimator: {burst_ratio: 0.5}"), (bound,))
+
+    assert scores(ssn) == [pytest.approx((0.475 + 0.8125) / 2 * 500)]
+
+
 def test_estimate_is_clamped_to_the_limit_and_uses_the_burst():
     assert estimate_pod_resource(1000, 2000, 0.7, 0.3, 1.0) == pytest.approx(1000)
     assert estimate_pod_resource(1000, 0, 0.7, 0.3, 1.2) == pytest.approx(840)
@@ -285,3 +296,20 @@ def test_a_malformed_scenario_annotation_names_it(text: str) -> None:
     assert (
         refused.value.field == "objects[0] (Node n1).metadata.annotations.volcano.sh/sim-node-usage"
     )
+
+
+def test_pod_limits_follow_volcanos_sum_of_containers_and_init_containers() -> None:
+    def container(cpu: str, **extra: object) -> dict[str, object]:
+        return {"name": "c", "resources": {"limits": {"cpu": cpu}}, **extra}
+
+    spec = {
+        "containers": [container("1"), container("2"), {"name": "free"}],
+        "initContainers": [container("4"), container("500m", restartPolicy="Always")],
+        "overhead": {"cpu": "100m", "memory": "64Mi"},
+    }
+
+    limits = pod_limits(spec, "spec")
+
+    # Containers 1 + 2 = 3; the 4-core init container raises it to 4; the sidecar adds 500m;
+    # overhead adds 100m to cpu only, memory being unlimited.
+    assert (limits.get("cpu"), limits.get("memory")) == (4600, 0)
