@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 import yaml
 
+from scheduler.conf_findings import ignored_arguments
 from scheduler.engine import load_conf
 from tests.scheduler.test_policy_pages import BASE, SYNC, form_fields
 
@@ -55,3 +56,16 @@ def test_a_bad_threshold_from_the_form_is_refused_at_its_field(console_login: An
     answer = client.post(SYNC, {**data, "source": "form"}).json()
 
     assert list(answer["errors"]) == ["tiers[1].plugins[2].arguments.thresholds.mem"]
+
+
+def test_the_health_page_names_usage_arguments_no_hook_reads() -> None:
+    off = "    enablePredicate: false\n    enableNodeOrder: false\n"
+    text = BASE + "  - name: usage\n" + off + "    arguments: {thresholds: {cpu: 90}}\n"
+
+    (ignored,) = ignored_arguments(load_conf(text))
+
+    assert (ignored.owner, ignored.path) == (
+        "usage",
+        "tiers[1].plugins[2].arguments.thresholds.cpu",
+    )
+    assert not ignored_arguments(load_conf(USAGE))
