@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import plotly.graph_objects as go
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from console.charts import base_layout
 from jobs.timeline import PodSpan, ShareSteps
@@ -22,6 +24,12 @@ SEGMENTS = (
     ("starting", "#a3b8d9"),  # bound → started: the node's runtime pulling and starting it
     ("running", "#3b82f6"),  # started → finished (or now)
 )
+# What the legend and the hover call each stage.
+STAGE_NAMES = {
+    "pending": gettext_lazy("pending"),
+    "starting": gettext_lazy("starting"),
+    "running": gettext_lazy("running"),
+}
 
 
 def _iso(at: datetime) -> str:
@@ -52,7 +60,10 @@ def pod_timeline_figure(
         bases.append(_iso(start))
         lengths.append(_ms(start, stop))
         seconds = (stop - start).total_seconds()
-        hovers.append(f"{pod.name}<br>{stage}: {seconds:.0f} s{'' if end else ' so far'}")
+        took = (_("%(seconds)s s") if end else _("%(seconds)s s so far")) % {
+            "seconds": f"{seconds:.0f}"
+        }
+        hovers.append(f"{pod.name}<br>{STAGE_NAMES[stage]}: {took}")
 
     for pod in spans:
         ended = pod.finished
@@ -82,7 +93,7 @@ def pod_timeline_figure(
     for stage, colour in SEGMENTS:
         names, bases, lengths, hovers = rows[stage]
         fig.add_trace(go.Bar(
-            name=stage, y=names, base=bases, x=lengths, orientation="h",
+            name=str(STAGE_NAMES[stage]), y=names, base=bases, x=lengths, orientation="h",
             marker={"color": colour}, hovertext=hovers, hovertemplate="%{hovertext}<extra></extra>",
             _validate=False,
         ))  # fmt: skip
@@ -102,7 +113,7 @@ def drf_share_figure(steps: ShareSteps) -> go.Figure:
                 uirevision="job-drf-share",
                 xaxis={"type": "date"},
                 yaxis={
-                    "title": {"text": "% of cluster"},
+                    "title": {"text": _("share of the cluster (%)")},
                     "ticksuffix": "%",
                     "range": [0, max(top * 1.15, 1.0)],
                 },
@@ -113,7 +124,7 @@ def drf_share_figure(steps: ShareSteps) -> go.Figure:
         )
     )
     fig.add_trace(go.Scatter(
-        name="dominant share", x=[_iso(t) for t in steps.times], y=percent,
+        name=_("dominant share"), x=[_iso(t) for t in steps.times], y=percent,
         customdata=steps.dominant, mode="lines", fill="tozeroy",
         line={"shape": "hv", "color": "#3b82f6", "width": 2},
         hovertemplate="%{x}<br>%{y:.2f}% of the cluster's %{customdata}<extra></extra>",

@@ -10,6 +10,7 @@ the form and the YAML editor are admitted by the API's own create path
 
 from __future__ import annotations
 
+from copy import deepcopy as copy_deep
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ __all__ = [
     "lost_fields",
     "parse_manifest",
     "parse_manifests",
+    "without_field",
 ]
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
@@ -135,6 +137,34 @@ def line_of(text: str, path: str, *, document: int = 0) -> int:
     if node is not None:
         line = node.start_mark.line + 1
     return line
+
+
+def without_field(document: Any, path: str) -> Any | None:
+    """Return a copy of ``document`` without the mapping key at ``path``, or ``None`` when
+    ``path`` names no such key (a list item, the document itself, a missing field).
+
+    Admission stops at a manifest's first mistake; the editor asks again without it to find
+    the next one, so every problem is marked on its line at once. A list item is never
+    removed: the items after it would move and their errors name the wrong index.
+    """
+    parts = _split(path)
+    if not parts or not isinstance(parts[-1], str):
+        return None
+    copy = copy_deep(document)
+    node: Any = copy
+    for part in parts[:-1]:
+        if isinstance(part, int):
+            if not isinstance(node, list) or part >= len(node):
+                return None
+            node = node[part]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            return None
+    if not isinstance(node, dict) or parts[-1] not in node:
+        return None
+    del node[parts[-1]]
+    return copy
 
 
 def _split(path: str) -> list[str | int]:

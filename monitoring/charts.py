@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from console.charts import base_layout
 from console.units import axis_unit
@@ -37,7 +40,7 @@ __all__ = [
     "windows",
 ]
 
-NO_SESSIONS = "No sessions recorded in this range yet"
+NO_SESSIONS = gettext_lazy("No sessions recorded in this range yet")
 QUANTILES = (("p50", 50, "dot"), ("p95", 95, "solid"), ("p99", 99, "dash"))
 SHOWN_COMPONENTS = 5  # plugins drawn at first (the slowest); the others wait in the legend
 # Plotly's own first colours, fixed so a name's three quantile lines share one
@@ -107,13 +110,15 @@ def _layout(title: str, uirevision: str, *, note: str = "", **extra: Any) -> dic
     return layout
 
 
-def empty_figure(message: str, *, title: str = "", uirevision: str = "empty") -> go.Figure:
+def empty_figure(
+    message: str | Promise, *, title: str = "", uirevision: str = "empty"
+) -> go.Figure:
     """Return a figure that says ``message`` where the chart would be."""
     fig = _figure([])
     fig.update_layout(
         **base_layout(title=title, uirevision=uirevision, height=_HEIGHT),
         xaxis={"visible": False}, yaxis={"visible": False},
-        annotations=[{"text": message, "showarrow": False, "xref": "paper", "yref": "paper",
+        annotations=[{"text": str(message), "showarrow": False, "xref": "paper", "yref": "paper",
                       "x": 0.5, "y": 0.5, "font": {"size": 14}}],
     )  # fmt: skip
     return fig
@@ -159,7 +164,7 @@ def _counts_of(series: SessionSeries, component: str) -> dict[str, list[Mapping[
     if series.resolution == 0 or len(hists) != len(series.times) or not any(hists):
         return {}
     if component == "e2e":
-        return {"session": [None if h is None else h["e2e"] for h in hists]}
+        return {_("session"): [None if h is None else h["e2e"] for h in hists]}
     names = series.action_ms if component == "actions" else series.plugin_ms
     return {n: [None if h is None else h[component].get(n, {}) for h in hists] for n in names}
 
@@ -183,8 +188,12 @@ def latency_quantile_figure(
     A point is a window of recorded points: sessions at an hour or less, per-minute or
     per-ten-minute means beyond (the max line keeps the slowest session for "e2e").
     """
-    titles = {"e2e": "Session end-to-end", "actions": "Per action", "plugins": "Per plugin"}
-    title = f"{titles[component]} latency: p50 / p95 / p99 (ms)"
+    titles = {
+        "e2e": _("Session end-to-end latency: p50 / p95 / p99 (ms)"),
+        "actions": _("Per action latency: p50 / p95 / p99 (ms)"),
+        "plugins": _("Per plugin latency: p50 / p95 / p99 (ms)"),
+    }
+    title = titles[component]
     if not series.times:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
     cuts = windows(series.times)
@@ -192,11 +201,11 @@ def latency_quantile_figure(
     traces: list[dict[str, Any]] = []
     named: Mapping[str, Sequence[float | None]]
     if component == "e2e":
-        named = {"session": series.e2e_ms}
+        named = {_("session"): series.e2e_ms}
     else:
         named = series.action_ms if component == "actions" else series.plugin_ms
     if not named:
-        return empty_figure(f"No {component} timings recorded in this range", title=title,
+        return empty_figure(_("No %(component)s timings recorded in this range") % {"component": component}, title=title,
                             uirevision=uirevision)  # fmt: skip
     counts = _counts_of(series, component)
     quantiles = {
@@ -224,21 +233,26 @@ def latency_quantile_figure(
             max((v for v in series.e2e_max_ms[part] if v is not None), default=None)
             for _at, part in cuts
         ]
-        _scatter(traces, name="slowest", x=x, y=peaks, mode="lines", line={"width": 1},
+        _scatter(traces, name=_("slowest"), x=x, y=peaks, mode="lines", line={"width": 1},
                         opacity=0.5, hovertemplate="%{y:.2f} ms<extra>slowest</extra>")  # fmt: skip
     if series.resolution == 0:
-        unit = "sessions"
+        unit = _("sessions")
     elif counts:
-        unit = (
-            f"{series.resolution} s buckets of sessions, quantiles from Volcano's latency buckets"
-        )
+        unit = _("%(seconds)s s buckets of sessions, quantiles from Volcano's latency buckets") % {
+            "seconds": series.resolution
+        }
     else:
-        unit = f"{series.resolution} s means"
-    note = f"UTC · a point: {len(series.times[cuts[0][1]])} {unit}"
+        unit = _("%(seconds)s s means") % {"seconds": series.resolution}
+    note = _("UTC · a point: %(count)s %(unit)s") % {
+        "count": len(series.times[cuts[0][1]]),
+        "unit": unit,
+    }
     if component != "e2e":
-        note += " · p95 solid, p50 dotted, p99 dashed"
+        note += " · " + _("p95 solid, p50 dotted, p99 dashed")
     if len(shown) < len(quantiles):
-        note += f" · the {len(shown)} slowest shown (more in the legend)"
+        note += " · " + _("the %(count)s slowest shown (more in the legend)") % {
+            "count": len(shown)
+        }
     fig = _figure(traces)
     fig.update_layout(**_layout(
         title, uirevision, note=note, height=_HEIGHT + 40,
@@ -255,15 +269,21 @@ def latency_histogram_figure(
     Log-spaced bins shared by every trace (ms on a log axis); the plugins start hidden (the
     legend shows them).
     """
-    title = "Latency distribution over the range (count per bin, ms on a log axis)"
+    title = _("Latency distribution over the range (count per bin, ms on a log axis)")
     counted = _summed_counts(series)
     if counted:
         return _bucket_histogram(counted, series.resolution, title, uirevision)
     named: list[tuple[str, list[float], bool]] = [
-        ("session", [v for v in series.e2e_ms if v is not None and v > 0], True)
+        (_("session"), [v for v in series.e2e_ms if v is not None and v > 0], True)
     ]
-    named += [(f"action {n}", [v for v in vs if v], True) for n, vs in series.action_ms.items()]
-    named += [(f"plugin {n}", [v for v in vs if v], False) for n, vs in series.plugin_ms.items()]
+    named += [
+        (_("action %(name)s") % {"name": n}, [v for v in vs if v], True)
+        for n, vs in series.action_ms.items()
+    ]
+    named += [
+        (_("plugin %(name)s") % {"name": n}, [v for v in vs if v], False)
+        for n, vs in series.plugin_ms.items()
+    ]
     named = [t for t in named if t[1]]
     if not named:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
@@ -273,18 +293,22 @@ def latency_histogram_figure(
     centers = [round(float(math.sqrt(a * b)), 4) for a, b in pairwise(edges.tolist())]
     traces: list[dict[str, Any]] = []
     for name, values, shown in named:
-        counts, _ = np.histogram(values, bins=edges)
+        counts, _edges = np.histogram(values, bins=edges)
         _scatter(traces,
             name=name, x=centers, y=counts.tolist(), mode="lines", line={"shape": "hvh"},
             fill="tozeroy", opacity=0.6, visible=True if shown else "legendonly",
             hovertemplate=f"%{{x:.2f}} ms: %{{y}}<extra>{name}</extra>",
         )  # fmt: skip
-    what = "the sessions" if series.resolution == 0 else f"the {series.resolution} s means"
+    what = (
+        _("each count: one of the sessions")
+        if series.resolution == 0
+        else _("each count: one of the %(seconds)s s means") % {"seconds": series.resolution}
+    )
     fig = _figure(traces)
     fig.update_layout(**_layout(
-        title, uirevision, hovermode="closest", note=f"each count: one of {what}",
+        title, uirevision, hovermode="closest", note=what,
         height=_HEIGHT + 40, xaxis={"type": "log"},
-        yaxis={"title": {"text": "count"}, "rangemode": "tozero"},
+        yaxis={"title": {"text": _("count")}, "rangemode": "tozero"},
     ))  # fmt: skip
     return fig
 
@@ -305,9 +329,13 @@ def _summed_counts(series: SessionSeries) -> list[tuple[str, str, dict[str, int]
         for key, by_name in per.items():
             for name, counts in hist[key].items():
                 add_counts(by_name.setdefault(name, {}), counts)
-    out.append(("session", "e2e", session, True))
-    out += [(f"action {n}", "actions", c, True) for n, c in per["actions"].items()]
-    out += [(f"plugin {n}", "plugins", c, False) for n, c in per["plugins"].items()]
+    out.append((_("session"), "e2e", session, True))
+    out += [
+        (_("action %(name)s") % {"name": n}, "actions", c, True) for n, c in per["actions"].items()
+    ]
+    out += [
+        (_("plugin %(name)s") % {"name": n}, "plugins", c, False) for n, c in per["plugins"].items()
+    ]
     return [t for t in out if sum(t[2].values())]
 
 
@@ -343,11 +371,13 @@ def _bucket_histogram(
             fill="tozeroy", opacity=0.6, visible=True if shown else "legendonly",
             hovertemplate=f"%{{customdata}}: %{{y}}<extra>{name}</extra>",
         )  # fmt: skip
-    note = f"each count: a session, in Volcano's latency buckets ({resolution} s roll-ups summed)"
+    note = _(
+        "each count: a session, in Volcano's latency buckets (%(seconds)s s roll-ups summed)"
+    ) % {"seconds": resolution}
     fig = _figure(traces)
     fig.update_layout(**_layout(
         title, uirevision, hovermode="closest", note=note, height=_HEIGHT + 40,
-        xaxis={"type": "log"}, yaxis={"title": {"text": "count"}, "rangemode": "tozero"},
+        xaxis={"type": "log"}, yaxis={"title": {"text": _("count")}, "rangemode": "tozero"},
     ))  # fmt: skip
     return fig
 
@@ -361,7 +391,11 @@ def queue_stack_figure(
 ) -> go.Figure:
     """Return every queue's ``key`` ("allocated" or "deserved") of the resource, stacked."""
     unit, divisor = axis_unit(series.resource)
-    title = f"{series.resource}: {key} per queue, stacked ({unit})"
+    title = (
+        _("%(resource)s: allocated per queue, stacked (%(unit)s)")
+        if key == "allocated"
+        else _("%(resource)s: deserved per queue, stacked (%(unit)s)")
+    ) % {"resource": series.resource, "unit": unit}
     if not series.times or not series.queues:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
     traces: list[dict[str, Any]] = []
@@ -383,7 +417,7 @@ def queue_share_figure(
     series: QueueSeries, *, note: str = "", uirevision: str = "queues-share"
 ) -> go.Figure:
     """Return each queue's share over time (the sharing plugin's allocated/deserved; 1 = fair)."""
-    title = "Queue share: allocated / deserved (1 = its fair share)"
+    title = _("Queue share: allocated / deserved (1 = its fair share)")
     if not series.times or not series.queues:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
     traces: list[dict[str, Any]] = []
@@ -393,7 +427,7 @@ def queue_share_figure(
     fig = _figure(traces)
     fig.add_hline(y=1.0, line={"dash": "dot", "width": 1}, opacity=0.6)
     fig.update_layout(**_layout(
-        title, uirevision, yaxis={"title": {"text": "share"}, "rangemode": "tozero"},
+        title, uirevision, yaxis={"title": {"text": _("share")}, "rangemode": "tozero"},
         note=note or "UTC",
     ))  # fmt: skip
     return fig
@@ -403,7 +437,7 @@ def queue_pods_figure(
     series: QueueSeries, *, note: str = "", uirevision: str = "queues-pods"
 ) -> go.Figure:
     """Return pending (dashed) and running (solid) pods per queue over time."""
-    title = "Pods per queue: running (solid) and pending (dashed)"
+    title = _("Pods per queue: running (solid) and pending (dashed)")
     if not series.times or not series.queues:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
     traces: list[dict[str, Any]] = []
@@ -416,7 +450,7 @@ def queue_pods_figure(
                             hovertemplate=f"%{{y:.0f}} pods<extra>{label}</extra>")  # fmt: skip
     fig = _figure(traces)
     fig.update_layout(**_layout(
-        title, uirevision, yaxis={"title": {"text": "pods"}, "rangemode": "tozero"},
+        title, uirevision, yaxis={"title": {"text": _("pods")}, "rangemode": "tozero"},
         note=note or "UTC",
     ))  # fmt: skip
     return fig
@@ -431,11 +465,11 @@ def drf_queue_figure(
 ) -> go.Figure:
     """Return per queue its running jobs' mean DRF dominant share (solid) and max (dotted):
     the chosen ``queues``, else the ``busiest`` by mean share over the range."""
-    title = "DRF dominant share per queue: mean of its running jobs (max dotted)"
+    title = _("DRF dominant share per queue: mean of its running jobs (max dotted)")
     times = shares.get("times", [])
     per_queue = {q: v for q, v in shares.get("queues", {}).items() if not queues or q in queues}
     if not times or not per_queue:
-        return empty_figure(NO_SESSIONS if not times else "No running jobs with a DRF share",
+        return empty_figure(NO_SESSIONS if not times else _("No running jobs with a DRF share"),
                             title=title, uirevision=uirevision)  # fmt: skip
     note = "UTC"
     if not queues and len(per_queue) > busiest:
@@ -445,26 +479,29 @@ def drf_queue_figure(
             return sum(values) / len(values) if values else 0.0
 
         chosen = sorted(per_queue, key=lambda n: (-load(n), n))[:busiest]
-        note = f"UTC · the {busiest} queues of {len(per_queue)} with the highest mean share"
+        note = _("UTC · the %(shown)s queues of %(total)s with the highest mean share") % {
+            "shown": busiest,
+            "total": len(per_queue),
+        }
         per_queue = {n: per_queue[n] for n in chosen}
     traces: list[dict[str, Any]] = []
     for name, values in sorted(per_queue.items()):
         _scatter(
             traces,
-            name=f"{name} mean",
+            name=_("%(queue)s mean") % {"queue": name},
             x=times,
             y=values["mean"],
             mode="lines",
             legendgroup=name,
             hovertemplate=f"%{{y:.4f}}<extra>{name} mean</extra>",
         )
-        _scatter(traces, name=f"{name} max", x=times, y=values["max"], mode="lines",
+        _scatter(traces, name=_("%(queue)s max") % {"queue": name}, x=times, y=values["max"], mode="lines",
                         legendgroup=name, line={"dash": "dot"}, visible="legendonly",
                         hovertemplate=f"%{{y:.4f}}<extra>{name} max</extra>")  # fmt: skip
     fig = _figure(traces)
     fig.update_layout(**_layout(
         title, uirevision, note=note,
-        yaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"},
+        yaxis={"title": {"text": _("dominant share")}, "rangemode": "tozero"},
     ))  # fmt: skip
     return fig
 
@@ -492,11 +529,13 @@ def drf_jobs_figure(
     Only the top N running jobs are recorded per sample, so a line has gaps where its job was
     not among them; the chart says so.
     """
-    title = f"DRF dominant share of the top {top} jobs (gaps: not among the recorded top N)"
+    title = _(
+        "DRF dominant share of the top %(count)s jobs (gaps: not among the recorded top N)"
+    ) % {"count": top}
     times = shares.get("times", [])
     jobs = _top_jobs(shares, queues)
     if not times or not jobs:
-        return empty_figure(NO_SESSIONS if not times else "No running jobs with a DRF share",
+        return empty_figure(NO_SESSIONS if not times else _("No running jobs with a DRF share"),
                             title=title, uirevision=uirevision)  # fmt: skip
 
     def latest(job: dict[str, Any]) -> float:
@@ -513,7 +552,7 @@ def drf_jobs_figure(
     fig = _figure(traces)
     fig.update_layout(
         **_layout(
-            title, uirevision, yaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"}
+            title, uirevision, yaxis={"title": {"text": _("dominant share")}, "rangemode": "tozero"}
         )
     )
     return fig
@@ -524,11 +563,11 @@ def drf_now_figure(
 ) -> go.Figure:
     """Return the latest sample's recorded jobs as bars in DRF's order: lowest dominant share
     first, the one DRF serves first; bar colour = the dominant resource."""
-    title = "DRF order now: lowest dominant share is served first (recorded top jobs)"
+    title = _("DRF order now: lowest dominant share is served first (recorded top jobs)")
     top = [row for row in shares.get("top", []) if not queues or row[1] in queues]
     if not top:
         return empty_figure(
-            NO_SESSIONS if not shares.get("times") else "No running jobs with a DRF share",
+            NO_SESSIONS if not shares.get("times") else _("No running jobs with a DRF share"),
             title=title, uirevision=uirevision,
         )  # fmt: skip
     top = sorted(top, key=lambda row: (row[2], row[0]))
@@ -536,7 +575,7 @@ def drf_now_figure(
     for dominant in sorted({row[3] for row in top}):
         rows = [row for row in top if row[3] == dominant]
         _bar(traces,
-            name=f"dominant: {dominant}" if dominant else "share", x=[r[2] for r in rows], y=[r[0] for r in rows],
+            name=_("dominant: %(resource)s") % {"resource": dominant} if dominant else _("share"), x=[r[2] for r in rows], y=[r[0] for r in rows],
             orientation="h", customdata=[[r[1], top.index(r) + 1] for r in rows],
             hovertemplate="%{y}: %{x:.4f} (queue %{customdata[0]}, served #%{customdata[1]})"
                           f"<extra>{dominant}</extra>",
@@ -544,7 +583,7 @@ def drf_now_figure(
     fig = _figure(traces)
     fig.update_layout(**base_layout(
         title=title, uirevision=uirevision, height=max(_HEIGHT, 18 * len(top) + 80),
-        xaxis={"title": {"text": "dominant share"}, "rangemode": "tozero"},
+        xaxis={"title": {"text": _("dominant share")}, "rangemode": "tozero"},
         yaxis={"categoryorder": "array", "categoryarray": [r[0] for r in reversed(top)],
                "tickvals": [r[0] for r in top], "ticktext": [_short(r[0]) for r in top],
                "automargin": True},
@@ -556,7 +595,11 @@ def evictions_figure(
     series: SessionSeries, *, by: str, queues: Sequence[str] = (), uirevision: str = "evictions"
 ) -> go.Figure:
     """Return evictions over time, stacked by action (``by`` "action") or by queue ("queue")."""
-    title = f"Evictions (preemption, reclaim) per point, by {by}"
+    title = (
+        _("Evictions (preemption, reclaim) per point, by action")
+        if by == "action"
+        else _("Evictions (preemption, reclaim) per point, by queue")
+    )
     if not series.times:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
     named = series.evictions_by_action if by == "action" else series.evictions_by_queue
@@ -564,29 +607,30 @@ def evictions_figure(
         named = {q: v for q, v in named.items() if q in queues}
     named = {name: values for name, values in named.items() if any(values)}
     if not named:
-        return empty_figure("No evictions in this range", title=title, uirevision=uirevision)
+        return empty_figure(_("No evictions in this range"), title=title, uirevision=uirevision)
     traces: list[dict[str, Any]] = []
     for name, values in sorted(named.items()):
         _bar(traces, name=name, x=series.times, y=values,
                     hovertemplate=f"%{{y}} evicted<extra>{name}</extra>")  # fmt: skip
     fig = _figure(traces)
     fig.update_layout(
-        **_layout(title, uirevision, barmode="stack", yaxis={"title": {"text": "pods evicted"}})
+        **_layout(title, uirevision, barmode="stack", yaxis={"title": {"text": _("pods evicted")}})
     )
     return fig
 
 
 def unschedulable_figure(series: SessionSeries, *, uirevision: str = "unschedulable") -> go.Figure:
-    """Return unschedulable jobs and tasks over time (summed over each point's sessions)."""
-    title = "Unschedulable jobs and tasks per point"
+    """Return unschedulable jobs and tasks over time: the most waiting at once in each point."""
+    title = _("Unschedulable jobs and tasks per point")
     if not series.times:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)
     traces: list[dict[str, Any]] = []
-    for key, label in (("unschedulable_jobs", "jobs"), ("unschedulable_tasks", "tasks")):
+    waiting = _("unschedulable")
+    for key, label in (("unschedulable_jobs", _("jobs")), ("unschedulable_tasks", _("tasks"))):
         _scatter(traces, name=label, x=series.times, y=series.counts.get(key, []), mode="lines",
-                        hovertemplate=f"%{{y}} {label}<extra>unschedulable</extra>")  # fmt: skip
+                        hovertemplate=f"%{{y}} {label}<extra>{waiting}</extra>")  # fmt: skip
     fig = _figure(traces)
     fig.update_layout(
-        **_layout(title, uirevision, yaxis={"title": {"text": "count"}, "rangemode": "tozero"})
+        **_layout(title, uirevision, yaxis={"title": {"text": _("count")}, "rangemode": "tozero"})
     )
     return fig

@@ -6,8 +6,10 @@ Per field, one rule (the module docstring of ``monitoring`` gives the why):
   PodGroup and pod counts, DRF per-queue job count and mean share, latencies;
 - max: ``share_max`` (a queue's highest share), ``e2e_max``, the DRF per-queue max share;
 - last: weight, guarantee, capability (settings, not load) and the DRF top jobs;
-- sum: binds, evictions (also by action and by queue), pipelined, unschedulable jobs and tasks,
-  and the latency histograms' counts per bucket (``monitoring.latency``).
+- max: also the unschedulable jobs and tasks: each session sees every job still waiting, so
+  a bucket's figure is the most that waited at once (a sum would count one job per session);
+- sum: binds, evictions (also by action and by queue), pipelined, and the latency
+  histograms' counts per bucket (``monitoring.latency``).
 
 A queue or resource missing from some samples is averaged over the samples that have it.
 """
@@ -24,7 +26,8 @@ __all__ = ["merge_samples", "merge_sessions"]
 _MEAN = ("pending", "inqueue", "running", "pods_pending", "pods_running", "share")
 _MEAN_ROWS = ("allocated", "deserved")
 _LAST_ROWS = ("guarantee", "capability")
-_COUNTS = ("binds", "evictions", "pipelined", "unschedulable_jobs", "unschedulable_tasks")
+_COUNTS = ("binds", "evictions", "pipelined")
+_PEAKS = ("unschedulable_jobs", "unschedulable_tasks")
 
 
 def merge_samples(samples: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
@@ -134,6 +137,7 @@ def _latency(samples: Sequence[tuple[int, dict[str, Any]]], total: int) -> dict[
 
 def _counts(samples: Sequence[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
     out: dict[str, Any] = {key: sum(d["counts"][key] for _, d in samples) for key in _COUNTS}
+    out.update({key: max(d["counts"][key] for _, d in samples) for key in _PEAKS})
     by_action: dict[str, int] = {}
     for _, data in samples:
         for action, count in data["counts"]["evictions_by_action"].items():

@@ -213,15 +213,15 @@ class PrometheusSource:
         by_action = edges.by(counters["evictions_by_action"], ("action",))
         out.evictions_by_action = {k[0]: [round(v) for v in vs] for k, vs in by_action.items()}
         evictions = [sum(c) for c in zip(*out.evictions_by_action.values(), strict=True)]
-        gauges = {key: edges.mean(expr) for key, expr in promql.session_gauges(step).items()}
+        gauges = {
+            key: edges.mean(expr)
+            for key, expr in promql.session_gauges(step, self.scrape_interval).items()
+        }
         out.counts = {
             "binds": [round(v) for v in edges.single(counters["binds"])],
             "evictions": evictions or [0] * len(grid),
-            # gauges of the last session: times the sessions in the step, as the history sums
-            "unschedulable_jobs": _counts(_times(gauges["unschedulable_jobs"], out.sessions)),
-            "unschedulable_tasks": [
-                round(v) for v in edges.single(counters["unschedulable_tasks"])
-            ],
+            "unschedulable_jobs": _counts(gauges["unschedulable_jobs"]),
+            "unschedulable_tasks": _counts(gauges["unschedulable_tasks"]),
         }
         return out
 
@@ -397,7 +397,7 @@ class _Edges:
             values[:-1] = ahead[1:]
         window = math.floor(self.end - self.grid[-1])
         if window >= 1:
-            last = expr.replace(f"[{self.step}s]", f"[{window}s]")
+            last = expr.replace(f"[{self.step}s", f"[{window}s")  # a range or a subquery
             for _labels, value in self.client.query(last, self.end):
                 values[-1] = None if math.isnan(value) else value
         return values
@@ -501,7 +501,3 @@ def _iso(grid: Iterable[float]) -> list[str]:
 
 def _counts(values: Iterable[float | None]) -> list[int]:
     return [round(v) if v is not None else 0 for v in values]
-
-
-def _times(values: list[float | None], sessions: list[int]) -> list[float | None]:
-    return [None if v is None else v * n for v, n in zip(values, sessions, strict=True)]

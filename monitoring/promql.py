@@ -147,18 +147,21 @@ def session_counters() -> dict[str, str]:
         "plugin_sum": f"sum by (plugin, OnSession) ({plugin}_sum)",
         "plugin_buckets": f"sum by (plugin, le) ({plugin}_bucket)",
         "binds": 'sum(volcano_schedule_attempts_total{result="scheduled"})',
-        # each session adds its unschedulable tasks (the gauge's figure) to this counter
-        "unschedulable_tasks": 'sum(volcano_schedule_attempts_total{result="unschedulable"})',
         "evictions_by_action": "sum by (action) (volcano_eviction_transactions_total)",
     }
 
 
-def session_gauges(window: int) -> dict[str, str]:
-    """Return the PromQL of the unschedulable jobs gauge's mean over ``window`` seconds (the
-    step), which times the step's sessions is the history's sum over its sessions (Volcano
-    counts no unschedulable jobs; its unschedulable tasks are a counter too)."""
+def session_gauges(window: int, resolution: int = 15) -> dict[str, str]:
+    """Return the PromQL of the unschedulable jobs and tasks gauges' peak over ``window``
+    seconds (the step), read every ``resolution`` seconds (the scrape interval): each session
+    sets them to everything still waiting, so the most that waited at once is the step's
+    figure, as the history's peak over its sessions. The tasks gauge is per job: summed first,
+    then its peak taken, so two jobs that waited at different times are not added."""
     return {
-        "unschedulable_jobs": f"sum(avg_over_time(volcano_unschedule_job_count[{window}s]))",
+        "unschedulable_jobs": f"max_over_time(sum(volcano_unschedule_job_count)[{window}s:{resolution}s])",
+        "unschedulable_tasks": (
+            f"max_over_time(sum(volcano_unschedule_task_count)[{window}s:{resolution}s])"
+        ),
     }
 
 

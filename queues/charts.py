@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
+from django.utils.translation import gettext as _
 
 from console.charts import base_layout
 from console.units import axis_unit
@@ -53,14 +54,18 @@ def queue_share_figure(resource: str, rows: Sequence[QueueRow]) -> go.Figure:
     ])  # fmt: skip
     hover = f"%{{x}}: %{{y}} {unit}<extra>%{{fullData.name}}</extra>"
     fig = go.Figure()
-    fig.add_bar(name="allocated", x=names, y=allocated, hovertemplate=hover, marker_color="#3b82f6")
-    fig.add_bar(name="deserved", x=names, y=deserved, hovertemplate=hover, marker_color="#a3b8d9")
+    fig.add_bar(
+        name=_("allocated"), x=names, y=allocated, hovertemplate=hover, marker_color="#3b82f6"
+    )
+    fig.add_bar(
+        name=_("deserved"), x=names, y=deserved, hovertemplate=hover, marker_color="#a3b8d9"
+    )
     fig.add_scatter(
-        name="guarantee", x=names, y=guarantee, mode="markers", hovertemplate=hover,
+        name=_("guarantee"), x=names, y=guarantee, mode="markers", hovertemplate=hover,
         marker={"symbol": "line-ew-open", "size": 22, "line": {"width": 3}, "color": "#16a34a"},
     )  # fmt: skip
     fig.add_scatter(
-        name="capability", x=names, y=capability, mode="markers", hovertemplate=hover,
+        name=_("capability"), x=names, y=capability, mode="markers", hovertemplate=hover,
         marker={"symbol": "line-ew-open", "size": 22, "line": {"width": 3}, "color": "#dc2626"},
     )  # fmt: skip
     fig.update_layout(
@@ -108,12 +113,12 @@ def queue_share_history_figure(
         )
     )
     fig.add_trace(go.Scatter(
-        name="allocated", x=list(times), y=scaled(allocated), mode="lines", fill="tozeroy",
+        name=_("allocated"), x=list(times), y=scaled(allocated), mode="lines", fill="tozeroy",
         line={"color": "#3b82f6", "width": 2, "shape": "hv"}, hovertemplate=hover,
         _validate=False,
     ))  # fmt: skip
     fig.add_trace(go.Scatter(
-        name="deserved", x=list(times), y=scaled(deserved), mode="lines",
+        name=_("deserved"), x=list(times), y=scaled(deserved), mode="lines",
         line={"color": "#f59e0b", "width": 2, "dash": "dash", "shape": "hv"}, hovertemplate=hover,
         _validate=False,
     ))  # fmt: skip

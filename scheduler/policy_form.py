@@ -182,6 +182,8 @@ def _typed(info: ArgumentInfo | None, raw: str) -> Any:
     """Return ``raw`` as the type ``info`` declares, or the text itself when it is not one."""
     text = raw.strip()
     kind = info.type if info is not None else "str"
+    if kind == "list":  # a list of strings, typed comma-separated (extender.managedResources)
+        return [part.strip() for part in text.split(",") if part.strip()]
     if kind == "bool":
         return {"true": True, "false": False}.get(text.lower(), text)
     if kind in ("int", "float") and _NUMBER.match(text):

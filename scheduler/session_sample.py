@@ -185,6 +185,11 @@ def build_sample(
             "evictions_by_queue": by_queue,
             "pipelined": len(decisions.pipelined),
             "unschedulable_jobs": len(decisions.unschedulable),
-            "unschedulable_tasks": len(decisions.task_fit_errors),
+            # the pending pods of those jobs, as Volcano's volcano_unschedule_task_count
+            "unschedulable_tasks": sum(
+                cluster.jobs[uid].count(TaskStatus.PENDING)
+                for uid in decisions.unschedulable
+                if uid in cluster.jobs
+            ),
         },
     }

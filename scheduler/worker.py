@@ -66,6 +66,7 @@ from scheduler.cache.wal import checkpoint_after
 from scheduler.engine import run_session
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework.decisions import Decisions
+from scheduler.engine.framework.memory import PluginMemory
 from scheduler.engine.util.gc_pause import no_automatic_gc
 from scheduler.heartbeat import beat, note_reconciled
 from scheduler.leader import Lease, make_lease
@@ -90,6 +91,10 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+# What plugins remember from one session to the next while this process schedules (tdm's last
+# eviction time), as Volcano keeps it in package variables for the life of its process.
+_PLUGIN_MEMORY = PluginMemory()
 
 
 def _number(name: str, default: float) -> float:
@@ -252,6 +257,7 @@ def _cycle(
                 binder=session_binder(snapshot),
                 report_shares=True,
                 observer=sampler,
+                memory=_PLUGIN_MEMORY,
             )  # 3.
 
             def write(binds_written: int | None) -> ApplyResult:  # 4., in the same transaction

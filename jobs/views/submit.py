@@ -32,6 +32,7 @@ from jobs.submit import (
     line_of,
     lost_fields,
     parse_manifests,
+    without_field,
 )
 from kube.catalogue import catalogue
 from kube.registry import Entry
@@ -42,6 +43,8 @@ from queues.models import Queue
 
 __all__ = ["TRAINING_GROUP", "job_preview", "job_submit_view", "job_validate"]
 
+# The most problems the editor marks in one document (each costs one dry-run admission).
+MAX_PROBLEMS = 20
 # The API group of the Kubeflow training jobs the editor also takes.
 TRAINING_GROUP = "kubeflow.org"
 
@@ -143,17 +146,34 @@ def _admit_one(
         return None, [FieldError("metadata.namespace", line,
                                  _("You may not create %(kind)s in the namespace %(ns)s.")
                                  % {"kind": resource.kind, "ns": namespace})]  # fmt: skip
-    try:
-        created = object_create(
-            resource, document, namespace=namespace, dry_run=dry_run, user=request.user
-        )
-    except KubeError as exc:
-        where = f"{document.get('kind')} {meta.get('name', '')}: " if index else ""
-        if not exc.causes:
-            return None, [FieldError("", line_of(text, "", document=index), where + exc.message)]
-        return None, [FieldError(c.field, line_of(text, c.field, document=index) if c.field else 0,
-                                 where + c.message) for c in exc.causes]  # fmt: skip
-    return created, []
+    where = f"{document.get('kind')} {meta.get('name', '')}: " if index else ""
+    errors: list[FieldError] = []
+    attempt: dict[str, Any] | None = document
+    while attempt is not None and len(errors) < MAX_PROBLEMS:
+        try:
+            created = object_create(
+                resource, attempt, namespace=namespace, dry_run=dry_run or bool(errors),
+                user=request.user,
+            )  # fmt: skip
+        except KubeError as exc:
+            if not exc.causes:
+                errors.append(
+                    FieldError("", line_of(text, "", document=index), where + exc.message)
+                )
+                break
+            found = [FieldError(c.field, line_of(text, c.field, document=index) if c.field else 0,
+                                where + c.message) for c in exc.causes]  # fmt: skip
+            fresh = [e for e in found if e not in errors]
+            errors += fresh
+            # An invalid field: ask again without it for the manifest's next mistake.
+            last = exc.causes[-1].field
+            retry = exc.code == 422 and fresh and last and without_field(attempt, last)
+            attempt = retry if isinstance(retry, dict) else None
+            continue
+        if not errors:
+            return created, []
+        break
+    return None, sorted(errors, key=lambda error: error.line)  # as they appear in the text
 
 
 def _page_of(created: dict[str, Any]) -> HttpResponse:

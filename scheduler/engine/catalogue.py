@@ -26,8 +26,17 @@ __all__ = [
     "plugin_info",
 ]
 
-# Volcano's five actions, in the order a conf usually lists them.
-ACTIONS: tuple[str, ...] = ("enqueue", "allocate", "backfill", "preempt", "reclaim")
+# Volcano's actions, in the order a conf usually lists them.
+ACTIONS: tuple[str, ...] = (
+    "enqueue",
+    "allocate",
+    "backfill",
+    "preempt",
+    "reclaim",
+    "shuffle",
+    "gangpreempt",
+    "gangreclaim",
+)
 
 _ACTION_HELP: dict[str, str] = {
     "enqueue": "Admits Pending PodGroups to Inqueue when their queue and the cluster have room "
@@ -38,24 +47,39 @@ _ACTION_HELP: dict[str, str] = {
     "preempt": "Evicts lower-priority pods in the same queue so a starving job can run.",
     "reclaim": "Evicts pods of queues using more than they deserve so a starved queue gets its "
     "share back.",
+    "shuffle": "Evicts the running pods that plugins with victim hooks name (tdm: pods on "
+    "revocable nodes whose time window closed; pdb: pods no disruption budget protects).",
+    "gangpreempt": "Evicts whole-gang-aware bundles of lower-priority jobs in the same queue so "
+    "all pending pods of a starving job can run at once.",
+    "gangreclaim": "Evicts whole-gang-aware bundles of other reclaimable queues' jobs so all "
+    "pending pods of a starving job can run at once.",
 }
 
 _PLUGIN_HELP: dict[str, str] = {
     "binpack": "Scores nodes so pods pack onto the fullest nodes first (fewer, fuller nodes).",
+    "cdp": "Cool-down protection: a pod labelled volcano.sh/cooldown-time is not evicted until "
+    "that long after it was scheduled.",
     "capacity": "Queue quotas from each queue's deserved and capability (configured, not "
     "computed); optional queue hierarchy.",
     "conformance": "Protects kube-system pods and critical priority classes from eviction.",
     "drf": "Dominant resource fairness: jobs and queues with the smallest dominant share go first.",
+    "extender": "Asks an HTTP service you run (POST JSON per verb) to filter and score nodes, "
+    "pick victims, vote on enqueue and judge queues and jobs.",
     "gang": "All-or-nothing: a job runs only when minAvailable of its pods can be placed.",
     "nodeorder": "Scores nodes with kube-scheduler's scorers (least requested, affinity, taints, "
     "spread), each times its weight.",
     "overcommit": "Admits jobs while the cluster, times the overcommit factor, has room.",
+    "pdb": "Keeps evictions within PodDisruptionBudgets: a victim that would take a budget below "
+    "its allowed disruptions is spared.",
     "predicates": "Filters nodes that cannot take a pod (resources, selector, affinity, taints, "
     "ports, spread).",
     "priority": "Orders jobs and tasks by priority; lower priority pods are preemptable.",
+    "resourcequota": "Admits a job only while its minResources fit its namespace's ResourceQuotas.",
     "proportion": "Shares the cluster between queues by weight (water-filling), capped by "
     "capability and raised to guarantee.",
     "sla": "Jobs waiting longer than their sla-waiting-time go first and are admitted at once.",
+    "tdm": "Lends revocable nodes (label volcano.sh/revocable-zone) to preemptable pods during "
+    "their zone's time window, and takes them back when it closes.",
     "usage": "Keeps new pods off nodes whose measured cpu or memory use is over a threshold, and "
     "prefers the least used nodes (real use from metrics, not requests).",
 }
@@ -71,6 +95,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enabledAllocatable",
         "enableHierarchy",
     ),
+    "cdp": ("enablePreemptable", "enableReclaimable"),
     "conformance": ("enablePreemptable", "enableReclaimable"),
     "drf": (
         "enableJobOrder",
@@ -78,6 +103,15 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enablePreemptable",
         "enableReclaimable",
         "enableHierarchy",
+    ),
+    "extender": (
+        "enablePredicate",
+        "enableNodeOrder",
+        "enablePreemptable",
+        "enableReclaimable",
+        "enableJobEnqueued",
+        "enabledOverused",
+        "enableJobReady",
     ),
     "gang": (
         "enableJobOrder",
@@ -89,6 +123,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
     ),
     "nodeorder": ("enableNodeOrder",),
     "overcommit": ("enableJobEnqueued",),
+    "pdb": ("enabledVictim", "enablePreemptable", "enableReclaimable"),
     "predicates": ("enablePredicate",),
     "priority": ("enableJobOrder", "enableTaskOrder", "enablePreemptable", "enableJobStarving"),
     "proportion": (
@@ -99,7 +134,17 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enablePreemptive",
         "enableReclaimable",
     ),
+    "resourcequota": ("enableJobEnqueued",),
     "sla": ("enableJobOrder", "enableJobEnqueued", "enableJobPipelined"),
+    "tdm": (
+        "enablePredicate",
+        "enableNodeOrder",
+        "enablePreemptable",
+        "enabledVictim",
+        "enableJobOrder",
+        "enableJobPipelined",
+        "enableJobStarving",
+    ),
     "usage": ("enablePredicate", "enableNodeOrder"),
 }
 
@@ -120,7 +165,7 @@ FLAG_HELP: dict[str, str] = {
     "enableTargetJob": "it may name a target job for preemption",
     "enableReservedNodes": "it may reserve nodes",
     "enableJobEnqueued": "its vote decides whether enqueue admits a job",
-    "enabledVictim": "it may propose victims directly",
+    "enabledVictim": "it may propose victims directly (the shuffle action evicts them)",
     "enableJobStarving": "it decides whether a job still needs resources (may preempt)",
     "enabledOverused": "it decides when a queue is over its share (allocate skips it)",
     "enabledAllocatable": "it decides whether a queue may take one more pod",
@@ -160,7 +205,7 @@ class ArgumentInfo:
     """One argument as the editor shows it: key, type name, Volcano's default, explanation."""
 
     key: str
-    type: str  # "bool", "int", "float" or "str"
+    type: str  # "bool", "int", "float", "str" or "list" (of strings, shown comma-separated)
     default: bool | int | float | str | None
     help: str
     prefix: bool = False  # a family of keys ``key<name>`` (e.g. ``binpack.resources.<name>``)
@@ -180,7 +225,7 @@ class PluginInfo:
 def _argument(spec: ArgSpec) -> ArgumentInfo:
     return ArgumentInfo(
         key=spec.name,
-        type=spec.type.__name__,
+        type="list" if spec.listed else spec.type.__name__,
         default=spec.default,
         help=spec.help or _ARG_HELP.get(spec.name, ""),
         prefix=spec.prefix,

@@ -67,6 +67,11 @@ def _as_text(result: Result) -> str:
     lines += [f"pipeline  {pod} -> {node}" for pod, node in data["pipelined"].items()]
     lines += [f"phase     {pg}: {phase}" for pg, phase in data["podGroupPhases"].items()]
     lines += [f"unschedulable {pg}: {msg}" for pg, msg in data["unschedulable"].items()]
+    lines += [
+        f"event     {pg}: {e.type} {e.reason} {e.message}"
+        for pg, events in sorted(result.decisions.pod_group_events.items())
+        for e in events
+    ]
     return "\n".join(lines)
 
 

@@ -124,6 +124,8 @@ class TierView:
 def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list):  # a list argument is typed comma-separated
+        return ", ".join(str(item) for item in value)
     return "" if value is None else str(value)
 
 

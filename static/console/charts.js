@@ -105,6 +105,48 @@
     });
   }
 
+  // Plotly never wraps a title and draws a long legend past the edge: on a narrow chart (a
+  // phone) the title and its note are broken into lines that fit, the top margin grows to
+  // hold them, and the legend goes under the plot in small type.
+  var NARROW = 600;
+
+  function wrap(text, width, charPx) {
+    var most = Math.max(12, Math.floor((width - 24) / charPx));
+    var lines = [];
+    String(text).split("<br>").forEach(function (part) {
+      var line = "";
+      part.split(" ").forEach(function (word) {
+        if (line && (line + " " + word).length > most) { lines.push(line); line = word; }
+        else { line = line ? line + " " + word : word; }
+      });
+      lines.push(line);
+    });
+    return lines;
+  }
+
+  function fitNarrow(layout, width) {
+    if (!width || width >= NARROW) { return layout; }
+    var title = layout.title && typeof layout.title === "object" ? Object.assign({}, layout.title) : null;
+    var top = 12;
+    if (title && title.text) {
+      var lines = wrap(title.text, width, 7.6);
+      title.text = lines.join("<br>");
+      top += lines.length * 18;
+      if (title.subtitle && title.subtitle.text) {
+        var notes = wrap(title.subtitle.text, width, 5.8);
+        title.subtitle = Object.assign({}, title.subtitle, { text: notes.join("<br>") });
+        top += notes.length * 14;
+      }
+      layout.title = title;
+    }
+    layout.margin = Object.assign({}, layout.margin || {}, { l: 40, r: 8, t: Math.max(top + 8, 24) });
+    layout.legend = Object.assign({}, layout.legend || {}, {
+      orientation: "h", x: 0, xanchor: "left", y: -0.22, yanchor: "top", font: { size: 10 },
+    });
+    if (layout.height) { layout.height = layout.height + Math.max(0, top - 40); }
+    return layout;
+  }
+
   function draw(el) {
     var source = document.getElementById(el.dataset.figure);
     if (!source || !window.Plotly) { return; }
@@ -120,6 +162,7 @@
           linecolor: colors.line }, layout[axis] || {});
       }
     });
+    layout = fitNarrow(layout, el.clientWidth);
     var view = views[el.dataset.figure];
     if (view && !el.dataset.watched && view.rev === layout.uirevision) {
       // A fresh element (a live refresh swapped it in): give it the user's view back.

@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from core.models import Namespace, Pod
 from jobs.models import Command, Job
 from jobs.services import job_submit
-from tests.jobs.manifests_kit import TWO_ERRORS
+from tests.jobs.manifests_kit import THREE_SCHEMA_ERRORS, TWO_ERRORS
 
 pytestmark = pytest.mark.django_db
 
@@ -283,6 +283,22 @@ def test_validation_lists_every_problem_each_at_its_line(
     assert "2 problems" in page
     assert 'data-line="5"' in page
     assert 'data-line="7"' in page
+
+
+def test_schema_mistakes_are_all_marked_not_only_the_first(
+    console_login: Callable[..., Any],
+) -> None:
+    client = console_login("sam", "submitter", ("default",))
+    page = client.post("/submit/validate/", {"manifest": THREE_SCHEMA_ERRORS}).content.decode()
+    assert "3 problems" in page
+    for line in (5, 6, 7):
+        assert f'data-line="{line}"' in page
+    # Submitting it creates nothing.
+    assert (
+        client.post("/submit/", {"mode": "yaml", "manifest": THREE_SCHEMA_ERRORS}).status_code
+        == 422
+    )
+    assert not Job.objects.filter(name="three-errors").exists()
 
 
 def test_the_form_and_the_yaml_carry_the_job_both_ways(console_login: Callable[..., Any]) -> None:

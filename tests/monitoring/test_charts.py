@@ -90,7 +90,7 @@ def test_no_sessions_in_range_says_so() -> None:
         charts.drf_now_figure({"times": [], "queues": {}, "top": [], "jobs": {}}),
     ):
         assert not fig.data
-        assert _annotation(fig) == charts.NO_SESSIONS
+        assert _annotation(fig) == str(charts.NO_SESSIONS)
 
 
 def _queues() -> QueueSeries:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from monitoring.history import choose_resolution, job_share_series, queue_series, session_series
+from monitoring.merge import merge_samples
 from tests.monitoring.helpers import sample, store
 
 pytestmark = pytest.mark.django_db
@@ -110,3 +111,17 @@ def test_a_per_minute_read_reaches_the_sessions_not_rolled_up_yet() -> None:
     assert queues.queues["a"]["share"] == [0.5, 0.75, 0.75, 0.75]  # levels: every session
     assert sessions.counts["binds"] == [60, 3]  # sums: the tail folded into its minute
     assert sessions.e2e_ms == [10.0, 40.0]
+
+
+def test_a_rolled_up_point_counts_the_jobs_waiting_at_once_not_one_per_session() -> None:
+    waiting = []
+    for jobs, tasks in ((5, 12), (5, 12), (4, 9)):  # five jobs wait through three sessions
+        one = sample(queues={"a": 0.1}, binds=1)
+        one["counts"].update(unschedulable_jobs=jobs, unschedulable_tasks=tasks)
+        waiting.append((1, one))
+
+    merged = merge_samples(waiting)
+
+    assert merged["counts"]["unschedulable_jobs"] == 5
+    assert merged["counts"]["unschedulable_tasks"] == 12
+    assert merged["counts"]["binds"] == 3  # binds still add up

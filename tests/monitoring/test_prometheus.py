@@ -100,8 +100,8 @@ def test_session_counters_are_read_as_totals_not_rounded_rates() -> None:
         "sum by (action) (volcano_eviction_transactions_total)"
     )
     assert all("rate(" not in expr for expr in counters.values())
-    assert promql.session_gauges(15)["unschedulable_jobs"] == (
-        "sum(avg_over_time(volcano_unschedule_job_count[15s]))"
+    assert promql.session_gauges(15, 1)["unschedulable_jobs"] == (
+        "max_over_time(sum(volcano_unschedule_job_count)[15s:1s])"
     )
 
 
@@ -189,9 +189,10 @@ def test_session_counts_are_the_counters_differences_between_step_edges(
             ({"action": "reclaim"}, [None, 3, 3, 4]),  # 3 before the first scrape: unknown
         ],
         counters["binds"]: [({}, [None, 5, 8, 2])],  # restarted in the last step
-        counters["unschedulable_tasks"]: [({}, [None, 0, 4, 6])],
         gauges["unschedulable_jobs"]: [({}, [0, 4, 1, None])],  # at T0+15: (T0, T0+15]
-        "sum(avg_over_time(volcano_unschedule_job_count[10s]))": [({}, [None, None, None, 1])],
+        gauges["unschedulable_tasks"]: [({}, [0, 0, 4, None])],
+        "max_over_time(sum(volcano_unschedule_job_count)[10s:15s])": [({}, [None, None, None, 2])],
+        "max_over_time(sum(volcano_unschedule_task_count)[10s:15s])": [({}, [None, None, None, 3])],
     }, step=15)  # fmt: skip
 
     got = PrometheusSource(fake.url).session_series(T0, T0 + timedelta(seconds=40))
@@ -203,8 +204,8 @@ def test_session_counts_are_the_counters_differences_between_step_edges(
     assert got.evictions_by_action == {"preempt": [0, 1, 0], "reclaim": [0, 0, 1]}
     assert got.counts["evictions"] == [0, 1, 1]
     assert got.counts["binds"] == [0, 3, 2]
-    assert got.counts["unschedulable_jobs"] == [0, 15, 2]  # each step's mean times its sessions
-    assert got.counts["unschedulable_tasks"] == [0, 4, 2]
+    assert got.counts["unschedulable_jobs"] == [4, 1, 2]  # each step's peak: jobs waiting at once
+    assert got.counts["unschedulable_tasks"] == [0, 4, 3]
 
 
 @dataclass(frozen=True)

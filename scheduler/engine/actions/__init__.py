@@ -10,14 +10,20 @@ from scheduler.engine.actions import (
     allocate,
     backfill,
     enqueue,
+    gangpreempt,
+    gangreclaim,
     preempt,
     reclaim,
+    shuffle,
 )
 
 __all__ = [
     "allocate",
     "backfill",
     "enqueue",
+    "gangpreempt",
+    "gangreclaim",
     "preempt",
     "reclaim",
+    "shuffle",
 ]

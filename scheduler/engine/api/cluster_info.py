@@ -22,7 +22,9 @@ from datetime import datetime
 
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeArrays, NodeInfo
+from scheduler.engine.api.pdb_info import PdbInfo
 from scheduler.engine.api.queue_info import DEFAULT_QUEUE, QueueInfo
+from scheduler.engine.api.quota_info import QuotaInfo
 from scheduler.engine.api.resource import Resource, ResourceIndex
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import TaskStatus
@@ -47,6 +49,10 @@ class ClusterInfo:
     arrays: NodeArrays
     default_priority: int = 0
     dropped_jobs: list[str] = field(default_factory=list)
+    # PodDisruptionBudgets of the cluster (the pdb plugin's victim filter reads them).
+    pdbs: list[PdbInfo] = field(default_factory=list)
+    # namespace -> its ResourceQuotas (by name): what the resourcequota plugin admits against
+    resource_quotas: dict[str, list[QuotaInfo]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -59,6 +65,8 @@ class ClusterInfo:
         priority_classes: dict[str, int] | None = None,
         default_priority: int = 0,
         occupants: Iterable[TaskInfo] = (),
+        pdbs: Iterable[PdbInfo] = (),
+        resource_quotas: Iterable[QuotaInfo] = (),
     ) -> ClusterInfo:
         """Return a snapshot of ``nodes``, ``jobs`` and ``queues`` with accounting filled in.
 
@@ -135,7 +143,13 @@ class ClusterInfo:
             arrays=arrays,
             default_priority=default_priority,
             dropped_jobs=dropped,
+            pdbs=list(pdbs),
+            resource_quotas=_quotas_by_namespace(resource_quotas),
         )
+
+    def quotas_of(self, namespace: str) -> list[QuotaInfo]:
+        """Return the ResourceQuotas of ``namespace`` (by name; empty when it has none)."""
+        return self.resource_quotas.get(namespace, [])
 
     def clone(self) -> ClusterInfo:
         """Return an independent deep copy (for running a second session on the same input)."""
@@ -144,3 +158,10 @@ class ClusterInfo:
     def total_allocatable(self) -> Resource:
         """Return the sum of every node's allocatable."""
         return self.resource_index.resource(self.arrays.allocatable.sum(axis=0))
+
+
+def _quotas_by_namespace(quotas: Iterable[QuotaInfo]) -> dict[str, list[QuotaInfo]]:
+    out: dict[str, list[QuotaInfo]] = {}
+    for quota in sorted(quotas, key=lambda q: (q.namespace, q.name)):
+        out.setdefault(quota.namespace, []).append(quota)
+    return out

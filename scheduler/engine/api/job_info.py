@@ -51,6 +51,7 @@ class JobInfo:
     phase: PodGroupPhase = PodGroupPhase.PENDING
     conditions: list[PodGroupCondition] = field(default_factory=list)
     annotations: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # the PodGroup's (volcano.sh/preemptable)
     uid: str = ""
     tasks: dict[str, TaskInfo] = field(default_factory=dict)
     task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = field(default_factory=dict)
@@ -60,6 +61,10 @@ class JobInfo:
     # Why each task did not fit in this session (task uid -> reason), and the job-level reason.
     fit_errors: dict[str, str] = field(default_factory=dict)
     job_fit_error: str = ""
+    # ``spec.minResources`` as the PodGroup spells them, quota names (``requests.cpu``,
+    # ``count/pods``) included: what resourcequota compares with a ResourceQuota's status.
+    # None: the same as ``min_resources``.
+    quota_min_resources: Resource | None = None
 
     def __post_init__(self) -> None:
         if not self.uid:

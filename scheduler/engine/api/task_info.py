@@ -136,6 +136,8 @@ class TaskInfo:
     # Set by ClusterInfo.build: the request as an array row of the snapshot's ResourceIndex.
     resreq_vec: Vector | None = None
     template_key: tuple[object, ...] = ()
+    # ``lastTransitionTime`` of the pod's first ``PodScheduled: "True"`` condition (cdp's clock).
+    scheduled_at: datetime | None = None
 
     def __post_init__(self) -> None:
         if not self.uid:

@@ -40,6 +40,9 @@ class ArgSpec:
     # The key lives in a nested mapping, as Volcano's ``thresholds: {cpu: 80}``: ``section`` is
     # that mapping's key and ``name`` is ``<section>.<key>`` (how the plugin reads it).
     section: str = ""
+    # A ``str`` argument Volcano reads as a YAML list of strings (``extender.managedResources``):
+    # the list is accepted and kept joined by commas, the form the editor shows and reads back.
+    listed: bool = False
 
     def matches(self, key: str) -> bool:
         """Return True when this spec covers argument ``key``."""
@@ -75,6 +78,10 @@ def _coerce(spec: ArgSpec, value: object, field: str) -> bool | int | float | st
         raise ConfError(field, f"expected a number, got {_shown(value)}")
     if isinstance(value, str):
         return value
+    if spec.listed and isinstance(value, list):
+        if all(isinstance(item, str) for item in value):
+            return ",".join(value)
+        raise ConfError(field, f"expected a list of strings, got {_shown(value)}")
     if isinstance(value, int | float) and not isinstance(value, bool):
         return str(value)  # YAML turns `key: 10` into a number; a string argument accepts it
     raise ConfError(field, f"expected a string, got {_shown(value)}")

@@ -15,7 +15,7 @@ from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase
 if TYPE_CHECKING:
     from scheduler.engine.shares import ShareReport
 
-__all__ = ["Decisions", "Eviction", "SessionTimings"]
+__all__ = ["Decisions", "Eviction", "PodGroupEvent", "SessionTimings"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -32,6 +32,19 @@ class Eviction:
         """Return the action that evicts (``preempt``, ``reclaim``): the actions give their
         own name as the reason, so history and metrics can count evictions by action."""
         return self.reason
+
+
+@dataclass(slots=True, frozen=True)
+class PodGroupEvent:
+    """An event a plugin records on a PodGroup (Volcano's ``ssn.RecordPodGroupEvent``).
+
+    E.g. resourcequota's ``Normal Unschedulable "resource quota insufficient, ..."`` on a job
+    that enqueue leaves Pending: the only place Volcano says why a quota held the job back.
+    """
+
+    type: str  # "Normal" or "Warning"
+    reason: str
+    message: str
 
 
 @dataclass(slots=True)
@@ -82,6 +95,8 @@ class Decisions:
     # Pending again, their room released (``Session.bind_task``); the cache shows the error.
     bind_errors: dict[str, tuple[str, str]] = field(default_factory=dict)
     timings: SessionTimings = field(default_factory=SessionTimings, compare=False)
+    # PodGroup uid -> the events plugins recorded on it this session, in order.
+    pod_group_events: dict[str, list[PodGroupEvent]] = field(default_factory=dict)
     # Every queue's share as the sharing plugin computed it at session open, when the caller
     # asked for it (``run_session(..., report_shares=True)``): what the console shows.
     shares: ShareReport | None = field(default=None, compare=False)

@@ -16,6 +16,7 @@ add_task_order_fn           (T, T) -> int                              first_non
 add_victim_queue_order_fn   (Q, Q, preemptor Q) -> int                 first_nonzero
 add_preemptable_fn          (T, [T]) -> [T] | None (None abstains)     intersect_by_tier
 add_reclaimable_fn          (T, [T]) -> [T] | None                     intersect_by_tier
+add_unified_evictable_fn    (ctx, [T]) -> ([T], vote) (0: abstain)     intersect, per tier
 add_victim_tasks_fn         ([T]) -> [T]                               union, first tier
 add_overused_fn             (Q) -> bool                                any
 add_allocatable_fn          (Q, T) -> bool                             all
@@ -75,6 +76,7 @@ from scheduler.engine.api.types import PredicateStatus, ValidateResult
 from scheduler.engine.framework.interface import EventHandler
 
 if TYPE_CHECKING:
+    from scheduler.engine.api.eviction import GangEvictionContext
     from scheduler.engine.api.job_info import JobInfo
     from scheduler.engine.api.node_info import NodeInfo
     from scheduler.engine.api.queue_info import QueueInfo
@@ -95,6 +97,7 @@ HOOK_FLAGS: dict[str, str | tuple[str, ...] | None] = {
     "victim_queue_order": None,
     "preemptable": "enablePreemptable",
     "reclaimable": "enableReclaimable",
+    "unified_evictable": None,  # gangpreempt/gangreclaim's victim filter: no flag in Volcano
     "victim_tasks": "enabledVictim",
     "overused": "enabledOverused",
     "allocatable": "enabledAllocatable",
@@ -306,6 +309,14 @@ class SessionRegistrars:
     ) -> None:
         """Register a victim filter for reclaim."""
         self._register("reclaimable", plugin, fn)
+
+    def add_unified_evictable_fn(
+        self,
+        plugin: str,
+        fn: Callable[[GangEvictionContext, list[TaskInfo]], tuple[list[TaskInfo], int]],
+    ) -> None:
+        """Register a victim filter for gangpreempt and gangreclaim (``unified_evictable``)."""
+        self._register("unified_evictable", plugin, fn)
 
     def add_victim_tasks_fn(
         self, plugin: str, fn: Callable[[list[TaskInfo]], list[TaskInfo]]

@@ -32,9 +32,10 @@ from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
 from scheduler.engine.api.types import PodGroupCondition, TaskStatus
 from scheduler.engine.framework.arguments import Arguments
-from scheduler.engine.framework.decisions import Decisions, Eviction
+from scheduler.engine.framework.decisions import Decisions, Eviction, PodGroupEvent
 from scheduler.engine.framework.interface import Event, Plugin
 from scheduler.engine.framework.job_updater import update_jobs
+from scheduler.engine.framework.memory import PluginMemory
 from scheduler.engine.framework.registry import get_action, get_plugin_class
 from scheduler.engine.framework.session_plugins import SessionPlugins
 from scheduler.engine.framework.statement import Statement
@@ -88,6 +89,7 @@ class Session(SessionPlugins):
         uid: str = "session",
         bind_listener: BindListener | None = None,
         binder: Binder | None = None,
+        memory: PluginMemory | None = None,
     ) -> None:
         self.uid = uid
         self.bind_listener = bind_listener
@@ -107,6 +109,8 @@ class Session(SessionPlugins):
         self.unresolvable_nodes: dict[str, set[str]] = {}
         # Any state plugins or actions share within the session (e.g. a node-score cache).
         self.scratch: dict[str, object] = {}
+        # What plugins remember across sessions (``framework/memory.py``); fresh unless given.
+        self.memory = memory if memory is not None else PluginMemory()
         # True while preempt's topology-aware mode tries victim sets: plugin state that Volcano
         # keeps in the cycle state (inter-pod affinity) then changes only through the
         # SimulateAddTask/SimulateRemoveTask hooks, not through the statements' events.
@@ -234,6 +238,13 @@ class Session(SessionPlugins):
         """Add an eviction decision."""
         self.decisions.evictions.append(Eviction(task.uid, node, reason, preemptor))
 
+    def record_pod_group_event(
+        self, job_uid: str, event_type: str, reason: str, message: str
+    ) -> None:
+        """Record an event on a PodGroup (Volcano's ``RecordPodGroupEvent``)."""
+        event = PodGroupEvent(event_type, reason, message)
+        self.decisions.pod_group_events.setdefault(job_uid, []).append(event)
+
     def allocate_and_bind(self, task: TaskInfo, node: NodeInfo) -> None:
         """Allocate ``task`` outside any statement; bind the job's allocated tasks once ready.
 
@@ -253,9 +264,10 @@ def open_session(
     uid: str = "session",
     bind_listener: BindListener | None = None,
     binder: Binder | None = None,
+    memory: PluginMemory | None = None,
 ) -> Session:
     """Return a session on ``cluster`` with every enabled plugin opened, in conf order."""
-    ssn = Session(cluster, conf, uid=uid, bind_listener=bind_listener, binder=binder)
+    ssn = Session(cluster, conf, uid=uid, bind_listener=bind_listener, binder=binder, memory=memory)
     for option in conf.plugin_options():
         cls = get_plugin_class(option.name)
         if cls is None:  # load_conf refuses these; a hand-built conf may not
@@ -304,6 +316,7 @@ def run_session(
     report_shares: bool = False,
     observer: SessionObserver | None = None,
     binder: Binder | None = None,
+    memory: PluginMemory | None = None,
 ) -> Decisions:
     """Return the decisions of one full session: open, every action in order, close.
 
@@ -312,7 +325,9 @@ def run_session(
     refused bind is not a decision but a ``bind_errors`` entry. ``report_shares`` also reads every queue's share after the plugins opened
     (``Decisions.shares``), before any action changes the allocation. ``observer``, if given,
     is called as ``observer(ssn, "opened")`` after the plugins open and
-    ``observer(ssn, "closing")`` after the last action. Automatic garbage collection is held
+    ``observer(ssn, "closing")`` after the last action. ``memory``, if given, is what plugins
+    remembered from earlier sessions (``PluginMemory``; the live worker keeps one), else the
+    session starts with none, as a scheduler's first session. Automatic garbage collection is held
     off while it runs (``no_automatic_gc``).
     """
     with no_automatic_gc():
@@ -324,6 +339,7 @@ def run_session(
             report_shares=report_shares,
             observer=observer,
             binder=binder,
+            memory=memory,
         )
 
 
@@ -336,9 +352,12 @@ def _run_session(
     report_shares: bool,
     observer: SessionObserver | None,
     binder: Binder | None = None,
+    memory: PluginMemory | None = None,
 ) -> Decisions:
     started = time.perf_counter()
-    ssn = open_session(cluster, conf, uid=uid, bind_listener=bind_listener, binder=binder)
+    ssn = open_session(
+        cluster, conf, uid=uid, bind_listener=bind_listener, binder=binder, memory=memory
+    )
     if report_shares:
         # The share report opens sessions itself: imported where it is asked for.
         from scheduler.engine.shares import share_report

@@ -25,6 +25,7 @@ from scheduler.engine.framework.registrars import (
 )
 
 if TYPE_CHECKING:
+    from scheduler.engine.api.eviction import GangEvictionContext
     from scheduler.engine.api.job_info import JobInfo
     from scheduler.engine.api.node_info import NodeInfo
     from scheduler.engine.api.queue_info import QueueInfo
@@ -162,6 +163,34 @@ class SessionPlugins(SessionRegistrars):
     def reclaimable(self, reclaimer: TaskInfo, candidates: Sequence[TaskInfo]) -> list[TaskInfo]:
         """Return the candidates the plugins let ``reclaimer`` take back."""
         return dispatch.intersect_by_tier(self._fns_by_tier("reclaimable"), reclaimer, candidates)
+
+    def unified_evictable(
+        self, ctx: GangEvictionContext, candidates: Sequence[TaskInfo]
+    ) -> list[TaskInfo]:
+        """Return the candidates the plugins let gangpreempt/gangreclaim evict.
+
+        Volcano's ``UnifiedEvictable``: per tier, plugins that do not abstain intersect their
+        answers; a plugin allowing none empties the tier, which then decides nothing, and the
+        next tier is asked. The first tier with a non-empty answer decides; none: no victims.
+        """
+        given = list(candidates)
+        for fns in self._fns_by_tier("unified_evictable"):
+            victims: list[TaskInfo] | None = None
+            for fn in fns:
+                allowed, vote = fn(ctx, given)
+                if vote == 0:
+                    continue
+                if not allowed:
+                    victims = None
+                    break
+                if victims is None:
+                    victims = list(allowed)
+                else:
+                    kept = {t.uid for t in allowed}
+                    victims = [t for t in victims if t.uid in kept]
+            if victims is not None:
+                return victims
+        return []
 
     def victim_tasks(self, tasks: Sequence[TaskInfo]) -> list[TaskInfo]:
         """Return the union of victims named by the first tier that names any."""

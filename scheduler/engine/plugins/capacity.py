@@ -17,6 +17,7 @@ from functools import cmp_to_key
 
 import numpy as np
 
+from scheduler.engine.api.eviction import EvictionKind, GangEvictionContext
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.task_info import TaskInfo
@@ -57,6 +58,7 @@ class CapacityPlugin(Plugin):
         ssn.add_allocatable_fn(self.name, self._allocatable)
         ssn.add_preemptive_fn(self.name, self._preemptive)
         ssn.add_reclaimable_fn(self.name, self._reclaimable)
+        ssn.add_unified_evictable_fn(self.name, self._gang_evictable)
         ssn.add_job_enqueueable_fn(self.name, self._enqueueable)
         ssn.add_job_enqueued_fn(self.name, self._enqueued)
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
@@ -197,6 +199,39 @@ class CapacityPlugin(Plugin):
                 allocated_of(a)[:] -= request
             victims.append(task)
         return victims
+
+    def _gang_evictable(
+        self, ctx: GangEvictionContext, candidates: list[TaskInfo]
+    ) -> tuple[list[TaskInfo], int]:
+        """gangpreempt: permit all. gangreclaim: keep each victim queue's guarantee, and take
+        only pods that share no deserved column or whose queue is above deserved on one of them.
+
+        Volcano's capacity UnifiedEvictable: the candidates in the order given, per queue
+        against its allocation less the victims already taken.
+        """
+        if ctx.kind is EvictionKind.GANG_PREEMPT:
+            return candidates, PERMIT
+        if not self.tree.ready:
+            return [], REJECT
+        running: dict[str, IntRow] = {}
+        victims = []
+        for task in candidates:
+            job = self._ssn.jobs.get(task.job)
+            attr = None if job is None else self.tree.attrs.get(job.queue)
+            if attr is None or task.resreq_vec is None:
+                continue
+            allocated = running.get(attr.name)
+            if allocated is None:
+                allocated = running[attr.name] = attr.allocated.copy()
+            request = task.resreq_vec
+            if not np.all(attr.guarantee <= allocated - request):
+                continue
+            relevant = quota.quota_dims(self._index, request) & (attr.deserved > 0)
+            if relevant.any() and not quota.exceeds_on(allocated, attr.deserved, relevant):
+                continue
+            allocated -= request
+            victims.append(task)
+        return victims, PERMIT
 
     def _in_victim_order(self, queue: str, candidates: list[TaskInfo]) -> list[TaskInfo]:
         """Return ``candidates`` with the victims the session evicts first, first."""

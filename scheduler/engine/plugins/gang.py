@@ -100,6 +100,8 @@ class GangPlugin(Plugin):
         ssn.add_job_valid_fn(self.name, _valid)
         ssn.add_preemptable_fn(self.name, self._victims)
         ssn.add_reclaimable_fn(self.name, self._victims)
+        # gangpreempt/gangreclaim keep minMember through their safe/whole bundles: permit all.
+        ssn.add_unified_evictable_fn(self.name, lambda _ctx, candidates: (candidates, PERMIT))
         ssn.add_job_order_fn(self.name, _order, key=_ready)
         ssn.add_job_ready_fn(self.name, _ready)
         ssn.add_job_pipelined_fn(self.name, _pipelined)

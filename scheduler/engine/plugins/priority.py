@@ -6,9 +6,10 @@ PriorityClass, task priority from the pod (``spec.priority``, the task-priority 
 
 from __future__ import annotations
 
+from scheduler.engine.api.eviction import EvictionKind, GangEvictionContext
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.task_info import TaskInfo
-from scheduler.engine.api.types import TaskStatus
+from scheduler.engine.api.types import PERMIT, TaskStatus
 from scheduler.engine.framework import Plugin, Session, register_plugin
 
 __all__ = ["PriorityPlugin"]
@@ -30,6 +31,7 @@ class PriorityPlugin(Plugin):
         ssn.add_task_order_fn(self.name, _task_order, key=_task_order_key)
         ssn.add_job_order_fn(self.name, _job_order, key=_job_order_key)
         ssn.add_preemptable_fn(self.name, self._preemptable)
+        ssn.add_unified_evictable_fn(self.name, self._gang_evictable)
         ssn.add_job_starving_fn(self.name, _starving)
 
     def _preemptable(self, preemptor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
@@ -47,6 +49,18 @@ class PriorityPlugin(Plugin):
             elif task.priority < preemptor.priority:
                 victims.append(task)
         return victims
+
+    def _gang_evictable(
+        self, ctx: GangEvictionContext, candidates: list[TaskInfo]
+    ) -> tuple[list[TaskInfo], int]:
+        """gangpreempt: only pods of jobs of lower priority than the starving job; gangreclaim:
+        all (reclaim is about fairness between queues, not priority)."""
+        if ctx.kind is EvictionKind.GANG_RECLAIM:
+            return candidates, PERMIT
+        jobs = self._ssn.jobs
+        return [
+            t for t in candidates if t.job in jobs and jobs[t.job].priority < ctx.job.priority
+        ], PERMIT
 
 
 def _task_order(left: TaskInfo, right: TaskInfo) -> int:

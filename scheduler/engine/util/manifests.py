@@ -355,4 +355,16 @@ def read_pod(
         creation_timestamp=parse_time(meta.get("creationTimestamp"), f"{field}.metadata"),
         annotations=annotations,
         template=template,
+        scheduled_at=_scheduled_at(status, f"{field}.status"),
     )
+
+
+def _scheduled_at(status: Mapping[str, Any], field: str) -> datetime | None:
+    """Return when the first ``PodScheduled: "True"`` condition last turned (None: none)."""
+    for i, raw in enumerate(_list(status.get("conditions"), f"{field}.conditions")):
+        cond = mapping(raw, f"{field}.conditions[{i}]")
+        if cond.get("type") == "PodScheduled" and str(cond.get("status")) == "True":
+            return parse_time(
+                cond.get("lastTransitionTime"), f"{field}.conditions[{i}].lastTransitionTime"
+            )
+    return None

@@ -20,8 +20,10 @@ from apis.safe_yaml import YamlLimitError, load_one
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo
+from scheduler.engine.api.pdb_info import PdbInfo
 from scheduler.engine.api.queue_info import QueueInfo
-from scheduler.engine.api.resource import Resource
+from scheduler.engine.api.quota_info import QuotaInfo
+from scheduler.engine.api.resource import Resource, scheduling_quantities
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import SchedulerConf, load_conf
@@ -37,6 +39,8 @@ from scheduler.engine.util.manifests import (
     read_queue,
 )
 from scheduler.engine.util.node_usage import read_node_usage
+from scheduler.engine.util.pdb_manifest import read_pdb
+from scheduler.engine.util.resource_quota import read_resource_quota
 
 __all__ = ["Expect", "Scenario", "diff", "load_scenario"]
 
@@ -105,6 +109,15 @@ def _read_pod_group(
         task_min[str(role)] = value
     class_name = str(spec.get("priorityClassName") or "")
     min_res = spec.get("minResources")
+    # As Volcano's job controller writes them, with quota names (requests.cpu, count/pods):
+    # resourcequota reads them all, the rest of the scheduler only the plain names and pods.
+    quota_min = (
+        None
+        if min_res is None
+        else Resource.parse(
+            mapping(min_res, f"{path}.spec.minResources"), field=f"{path}.spec.minResources"
+        )
+    )
     return JobInfo(
         name=str(meta["name"]),
         namespace=str(meta.get("namespace") or "default"),
@@ -112,15 +125,18 @@ def _read_pod_group(
         min_available=min_member,
         task_min_available=task_min,
         min_resources=None
-        if min_res is None
-        else Resource.parse(
-            mapping(min_res, f"{path}.spec.minResources"), field=f"{path}.spec.minResources"
-        ),
+        if quota_min is None
+        else Resource(scheduling_quantities(quota_min.as_dict())),
+        quota_min_resources=quota_min,
         priority_class_name=class_name,
         priority=classes.get(class_name, (default_priority, ""))[0],
         creation_timestamp=parse_time(meta.get("creationTimestamp"), f"{path}.metadata"),
         phase=PodGroupPhase(phase),
         annotations={str(k): str(v) for k, v in mapping(meta.get("annotations"), path).items()},
+        labels={
+            str(k): str(v)
+            for k, v in mapping(meta.get("labels"), f"{path}.metadata.labels").items()
+        },
     )
 
 
@@ -163,6 +179,8 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
     queues: list[QueueInfo] = []
     jobs: dict[str, JobInfo] = {}
     pods: list[tuple[str, TaskInfo, str]] = []
+    pdbs: dict[str, PdbInfo] = {}
+    quotas: list[QuotaInfo] = []
     times: list[datetime] = []
     for path, obj, meta in objects:
         kind = obj.get("kind")
@@ -188,6 +206,13 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
                 obj, meta, path, priority_classes=classes, default_priority=default_priority
             )
             pods.append((path, task, task.annotations.get(GROUP_ANNOTATION, "")))
+        elif kind == "PodDisruptionBudget":
+            pdb = read_pdb(obj, meta, path)
+            if pdb.uid in pdbs:
+                raise ManifestError(f"{path}.metadata.name", "duplicate PodDisruptionBudget")
+            pdbs[pdb.uid] = pdb
+        elif kind == "ResourceQuota":
+            quotas.append(read_resource_quota(obj, meta, path))
         else:
             raise ManifestError(f"{path}.kind", f"unsupported kind {kind!r}")
     # 3. Pods join their PodGroup; a pod without one is its own group of one.
@@ -226,6 +251,8 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
         queues=queues,
         priority_classes={k: v for k, (v, _) in classes.items()},
         default_priority=default_priority,
+        pdbs=pdbs.values(),
+        resource_quotas=quotas,
     )
 
 
