@@ -175,9 +175,9 @@ class UsagePlugin(Plugin):
         ArgSpec(RISK_FACTOR, float, 1.2, section="estimator",
                 help="multiplier of new pods' estimates on a loaded node"),
         ArgSpec(BE_CPU, str, "250m", section="estimator",
-                help="cpu a new BestEffort pod is assumed to use (500m; a plain number is milli-cpu)"),
+                help="cpu a new BestEffort pod is assumed to use, e.g. 500m (a plain number is milli-cpu)"),
         ArgSpec(BE_MEM, str, "200Mi", section="estimator",
-                help="memory a new BestEffort pod is assumed to use (200Mi; a plain number is MiB)"),
+                help="memory a new BestEffort pod is assumed to use, e.g. 300Mi (a plain number is MiB)"),
     )  # fmt: skip
 
     def config(self) -> _Config:
