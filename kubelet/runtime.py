@@ -21,6 +21,10 @@ moves every pod one step, level-triggered, with set-wise UPDATEs:
 5. A pod on a NotReady node fails (reason ``NodeNotReady``), as the node lifecycle controller
    evicts pods off a lost node (there without the five-minute grace period).
 
+While Running, a pod uses its requests, or the share of them its annotation
+``volcano.sh/sim-usage`` names (``150%``, ``cpu=250%,memory=40%``; ``kubelet/sim_usage.py``):
+what ``metrics.k8s.io`` reports and the usage plugin filters and scores by.
+
 ``speed`` is the demo clock factor: with ``speed=10`` a ten-minute sleep ends after one minute.
 Settings: ``VOLCANO_SIM_SPEED``, ``VOLCANO_SIM_START_DELAY`` and ``VOLCANO_SIM_DEFAULT_DURATION``
 (seconds) from Django settings or the environment.

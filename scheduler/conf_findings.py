@@ -25,6 +25,7 @@ _READ_UNDER: dict[str, tuple[str, ...]] = {
     "predicates": ("enablePredicate",),
     "overcommit": ("enableJobEnqueued",),
     "sla": ("enableJobOrder", "enableJobEnqueued", "enableJobPipelined"),
+    "usage": ("enablePredicate", "enableNodeOrder"),
     # ancestorReclaimLevel walks the queue tree, which exists only with enableHierarchy.
     "capacity": ("enableHierarchy",),
 }

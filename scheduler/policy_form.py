@@ -98,10 +98,46 @@ def _entry(raw: Any) -> PluginEntry:
     entry = PluginEntry(name=str(raw.get("name") or ""))
     for key, value in raw.items():
         if key == "arguments" and isinstance(value, Mapping):
-            entry.arguments = {str(k): v for k, v in value.items()}
+            entry.arguments = _flat_arguments(entry.name, value)
         elif key != "name":
             entry.flags[str(key)] = value
     return entry
+
+
+def _sections(name: str) -> dict[str, str]:
+    """Return {argument key: its section} for plugin ``name``'s nested arguments."""
+    info = plugin_info(name)
+    return {a.key: a.section for a in info.arguments if a.section} if info else {}
+
+
+def _flat_arguments(name: str, raw: Mapping[Any, Any]) -> dict[str, Any]:
+    """Return a plugin's arguments with nested sections (Volcano's ``thresholds: {cpu: 80}``)
+    as one field per key (``thresholds.cpu``), the key the schema and the parser's errors use."""
+    sections = set(_sections(name).values())
+    flat: dict[str, Any] = {}
+    for key, value in raw.items():
+        if str(key) in sections and isinstance(value, Mapping) and value:
+            flat.update({f"{key}.{sub}": v for sub, v in value.items()})
+        else:
+            flat[str(key)] = value
+    return flat
+
+
+def _nested_arguments(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``arguments`` in Volcano's layout: keys of a schema section nested under it."""
+    sections = _sections(name)
+    out: dict[str, Any] = {}
+    for key, value in arguments.items():
+        section = sections.get(key)
+        if section is None and "." in key and key.split(".", 1)[0] in sections.values():
+            section = key.split(".", 1)[0]  # an unknown key of a section: the parser names it
+        if section:
+            nested = out.setdefault(section, {})
+            if isinstance(nested, dict):
+                nested[key[len(section) + 1 :]] = value
+                continue
+        out[key] = value
+    return out
 
 
 def draft_from_text(text: str) -> PolicyDraft | None:
@@ -132,7 +168,7 @@ def draft_to_text(draft: PolicyDraft) -> str:
             item: dict[str, Any] = {"name": entry.name}
             item.update(entry.flags)
             if entry.arguments:
-                item["arguments"] = dict(entry.arguments)
+                item["arguments"] = _nested_arguments(entry.name, entry.arguments)
             plugins.append(item)
         tiers.append({"plugins": plugins})
     body = yaml.safe_dump({"tiers": tiers, **draft.extra}, sort_keys=False, width=100)

@@ -1,9 +1,10 @@
 """``metrics.k8s.io/v1beta1``: what metrics-server serves, so ``kubectl top`` works.
 
 ``kubectl top nodes`` and ``kubectl top pods`` read NodeMetrics and PodMetrics from this
-group. A simulated container uses exactly what it requests while it runs (a container in
-CrashLoopBackOff, or a pod not yet started, uses nothing), so a pod's usage is its running
-containers' requests and a node's is the sum over its running pods. As metrics-server does,
+group. A simulated container uses what it requests while it runs, or the share of it its pod's
+``volcano.sh/sim-usage`` annotation names (``kubelet/sim_usage.py``); a container in
+CrashLoopBackOff, or a pod not yet started, uses nothing. A node's usage is the sum over its
+running pods. As metrics-server does,
 only running pods have metrics and a NotReady node has none (kubectl prints ``<unknown>``).
 
 Reads follow the ``pods`` and ``nodes`` entries of the roles table: whoever may list pods in
@@ -13,6 +14,7 @@ a namespace may see their usage there.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import QuerySet
@@ -35,6 +37,7 @@ from kube.routes import ERRORS
 from kube.selectors import parse_field_selector, parse_label_selector
 from kube.status import KubeError
 from kube.views import KubeAPIView
+from kubelet.sim_usage import usage_factors
 
 __all__ = [
     "GROUP_VERSION",
@@ -51,15 +54,19 @@ WINDOW = "30s"  # metrics-server's default resolution
 USED = ("cpu", "memory")
 
 
-def container_usage(container: dict[str, Any]) -> dict[str, int]:
+def container_usage(
+    container: dict[str, Any], factors: Mapping[str, float] | None = None
+) -> dict[str, int]:
     """Return a running simulated container's usage in milli-units: its requests (or, as
-    Kubernetes defaults requests, its limits) of cpu and memory; 0 for what it does not ask."""
+    Kubernetes defaults requests, its limits) of cpu and memory, times its pod's ``factors``
+    (``usage_factors``; all 1 when None); 0 for what it does not ask."""
     resources = container.get("resources") or {}
     asked = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
     usage = {}
     for name in USED:
         try:
-            usage[name] = parse_quantity(asked[name]) if name in asked else 0
+            asked_milli = parse_quantity(asked[name]) if name in asked else 0
+            usage[name] = round(asked_milli * (factors or {}).get(name, 1.0))
         except QuantityError:
             usage[name] = 0  # admission refuses such a quantity; an old row reads as nothing
     return usage
@@ -113,9 +120,10 @@ class _NodeMetrics(KubeAPIView):
         nodes_list: list[Node] = list(nodes.order_by("name"))
         used: dict[int, dict[str, int]] = defaultdict(lambda: dict.fromkeys(USED, 0))
         pods = _running(Pod.objects.filter(node__in=[node.pk for node in nodes_list]))
-        for node_pk, spec in pods.values_list("node_id", "spec"):
+        for node_pk, spec, notes in pods.values_list("node_id", "spec", "annotations"):
+            factors = usage_factors(notes)
             for container in (spec or {}).get("containers") or []:
-                for resource, amount in container_usage(container).items():
+                for resource, amount in container_usage(container, factors).items():
                     used[node_pk][resource] += amount
         now = format_time(timezone.now())
         items = [
@@ -174,12 +182,15 @@ class _PodMetrics(KubeAPIView):
             pods = pods.filter(name=name)
         now = format_time(timezone.now())
         items = []
-        rows = pods.order_by("namespace", "name").values_list("name", "namespace", "labels", "spec")
-        for pod_name, pod_namespace, labels, spec in rows:
+        rows = pods.order_by("namespace", "name").values_list(
+            "name", "namespace", "labels", "spec", "annotations"
+        )
+        for pod_name, pod_namespace, labels, spec, notes in rows:
+            factors = usage_factors(notes)
             containers = [
                 {
                     "name": str(container.get("name", "")),
-                    "usage": format_resources(container_usage(container)),
+                    "usage": format_resources(container_usage(container, factors)),
                 }
                 for container in (spec or {}).get("containers") or []
             ]

@@ -17,6 +17,7 @@ from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.resource import PODS, Resource
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import TaskStatus
+from scheduler.engine.util.node_usage import SIM_NODE_USAGE, node_usage_annotation
 
 __all__ = ["snapshot_to_scenario"]
 
@@ -74,6 +75,8 @@ def _pod(task: TaskInfo, group: str | None) -> dict[str, Any]:
             }
         ],
     }
+    if task.limits is not None and not task.limits.is_empty():  # the usage plugin's estimate
+        spec["containers"][0]["resources"]["limits"] = _quantities(task.limits)
     if task.node_name and task.status != TaskStatus.PENDING:
         spec["nodeName"] = task.node_name
     if t.node_selector:
@@ -109,9 +112,13 @@ def snapshot_to_scenario(
         if node.taints:
             spec["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect}
                               for t in node.taints]  # fmt: skip
+        node_meta: dict[str, Any] = {"name": node.name, "labels": dict(node.labels)}
+        usage = node_usage_annotation(node.resource_usage, cluster.now)
+        if usage is not None:
+            node_meta["annotations"] = {SIM_NODE_USAGE: usage}
         objects.append({
             "apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": node.name, "labels": dict(node.labels)},
+            "metadata": node_meta,
             "spec": spec, "status": {"allocatable": _quantities(node.allocatable)},
         })  # fmt: skip
     for queue in sorted(cluster.queues.values(), key=lambda q: q.name):

@@ -26,16 +26,19 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from apis.errors import EngineError
 from core.models import Node, Pod, PriorityClass
+from kubelet.sim_usage import SIM_USAGE, usage_factors
 from queues.models import PodGroup, Queue
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
-from scheduler.engine.api.node_info import NodeInfo, Taint
+from scheduler.engine.api.node_info import NODE_METRICS_PERIOD, NodeInfo, NodeUsage, Taint
 from scheduler.engine.api.queue_info import QueueInfo
-from scheduler.engine.api.resource import PODS, Resource, scheduling_quantities
+from scheduler.engine.api.resource import CPU, MEMORY, PODS, Resource, scheduling_quantities
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
 from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase, QueueState, TaskStatus
 from scheduler.engine.util.gc_pause import no_automatic_gc
+from scheduler.engine.util.manifests import pod_limits
 
 __all__ = ["PodColumns", "PodRow", "Snapshot", "read_snapshot"]
 
@@ -87,6 +90,8 @@ class _Decoder:
         self.templates: dict[tuple[object, ...], tuple[TaskTemplate, str, str]] = {}
         # (namespace, spec text) → the same, labels aside (jobs of one spec, labelled apart)
         self.specs: dict[tuple[str, str | None], tuple[TaskTemplate, str, str]] = {}
+        # template key → the pods' limits (replicas of one task share their resources)
+        self.limits: dict[tuple[object, ...], Resource | None] = {}
 
     def template(
         self, namespace: str, spec_text: str | None, labels_text: str | None
@@ -170,6 +175,7 @@ def _read(now: datetime) -> Snapshot:
     snapshot = Snapshot(cluster=ClusterInfo.build(now=now, nodes=(), jobs=()))
     node_names: dict[int, str] = {}
     nodes: list[NodeInfo] = []
+    ready_nodes: dict[int, NodeInfo] = {}
     decode = _Decoder()
     for pk, name, version, ready, alloc, labels, notes, taints, cordoned in _node_rows():
         node_names[pk] = name
@@ -179,6 +185,7 @@ def _read(now: datetime) -> Snapshot:
                 _node(name, decode(alloc), decode(labels), decode(notes), decode(taints),
                       bool(cordoned))
             )  # fmt: skip
+            ready_nodes[pk] = nodes[-1]
     # 4. PodGroups that are not finished, and pods of them (or still holding a node).
     jobs: dict[str, JobInfo] = {}
     group_uids: dict[int, str] = {}
@@ -188,11 +195,14 @@ def _read(now: datetime) -> Snapshot:
         group_uids[row[0]] = job.uid
     occupants: list[TaskInfo] = []
     loads = snapshot.loads
+    measured = _Usage(decode, loads)
     for row in _pod_rows():
         (pk, _ns, version, group_pk, _name, node_pk, phase, _deleting, _prio, _task_name,
-         _created, cpu, memory, gpu, _requests, _spec, _labels, _annotations, conditions,
+         _created, cpu, memory, gpu, _requests, _spec, _labels, annotations, conditions,
          nominated) = row  # fmt: skip
         if node_pk is not None and phase in ACTIVE_PHASES:
+            if phase != "Running" or (annotations and SIM_USAGE in annotations):
+                measured.correct(node_pk, cpu, memory, phase, annotations)
             held = loads.get(node_pk)
             if held is None:
                 loads[node_pk] = [cpu, memory, gpu, 1]
@@ -223,6 +233,7 @@ def _read(now: datetime) -> Snapshot:
             pk, version, cpu, memory, gpu, job.uid, task.status == TaskStatus.PENDING,
             conditions, nominated,
         )  # fmt: skip
+    measured.fill(ready_nodes, now)
     snapshot.cluster = ClusterInfo.build(
         now=now,
         nodes=nodes,
@@ -233,6 +244,55 @@ def _read(now: datetime) -> Snapshot:
         occupants=occupants,
     )
     return snapshot
+
+
+class _Usage:
+    """Nodes' measured usage, what the simulated kubelet's metrics report (``NodeUsage``).
+
+    Volcano's cache asks its metrics source for every node's average use; here the source is
+    the simulated kubelet, whose running pods use their requests times ``volcano.sh/sim-usage``
+    (``kubelet/sim_usage.py``). It costs no query and almost no time: the read already sums
+    each node's Pending and Running requests (``loads``); only the few pods that do not use
+    exactly their requests (Pending ones, annotated ones) are noted here as corrections. It is
+    as fresh as the snapshot (measured at ``now``).
+    """
+
+    __slots__ = ("_decode", "_delta", "_loads")
+
+    def __init__(self, decode: _Decoder, loads: Mapping[int, list[int]]) -> None:
+        self._decode = decode
+        self._loads = loads
+        self._delta: dict[int, list[float]] = {}
+
+    def correct(
+        self, node_pk: int, cpu: int, memory: int, phase: str, annotations_text: str | None
+    ) -> None:
+        """Note a pod counted in ``loads`` whose use is not its requests (in milli-units)."""
+        if phase == "Running":
+            factors = usage_factors(self._decode(annotations_text))
+            cpu_share, memory_share = factors["cpu"] - 1.0, factors["memory"] - 1.0
+        else:
+            cpu_share = memory_share = -1.0  # not started: uses nothing
+        delta = self._delta.setdefault(node_pk, [0.0, 0.0])
+        delta[0] += cpu * cpu_share
+        delta[1] += memory * memory_share
+
+    def fill(self, nodes: Mapping[int, NodeInfo], now: datetime) -> None:
+        """Set every Ready node's usage in percent of its allocatable, measured at ``now``."""
+        for pk, node in nodes.items():
+            held = self._loads.get(pk)
+            delta = self._delta.get(pk)
+            cpu = (held[0] if held else 0) + (delta[0] if delta else 0.0)
+            memory = (held[1] if held else 0) + (delta[1] if delta else 0.0)
+            node.resource_usage = NodeUsage(
+                metrics_time=now,
+                cpu_usage_avg={NODE_METRICS_PERIOD: _percent(cpu, node.allocatable.get(CPU))},
+                mem_usage_avg={NODE_METRICS_PERIOD: _percent(memory, node.allocatable.get(MEMORY))},
+            )
+
+
+def _percent(used: float, capacity: int) -> float:
+    return used / capacity * 100.0 if capacity > 0 else 0.0
 
 
 _QUEUE_FIELDS = (
@@ -546,6 +606,10 @@ def _task(
     if known is None:
         known = decode.templates[key] = decode.template(ns, spec_text, labels_text)
     template, class_name, preemption_policy = known
+    if key in decode.limits:
+        limits = decode.limits[key]
+    else:
+        limits = decode.limits[key] = _limits(decode(spec_text))
     annotations: dict[str, str] = decode(annotations_text) or {}
     resreq = decode.request(requests_text)
     return TaskInfo(
@@ -553,6 +617,7 @@ def _task(
         namespace=ns,
         job="",
         resreq=resreq,
+        limits=limits,
         status=_pod_status(phase, node_pk is not None, bool(deleting)),
         node_name=node_names.get(node_pk, "") if node_pk is not None else "",
         priority=prio or classes.get(class_name, default_priority),
@@ -569,6 +634,14 @@ def _task(
         template=template,
         scheduling_gated=_gated(spec_text),
     )
+
+
+def _limits(spec: Mapping[str, Any] | None) -> Resource | None:
+    """Return a stored pod spec's limits (None when unreadable: admission refuses such specs)."""
+    try:
+        return pod_limits(spec or {}, "spec")
+    except EngineError:
+        return None
 
 
 def _gated(spec_text: str | None) -> bool:

@@ -80,6 +80,8 @@ _PLUGIN_HELP: dict[str, str] = {
     "sla": "Jobs waiting longer than their sla-waiting-time go first and are admitted at once.",
     "tdm": "Lends revocable nodes (label volcano.sh/revocable-zone) to preemptable pods during "
     "their zone's time window, and takes them back when it closes.",
+    "usage": "Keeps new pods off nodes whose measured cpu or memory use is over a threshold, and "
+    "prefers the least used nodes (real use from metrics, not requests).",
 }
 
 # The hook flags each plugin honours (the hooks its on_session_open registers).
@@ -143,6 +145,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enableJobPipelined",
         "enableJobStarving",
     ),
+    "usage": ("enablePredicate", "enableNodeOrder"),
 }
 
 FLAG_HELP: dict[str, str] = {
@@ -206,6 +209,7 @@ class ArgumentInfo:
     default: bool | int | float | str | None
     help: str
     prefix: bool = False  # a family of keys ``key<name>`` (e.g. ``binpack.resources.<name>``)
+    section: str = ""  # written nested in the conf: ``thresholds.cpu`` as ``thresholds: {cpu:}``
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +229,7 @@ def _argument(spec: ArgSpec) -> ArgumentInfo:
         default=spec.default,
         help=spec.help or _ARG_HELP.get(spec.name, ""),
         prefix=spec.prefix,
+        section=spec.section,
     )
 
 

@@ -13,7 +13,9 @@ FutureIdle = Idle + Releasing - Pipelined, as in Volcano.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import numpy as np
 
@@ -21,7 +23,10 @@ from scheduler.engine.api.resource import PODS, Resource, ResourceIndex, Vector
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import TaskStatus
 
-__all__ = ["NodeArrays", "NodeInfo", "Taint"]
+__all__ = ["NODE_METRICS_PERIOD", "NO_USAGE", "NodeArrays", "NodeInfo", "NodeUsage", "Taint"]
+
+# The averaging period Volcano's metrics sources fill and its usage plugin reads.
+NODE_METRICS_PERIOD = "10m"
 
 
 class NodeArrays:
@@ -99,6 +104,24 @@ class Taint:
     effect: str = "NoSchedule"
 
 
+@dataclass(slots=True, frozen=True)
+class NodeUsage:
+    """What the metrics source last said a node uses (Volcano's ``api.NodeUsage``).
+
+    Usage is what the node's containers really consume, which may be more or less than their
+    requests: cpu and memory in percent of the node's capacity (0-100), averaged over a period
+    (keyed by period, e.g. ``"10m"``), and when it was measured. ``metrics_time`` None means no
+    metrics were ever collected (Volcano's zero time); the usage plugin then ignores the node.
+    """
+
+    metrics_time: datetime | None = None
+    cpu_usage_avg: Mapping[str, float] = field(default_factory=dict)
+    mem_usage_avg: Mapping[str, float] = field(default_factory=dict)
+
+
+NO_USAGE = NodeUsage()
+
+
 @dataclass(slots=True, eq=False)
 class NodeInfo:
     """One Ready node. ``index`` is its row in the snapshot's ``NodeArrays`` (nodes sorted by name)."""
@@ -112,6 +135,7 @@ class NodeInfo:
     tasks: dict[str, TaskInfo] = field(default_factory=dict)
     index: int = -1
     arrays: NodeArrays | None = None
+    resource_usage: NodeUsage = NO_USAGE
 
     def _row(self, matrix_name: str) -> Resource:
         arrays = self._attached()

@@ -129,6 +129,8 @@ class TaskInfo:
     annotations: dict[str, str] = field(default_factory=dict)
     template: TaskTemplate = field(default_factory=TaskTemplate)
     init_resreq: Resource | None = None
+    # The pod's limits, as Volcano's GetPodResourceLimit (None: not known to the snapshot).
+    limits: Resource | None = None
     uid: str = ""
     best_effort: bool = False
     # Set by ClusterInfo.build: the request as an array row of the snapshot's ResourceIndex.

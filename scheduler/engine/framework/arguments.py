@@ -37,6 +37,9 @@ class ArgSpec:
     default: bool | int | float | str | None = None
     prefix: bool = False  # accepts any key starting with ``name``
     help: str = ""
+    # The key lives in a nested mapping, as Volcano's ``thresholds: {cpu: 80}``: ``section`` is
+    # that mapping's key and ``name`` is ``<section>.<key>`` (how the plugin reads it).
+    section: str = ""
     # A ``str`` argument Volcano reads as a YAML list of strings (``extender.managedResources``):
     # the list is accepted and kept joined by commas, the form the editor shows and reads back.
     listed: bool = False
@@ -95,14 +98,40 @@ def validate_arguments(
     values: dict[str, bool | int | float | str] = {}
     for key, value in raw.items():
         key_text = str(key)
-        spec = next((s for s in schema if s.matches(key_text)), None)
+        if any(s.section == key_text for s in schema):
+            values.update(
+                _section(schema, key_text, value, field=f"{field}.{key_text}", owner=owner)
+            )
+            continue
+        spec = next((s for s in schema if not s.section and s.matches(key_text)), None)
         if spec is None:
-            known = ", ".join(s.name + ("<name>" if s.prefix else "") for s in schema) or "none"
+            known = ", ".join(
+                dict.fromkeys(s.section or s.name + ("<name>" if s.prefix else "") for s in schema)
+            )
+            known = known or "none"
             raise ConfError(
                 f"{field}.{key_text}", f"unknown argument for {owner} (accepted: {known})"
             )
         values[key_text] = _coerce(spec, value, f"{field}.{key_text}")
     return Arguments(values, schema)
+
+
+def _section(
+    schema: tuple[ArgSpec, ...], section: str, raw: object, *, field: str, owner: str
+) -> dict[str, bool | int | float | str]:
+    """Return the typed values of one nested section, keyed ``<section>.<key>``."""
+    if not isinstance(raw, Mapping):
+        raise ConfError(field, f"expected a mapping, got {_shown(raw)}")
+    specs = [s for s in schema if s.section == section]
+    values: dict[str, bool | int | float | str] = {}
+    for key, value in raw.items():
+        name = f"{section}.{key}"
+        spec = next((s for s in specs if s.matches(name)), None)
+        if spec is None:
+            known = ", ".join(s.name[len(section) + 1 :] for s in specs)
+            raise ConfError(f"{field}.{key}", f"unknown argument for {owner} (accepted: {known})")
+        values[name] = _coerce(spec, value, f"{field}.{key}")
+    return values
 
 
 class Arguments:

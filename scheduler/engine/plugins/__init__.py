@@ -23,6 +23,7 @@ from scheduler.engine.plugins import (
     resourcequota,
     sla,
     tdm,
+    usage,
 )
 
 __all__ = [
@@ -42,4 +43,5 @@ __all__ = [
     "resourcequota",
     "sla",
     "tdm",
+    "usage",
 ]

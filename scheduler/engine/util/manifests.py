@@ -24,6 +24,7 @@ __all__ = [
     "check_keys",
     "mapping",
     "parse_time",
+    "pod_limits",
     "read_node",
     "read_pod",
     "read_queue",
@@ -221,6 +222,36 @@ def pod_request(spec: Mapping[str, Any], field: str) -> Resource:
     return total + Resource({PODS: 1000})
 
 
+def _limits(container: Mapping[str, Any], field: str) -> Resource:
+    resources = mapping(container.get("resources"), f"{field}.resources")
+    return Resource.parse(
+        mapping(resources.get("limits"), f"{field}.resources.limits"),
+        field=f"{field}.resources.limits",
+    )
+
+
+def pod_limits(spec: Mapping[str, Any], field: str) -> Resource:
+    """Return the pod's limits as Volcano's ``GetPodResourceLimit``: containers summed, max'ed
+    with each init container (sidecars added), plus overhead on what is limited at all."""
+    total = Resource()
+    for i, c in enumerate(_list(spec.get("containers"), f"{field}.containers")):
+        total = total + _limits(mapping(c, f"{field}.containers[{i}]"), f"{field}.containers[{i}]")
+    sidecars = Resource()
+    for i, c in enumerate(_list(spec.get("initContainers"), f"{field}.initContainers")):
+        path = f"{field}.initContainers[{i}]"
+        limit = _limits(mapping(c, path), path)
+        if mapping(c, path).get("restartPolicy") == "Always":
+            sidecars = sidecars + limit
+            total = total + limit
+        else:
+            total = total.max(limit + sidecars)
+    overhead = spec.get("overhead")
+    if overhead is not None:
+        extra = Resource.parse(mapping(overhead, f"{field}.overhead"), field=f"{field}.overhead")
+        total = total + Resource({n: extra.get(n) for n in total.names() if total.get(n)})
+    return total
+
+
 def _tolerations(value: object, field: str) -> tuple[Toleration, ...]:
     out = []
     for i, raw in enumerate(_list(value, field)):
@@ -311,6 +342,7 @@ def read_pod(
         namespace=namespace,
         job="",
         resreq=pod_request(spec, f"{field}.spec"),
+        limits=pod_limits(spec, f"{field}.spec"),
         status=task_status,
         node_name=node_name,
         priority=priority,

@@ -38,6 +38,7 @@ from scheduler.engine.util.manifests import (
     read_pod,
     read_queue,
 )
+from scheduler.engine.util.node_usage import read_node_usage
 from scheduler.engine.util.pdb_manifest import read_pdb
 from scheduler.engine.util.resource_quota import read_resource_quota
 
@@ -174,6 +175,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
                 default_priority = value
     # 2. Everything else.
     nodes: list[NodeInfo] = []
+    node_paths: list[tuple[str, NodeInfo]] = []  # for their usage, once the clock is known
     queues: list[QueueInfo] = []
     jobs: dict[str, JobInfo] = {}
     pods: list[tuple[str, TaskInfo, str]] = []
@@ -191,6 +193,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
             node = read_node(obj, meta, path)
             if node is not None:
                 nodes.append(node)
+                node_paths.append((path, node))
         elif kind == "Queue":
             queues.append(read_queue(obj, meta, path))
         elif kind == "PodGroup":
@@ -239,6 +242,8 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
             jobs[job.uid] = job
         job.add_task(task)
     clock = now or (max(times) if times else _EPOCH)
+    for path, node in node_paths:
+        node.resource_usage = read_node_usage(node.annotations, clock, path)
     return ClusterInfo.build(
         now=clock,
         nodes=nodes,
