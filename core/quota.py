@@ -168,8 +168,12 @@ def namespace_usage(
 
 # -- the quota controller ---------------------------------------------------------------
 
-# What the last pass read (None: no pass yet in this process): skip a pass when it is the same.
+# What the last pass read (None: no pass yet in this process) and when: a pass that reads the
+# same skips the count, unless the last count is older than ``RECOUNT`` (a deleted pod's grace
+# running out changes no row, yet frees its quota).
 _last: tuple[object, ...] | None = None
+_last_at: dt.datetime | None = None
+RECOUNT = dt.timedelta(seconds=10)
 
 
 def _aggregate(queryset: Any) -> tuple[object, ...]:
@@ -188,7 +192,7 @@ def _fingerprint(quotas: list[ResourceQuota]) -> tuple[object, ...]:
     if any(name.startswith("services.") for quota in quotas for name in quota.hard):
         models.add(Service)
     return (
-        tuple((q.pk, q.resource_version) for q in quotas),
+        tuple((q.uid, q.resource_version) for q in quotas),
         _aggregate(Pod.objects.filter(namespace__in=namespaces)),
         *(
             (m._meta.label, _aggregate(m._default_manager.filter(namespace__in=namespaces)))
@@ -201,13 +205,14 @@ def reconcile_quotas(now: dt.datetime) -> int:
     """Bring every quota's ``status.hard`` and ``status.used`` up to date; return how many
     changed. A pass that finds the quotas and what they count as the last one did does nothing.
     """
-    global _last
+    global _last, _last_at
     quotas = list(ResourceQuota.objects.filter(deletion_timestamp__isnull=True).order_by("pk"))
     if not quotas:
         _last = None
         return 0
     fingerprint = _fingerprint(quotas)
-    if fingerprint == _last:
+    fresh = _last_at is not None and _last_at <= now < _last_at + RECOUNT
+    if fingerprint == _last and fresh:
         return 0
     changed = 0
     for quota in quotas:
@@ -219,6 +224,7 @@ def reconcile_quotas(now: dt.datetime) -> int:
         changed += 1
     # The writes changed the quotas' versions: remember what they are now.
     _last = _fingerprint(list(ResourceQuota.objects.filter(pk__in=[q.pk for q in quotas])))
+    _last_at = now
     return changed
 
 
