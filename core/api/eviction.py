@@ -1,6 +1,7 @@
 """``POST /api/v1/namespaces/{namespace}/pods/{name}/eviction``: evict a pod by its budget.
 
-The body is a ``policy/v1`` Eviction (``policy/v1beta1`` is read the same): ``metadata.name``
+The body is a ``policy/v1`` Eviction (``policy/v1beta1`` is read the same; a body without
+``apiVersion`` and ``kind`` is taken as one, as the Python client sends it): ``metadata.name``
 the pod's, optional ``deleteOptions`` (gracePeriodSeconds, preconditions, dryRun). Answers
 201 with a Success ``Status`` once the pod is being deleted; 429 when its disruption budget
 allows no disruption (``core.eviction``). ``kubectl drain`` and the Python client's
@@ -33,7 +34,9 @@ def read_eviction(document: Any, name: str, namespace: str) -> dict[str, Any]:
     not match, as kube-apiserver answers)."""
     if not isinstance(document, dict):
         raise KubeError(400, "not a Eviction object")
-    if document.get("kind") != "Eviction" or document.get("apiVersion") not in EVICTION_VERSIONS:
+    # Unset, they are the endpoint's (kube-apiserver decodes with its default group-version-kind).
+    kind, version = document.get("kind") or "Eviction", document.get("apiVersion") or "policy/v1"
+    if kind != "Eviction" or version not in EVICTION_VERSIONS:
         raise KubeError(
             400,
             f"expected a policy/v1 Eviction, got {document.get('apiVersion')!r} "
