@@ -223,7 +223,9 @@ def reconcile_quotas(now: dt.datetime) -> int:
         quota.save(update_fields=["status_hard", "used"])
         changed += 1
     # The writes changed the quotas' versions: remember what they are now.
-    _last = _fingerprint(list(ResourceQuota.objects.filter(pk__in=[q.pk for q in quotas])))
+    _last = _fingerprint(
+        list(ResourceQuota.objects.filter(pk__in=[q.pk for q in quotas]).order_by("pk"))
+    )
     _last_at = now
     return changed
 

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from django.db.models import F
 from django.test import Client
 from django.utils import timezone
 
@@ -21,6 +22,8 @@ pytestmark = pytest.mark.django_db
 JSON = "application/json"
 PDBS = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+# How the kubelet writes a pod: with a new resourceVersion, which the controllers notice.
+_BUMP = F("resource_version") + 1
 VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
 
 
@@ -38,7 +41,9 @@ def _pod(client: Client, name: str, *, app: str = "web", running: bool = True) -
     answer = _post(client, PODS.format(ns="default"), body)
     assert answer.status_code == 201, answer.content
     if running:  # the kubelet started it: Running with its container ready
-        Pod.objects.filter(name=name).update(phase=PodPhase.RUNNING, start_time=timezone.now())
+        Pod.objects.filter(name=name).update(
+            phase=PodPhase.RUNNING, start_time=timezone.now(), resource_version=_BUMP
+        )
 
 
 def _budget(client: Client, name: str = "web", **spec: Any) -> Any:
@@ -136,7 +141,7 @@ def test_the_status_follows_pods_that_come_and_go(operator: Client) -> None:
     _pod(operator, "two-2", app="two")
     assert _status(operator, "two")["disruptionsAllowed"] == 2
 
-    Pod.objects.filter(name="two-2").update(phase=PodPhase.FAILED)
+    Pod.objects.filter(name="two-2").update(phase=PodPhase.FAILED, resource_version=_BUMP)
     status = _status(operator, "two")
     assert (status["expectedPods"], status["currentHealthy"]) == (3, 2)
     assert status["disruptionsAllowed"] == 1
@@ -180,7 +185,7 @@ def test_an_unready_pod_goes_without_a_disruption_when_the_budget_is_healthy(
         _pod(operator, name)
     _pod(operator, "web-2")
     # Running, its container crashed and backing off: not Ready.
-    Pod.objects.filter(name="web-2").update(back_off_until=timezone.now())
+    Pod.objects.filter(name="web-2").update(back_off_until=timezone.now(), resource_version=_BUMP)
     _budget(operator, minAvailable=2)
     assert _status(operator)["disruptionsAllowed"] == 0
 

@@ -3,6 +3,7 @@ admission that refuses (403) a pod or object over ``hard`` in kube-apiserver's w
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 
@@ -182,3 +183,17 @@ def test_scopes_are_refused_by_name(operator: Client) -> None:
 
     assert answer.status_code == 422
     assert answer.json()["details"]["causes"][0]["field"] == "spec.scopes"
+
+
+def test_an_idle_pass_counts_nothing_until_the_recount_is_due(operator: Client) -> None:
+    _quota(operator, {"requests.cpu": "4"})
+    _pod(operator, "a", "1")
+    now = timezone.now()
+    assert reconcile_quotas(now) == 1
+
+    # A change no resourceVersion shows (a deletion's grace running out changes no row).
+    Pod.objects.filter(name="a").update(phase=PodPhase.FAILED)
+
+    assert reconcile_quotas(now + dt.timedelta(seconds=1)) == 0
+    assert reconcile_quotas(now + dt.timedelta(seconds=11)) == 1
+    assert _status(operator)["used"] == {"requests.cpu": "0"}
