@@ -81,8 +81,7 @@ def _can_ignore_budgets(pod: Pod) -> bool:
 
 def _budget_of(pod: Pod) -> PodDisruptionBudget | None:
     """Return the one budget that selects ``pod`` (locked), None for none; 500 for several."""
-    if not pod.labels:
-        return None
+    # policy/v1: an empty selector selects every pod, unlabelled ones too; a missing one none.
     budgets = PodDisruptionBudget.objects.select_for_update().filter(namespace=pod.namespace)
     found = [budget for budget in budgets if budget_selects(budget, pod.labels)]
     if len(found) > 1:

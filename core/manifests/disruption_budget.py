@@ -79,7 +79,7 @@ class PodDisruptionBudgetKind(Kind):
                 "maxUnavailable",
                 "Invalid value: minAvailable and maxUnavailable cannot be both set",
             )
-        if spec.has("selector"):
+        if spec.raw("selector") is not None:  # null: no selector, which selects nothing
             body["selector"] = read_label_selector(spec.obj("selector"))
         policy = spec.string("unhealthyPodEvictionPolicy")
         if policy and policy not in EVICTION_POLICIES:

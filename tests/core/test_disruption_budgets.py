@@ -266,3 +266,25 @@ def test_discovery_lists_pods_eviction_and_pdb(operator: Client) -> None:
     pdb = next(r for r in policy if r["name"] == "poddisruptionbudgets")
     assert pdb["shortNames"] == ["pdb"]
     assert any(r["name"] == "poddisruptionbudgets/status" for r in policy)
+
+
+def test_an_empty_selector_guards_every_pod_of_the_namespace(operator: Client) -> None:
+    body = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "bare"},
+        "spec": {"containers": [{"name": "main", "image": "busybox"}]},
+    }
+    assert _post(operator, PODS.format(ns="default"), body).status_code == 201
+    Pod.objects.filter(name="bare").update(phase=PodPhase.RUNNING, resource_version=_BUMP)
+    _budget(operator, "all", minAvailable=1, selector={})
+    _budget(operator, "none", minAvailable=1, selector=None)
+
+    assert (
+        _status(operator, "all")["expectedPods"],
+        _status(operator, "none")["expectedPods"],
+    ) == (1, 0)
+    refused = _evict(operator, "bare")
+
+    assert refused.status_code == 429
+    assert "The disruption budget all needs 1" in refused.json()["details"]["causes"][0]["message"]
