@@ -6,6 +6,7 @@ the controllers, an eviction the budget lets through then one it refuses with 42
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -116,12 +117,21 @@ def test_a_budget_lets_one_eviction_through_and_refuses_the_next(
     (cause,) = status["details"]["causes"]
     assert cause["reason"] == "DisruptionBudget"
     assert cause["message"].startswith("The disruption budget web needs 2 healthy pods")
-    # The evicted pod goes; the controller then counts two healthy pods and none to spare.
-    wait_for(lambda: _pdb_row(kube_server, namespace, "web") == ["web", "2", "N/A", "0"])
-    budget = client.PolicyV1Api(core.api_client).read_namespaced_pod_disruption_budget(
-        "web", namespace
-    )
-    assert (budget.status.current_healthy, budget.status.expected_pods) in [(2, 2), (2, 3)]
+    # The evicted pod goes (Terminating first); the controller then counts two healthy pods
+    # and none to spare.
+    policy = client.PolicyV1Api(core.api_client)
+
+    def counted() -> client.V1PodDisruptionBudgetStatus | None:
+        status = policy.read_namespaced_pod_disruption_budget("web", namespace).status
+        return status if status.current_healthy == 2 else None
+
+    status = wait_for(counted)
+    assert (status.disruptions_allowed, status.desired_healthy) == (0, 2)
+    assert status.expected_pods in (2, 3)  # 3 while the evicted pod is still Terminating
+    assert _pdb_row(kube_server, namespace, "web") == ["web", "2", "N/A", "0"]
+    described = kubectl(kube_server, "describe", "pdb", "web", namespace=namespace)
+    assert re.search(r"Allowed disruptions:\s+0", described.stdout), described.stdout
+    assert re.search(r"Min available:\s+2", described.stdout), described.stdout
     # A new pod the budget selects gives it one disruption again.
     _apply(kube_server, namespace, POD.format(name="web-3", app="web", cpu="10m"))
     wait_for(lambda: _pdb_row(kube_server, namespace, "web") == ["web", "2", "N/A", "1"])
@@ -130,7 +140,9 @@ def test_a_budget_lets_one_eviction_through_and_refuses_the_next(
 def test_kubectl_drain_evicts_by_the_budget(kube_server: KubeServer, namespace: str) -> None:
     for index in range(2):
         _apply(kube_server, namespace, POD.format(name=f"db-{index}", app="db", cpu="10m"))
-    _apply(kube_server, namespace, PDB.format(name="db", app="db").replace("2", "1"))
+    made = kubectl(kube_server, "create", "pdb", "db", "--selector=app=db", "--min-available=1",
+                   namespace=namespace)  # fmt: skip
+    assert made.returncode == 0, made.stderr
     rows = _running(kube_server, namespace, "db", 2)
     wait_for(lambda: _pdb_row(kube_server, namespace, "db") == ["db", "1", "N/A", "1"])
     node = rows[0][6]
@@ -139,7 +151,15 @@ def test_kubectl_drain_evicts_by_the_budget(kube_server: KubeServer, namespace: 
                           "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=20s",
                           namespace=namespace)  # fmt: skip
 
-        assert f"pod/{rows[0][0]} evicted" in drained.stdout, drained.stdout + drained.stderr
+        # One disruption: one pod of the node is evicted; a second one there is refused (429),
+        # which drain retries until its timeout.
+        evicted = re.findall(r"pod/(\S+) evicted", drained.stdout)
+        on_node = [row[0] for row in rows if row[6] == node]
+        assert len(evicted) == 1, drained.stdout + drained.stderr
+        assert evicted[0] in on_node
+        if len(on_node) == 2:
+            assert drained.returncode != 0
+            assert f"(will retry after 5s): {VIOLATION}" in drained.stderr
     finally:
         kubectl(kube_server, "uncordon", node)
     wait_for(lambda: _pdb_row(kube_server, namespace, "db") == ["db", "1", "N/A", "0"])
@@ -172,5 +192,11 @@ def test_a_pod_over_its_quota_is_refused(kube_server: KubeServer, namespace: str
         return [cells] if "pods: 1/10" in cells else None
 
     (cells,) = wait_for(quota_row)
+    made = kubectl(kube_server, "create", "quota", "q2", "--hard=count/configmaps=0",
+                   namespace=namespace)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+    refused = kubectl(kube_server, "apply", "-f", "-", namespace=namespace, stdin=config_map)
+    assert 'configmaps "c" is forbidden: exceeded quota: q2' in refused.stderr
     assert cells.split() == ["pods:", "1/10,", "requests.cpu:", "400m/600m", "limits.memory:",
                              "64Mi/1Gi"]  # fmt: skip
