@@ -288,3 +288,47 @@ def test_an_empty_selector_guards_every_pod_of_the_namespace(operator: Client) -
 
     assert refused.status_code == 429
     assert "The disruption budget all needs 1" in refused.json()["details"]["causes"][0]["message"]
+
+
+def test_a_budget_whose_spec_changed_waits_for_the_controller(operator: Client) -> None:
+    for name in ("web-0", "web-1"):
+        _pod(operator, name)
+    _budget(operator, minAvailable=0)
+    assert _status(operator)["disruptionsAllowed"] == 2
+    patch = {"spec": {"minAvailable": 1}}
+    changed = operator.patch(
+        f"{PDBS}/web", json.dumps(patch), content_type="application/merge-patch+json"
+    )
+    assert changed.json()["metadata"]["generation"] == 2
+
+    refused = _evict(operator, "web-0")
+
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "10"
+    assert refused.json()["details"] == {
+        "causes": [
+            {
+                "reason": "DisruptionBudget",
+                "message": "The disruption budget web is still being processed by the server.",
+            }
+        ],
+        "retryAfterSeconds": 10,
+    }
+    status = _status(operator)
+    assert (status["observedGeneration"], status["disruptionsAllowed"]) == (2, 1)
+    assert _evict(operator, "web-0").status_code == 201
+
+
+def test_a_dry_run_eviction_takes_nothing(operator: Client) -> None:
+    for name in ("web-0", "web-1"):
+        _pod(operator, name)
+    _budget(operator, minAvailable=1)
+    _status(operator)
+    body = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "web-0"},
+            "deleteOptions": {"dryRun": ["All"]}}  # fmt: skip
+
+    answer = _post(operator, f"{PODS.format(ns='default')}/web-0/eviction", body)
+
+    assert answer.status_code == 201
+    assert Pod.objects.filter(name="web-0").exists()
+    assert PodDisruptionBudget.objects.get(name="web").disruptions_allowed == 1
