@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from tests.kube.server_kit import KUBECTL, ROOT, free_port, manage, wait_until_up
+from tests.migrated import copy_migrated_database
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 
@@ -38,7 +39,7 @@ def make_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[st
     env = {**os.environ, "VOLCANO_DATA_DIR": str(directory), "DEBUG": "0", "LOG_LEVEL": "WARNING"}
     for name in ("DATABASE_URL", "REDIS_URL", "VOLCANO_TLS_URL"):
         env.pop(name, None)
-    manage(env, "migrate", "--noinput", "-v", "0")
+    copy_migrated_database(Path(env["VOLCANO_DATA_DIR"]), env)
     manage(env, "shell", "-c", _USER)
     port, tls_port = free_port(), free_port()
     endpoint = manage(

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.migrated import copy_migrated_database
+
 ROOT = Path(__file__).resolve().parents[2]
 # Sixty simulated seconds a second: a pod asking for 30 s runs half a real second.
 SERVER_ENV = {
@@ -108,7 +110,7 @@ def run_console(
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     server = ConsoleServer(url, env, directory)
-    server.manage("migrate", "--noinput", "-v", "0")
+    copy_migrated_database(directory, env)
     log = (directory / "server.log").open("wb")
     daphne = str(Path(sys.executable).parent / "daphne")
     process = subprocess.Popen(

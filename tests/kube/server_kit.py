@@ -31,6 +31,7 @@ import pytest
 import yaml
 
 from tests.kube.tls import TLSRelay, self_signed
+from tests.migrated import copy_migrated_database
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "tests" / "fixtures" / "examples"
@@ -186,7 +187,7 @@ def serve(directory: Path, extra_env: dict[str, str] | None = None) -> Iterator[
     env = {**os.environ, **SERVER_ENV, **(extra_env or {}), "VOLCANO_DATA_DIR": str(directory)}
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
-    manage(env, "migrate", "--noinput", "-v", "0")
+    copy_migrated_database(directory, env)
     manage(env, "shell", "-c", _MAKE_OPERATOR)
     port = free_port()
     plain = manage(env, "kubeconfig", "--user", "kube-ops", "--server", f"http://127.0.0.1:{port}")
