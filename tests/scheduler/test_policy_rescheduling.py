@@ -11,7 +11,7 @@ import yaml
 from scheduler.conf_findings import ignored_arguments
 from scheduler.engine import load_conf
 from scheduler.engine.catalogue import plugin_info
-from tests.scheduler.test_policy_pages import BASE, SYNC, form_fields
+from tests.scheduler.policy_kit import BASE, SYNC, form_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -55,6 +55,18 @@ def test_strategies_are_one_yaml_field_read_back_nested(console_login: Any) -> N
     assert plugin["arguments"]["strategies"] == [
         {"name": "lowNodeUtilization", "params": {"targetThresholds": {"cpu": 60}}}
     ]
+
+
+def test_an_untouched_form_keeps_the_strategies(console_login: Any) -> None:
+    client = console_login("op", "operator")
+
+    answer = client.post(SYNC, {**form_fields(RESCHEDULING), "source": "form"}).json()
+
+    assert answer["errors"] == {}
+    plugin = yaml.safe_load(answer["text"])["tiers"][1]["plugins"][2]
+    assert (
+        plugin["arguments"] == yaml.safe_load(RESCHEDULING)["tiers"][1]["plugins"][2]["arguments"]
+    )
 
 
 def test_a_bad_percent_from_the_form_is_refused_at_its_inner_field(console_login: Any) -> None:
