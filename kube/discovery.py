@@ -61,17 +61,18 @@ def api_resources(entries: list[Entry]) -> list[dict[str, Any]]:
             item["categories"] = list(entry.categories)
         found.append(item)
         for sub in entry.subresources:
-            verbs = ["get"] if sub == "log" else ["get", "patch", "update"]
-            kind = "Pod" if sub == "log" else resource.kind
-            found.append(
-                {
-                    "name": f"{resource.plural}/{sub}",
-                    "singularName": "",
-                    "namespaced": resource.namespaced,
-                    "kind": kind,
-                    "verbs": verbs,
-                }
-            )
+            item = {
+                "name": f"{resource.plural}/{sub}",
+                "singularName": "",
+                "namespaced": resource.namespaced,
+                "kind": "Pod" if sub == "log" else resource.kind,
+                "verbs": ["get"] if sub == "log" else ["get", "patch", "update"],
+            }
+            if sub == "eviction":
+                # Created as another group's kind, which discovery names (kubectl drain
+                # evicts only when it finds pods/eviction with its group and version).
+                item.update(group="policy", version="v1", kind="Eviction", verbs=["create"])
+            found.append(item)
     return found
 
 

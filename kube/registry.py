@@ -203,9 +203,9 @@ class Entry:
     # Where ``manage.py apply`` takes this kind (what others refer to comes first); None: a
     # manifest file may not create it (Secrets, Namespaces). Namespace clean-up deletes in the
     # same order, owners before what they own. Today's places, in tens: PriorityClass 10,
-    # Queue 20, Node 30, the scheduler's ConfigMap 40, JobTemplate 44, JobFlow 46, CronJob 48,
-    # Job 50, the Kubeflow jobs 60-62,
-    # PodGroup 70, Service 75, NetworkPolicy 76, Pod 80, Command 90, Event 100.
+    # ResourceQuota 15, Queue 20, Node 30, the scheduler's ConfigMap 40, JobTemplate 44,
+    # JobFlow 46, CronJob 48, Job 50, the Kubeflow jobs 60-62, PodGroup 70, Service 75,
+    # NetworkPolicy 76, PodDisruptionBudget 77, Pod 80, Command 90, Event 100.
     apply_order: int | None = None
     # The kind's own deletion step (``DeleteHook``), if any.
     delete: DeleteHook | None = None

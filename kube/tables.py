@@ -78,6 +78,10 @@ def _computed(manifest: dict[str, Any], name: str, now: dt.datetime) -> Any:
         return sum(int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or [])
     if name == "@readiness-gates":
         return _readiness_gates(manifest)
+    if name.startswith("@int-or-percent:"):
+        return _int_or_percent(manifest, name.removeprefix("@int-or-percent:"))
+    if name in ("@quota-request", "@quota-limit"):
+        return _quota_cell(manifest, limits=name == "@quota-limit")
     if name == "@node-status":
         ready = any(
             c.get("type") == "Ready" and c.get("status") == "True"
@@ -211,6 +215,25 @@ _NETWORK_CELLS = {
     "@pod-selector": _label_selector,
     "@endpoints": _endpoints,
 }
+
+
+def _int_or_percent(manifest: dict[str, Any], key: str) -> str:
+    """Return a PodDisruptionBudget's ``minAvailable``/``maxUnavailable`` as text, ``N/A``
+    when unset (kubectl get pdb)."""
+    value = (manifest.get("spec") or {}).get(key)
+    return "N/A" if value is None else str(value)
+
+
+def _quota_cell(manifest: dict[str, Any], limits: bool) -> str:
+    """Return a ResourceQuota's REQUEST or LIMIT: ``name: used/hard`` by name, the
+    ``limits.*`` names in LIMIT and the others in REQUEST (kubectl get quota)."""
+    status = manifest.get("status") or {}
+    hard, used = status.get("hard") or {}, status.get("used") or {}
+    return ", ".join(
+        f"{name}: {used.get(name, '0')}/{hard[name]}"
+        for name in sorted(hard)
+        if (name.split(".")[0] == "limits" and "." in name) == limits
+    )
 
 
 def _pod_status(manifest: dict[str, Any]) -> str:

@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from django.utils.translation import gettext
+
 from monitoring import history, latency, promql
 from monitoring.history import QueueSeries, SessionSeries
 
@@ -138,10 +140,14 @@ class PrometheusSource:
         top: int = 50,
     ) -> None:
         self.client = PrometheusClient(url, timeout=timeout, token=token)
-        self.label = f"Prometheus at {self.client.url}"
         self.scrape_interval = max(int(scrape_interval), 1)
         self.max_points = max_points
         self.top = top
+
+    @property
+    def label(self) -> str:
+        """What the page says it shows: this Prometheus, by its address."""
+        return gettext("Prometheus at %(url)s") % {"url": self.client.url}
 
     # --- the three calls ------------------------------------------------------------------
     def queue_series(

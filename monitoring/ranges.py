@@ -14,6 +14,8 @@ from datetime import UTC, datetime, timedelta
 
 from django.http import QueryDict
 from django.utils.dateparse import parse_datetime
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
 
 __all__ = ["RANGES", "SECTIONS", "MetricsQuery", "QueryError", "parse_query"]
 
@@ -24,11 +26,11 @@ RANGES: dict[str, timedelta] = {
     "24h": timedelta(hours=24),
     "7d": timedelta(days=7),
 }
-SECTIONS: dict[str, str] = {
-    "latency": "Scheduling latency",
-    "queues": "Queues",
+SECTIONS: dict[str, str | Promise] = {
+    "latency": gettext_lazy("Scheduling latency"),
+    "queues": gettext_lazy("Queues"),
     "drf": "DRF",
-    "evictions": "Evictions & unschedulable",
+    "evictions": gettext_lazy("Evictions & unschedulable"),
 }
 DEFAULT_RANGE = "1h"
 MAX_SPAN = timedelta(days=31)

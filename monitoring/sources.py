@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from monitoring import history
 from monitoring.history import QueueSeries, SessionSeries
@@ -25,7 +26,11 @@ class MetricsSource(Protocol):
     """What a chart can ask for; every method returns ``monitoring.history``'s shapes."""
 
     name: str  # "history" or "prometheus"
-    label: str  # what the page says it shows, e.g. "built-in history"
+
+    @property
+    def label(self) -> str:
+        """What the page says it shows, e.g. "built-in history" (in the reader's language)."""
+        ...
 
     def queue_series(
         self,
@@ -57,7 +62,11 @@ class HistorySource:
     """The history the worker records in the database (no extra service)."""
 
     name = "history"
-    label = "built-in history"
+
+    @property
+    def label(self) -> str:
+        """What the page says it shows."""
+        return gettext("built-in history")
 
     def queue_series(
         self,

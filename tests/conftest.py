@@ -46,6 +46,13 @@ def superuser_client(superuser: Any) -> Client:
 
 
 @pytest.fixture(autouse=True)
+def _cheap_password_hashes(settings: Any) -> None:
+    """Hash the passwords of the users tests make with MD5: PBKDF2's rounds cost about half a
+    second a user, and the suite makes hundreds (the production hasher is the settings')."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _in_memory_channel_layer(settings: Any) -> None:
     """Keep broadcasts inside the test process whatever REDIS_URL says."""
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

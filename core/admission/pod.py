@@ -7,6 +7,9 @@ integer or a percentage strictly between 0% and 100%.
 And what kube-apiserver does with ``spec.schedulingGates``: a pod created with gates gets
 ``PodScheduled=False`` with reason ``SchedulingGated``; an update may remove gates but never
 add one; a pod created with both gates and ``spec.nodeName`` is refused.
+
+Last, kube-apiserver's ResourceQuota admission: a new pod must fit its namespace's quotas
+(``core.quota``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from apis.wire import format_time
 from core.admission.template import validate_resources
 from core.manifests.pod import PodKind
 from core.models import Pod, priority_class_table
+from core.quota import admit_pod_quota
 from kube.actor import current_actor
 from kube.admission_causes import AdmissionError, Cause, Causes, CauseType
 from kube.manifest_kinds import Loaded
@@ -173,5 +177,6 @@ def admit_pod(obj: Mapping[str, Any] | Loaded | Pod, *, old: Pod | None = None) 
     causes.extend(validate_gates(pod, old, getattr(pod, "_node_name", "")))
     causes.raise_if_any(kind="Pod", name=pod.name)
     if old is None:
+        admit_pod_quota(pod, timezone.now())
         _gated_condition(pod)
     return loaded

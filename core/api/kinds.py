@@ -14,6 +14,7 @@ from typing import Any
 
 from accounts.roles import EVERYONE, OPERATORS, SUBMITTERS
 from core.api.nodes import NODES
+from core.api.policy import DISRUPTION_BUDGET_ENTRY, RESOURCE_QUOTA_ENTRY
 from core.api.resources import EVENTS, PODS, PRIORITY_CLASSES
 from core.api.secrets import SECRETS
 from core.api.services import (
@@ -23,6 +24,7 @@ from core.api.services import (
     NETWORK_POLICIES,
     SERVICES,
 )
+from core.disruption import reconcile_disruption_budgets
 from core.endpoints import reconcile_endpoints
 from core.namespaces import (
     NAMESPACES,
@@ -34,6 +36,7 @@ from core.namespaces import (
 )
 from core.network import allocate_node_networks
 from core.pod_deletion import pod_delete_gracefully
+from core.quota import admit_object_count, reconcile_quotas
 from kube import registry
 from kube.registry import KUBE_AGE, AccessRule, Column, Controller, Entry, Invalid
 
@@ -79,7 +82,7 @@ POD_ENTRY = Entry(
         ),
         Column("Readiness Gates", "string", "@readiness-gates", priority=1),
     ),
-    subresources=("log",),
+    subresources=("log", "eviction"),
     apply_order=80,
     delete=_pod_delete,
     example={
@@ -311,6 +314,17 @@ def register() -> None:
     registry.register_kind(NETWORK_POLICY_ENTRY, access=_WORKLOAD)
     registry.add_controller(Controller("core.node-ipam", _node_ipam, order=5))
     registry.add_controller(Controller("core.endpoints", reconcile_endpoints, order=300))
+    # Budgets and quotas are an operator's (Kubernetes' admin role); everyone reads them.
+    registry.register_kind(DISRUPTION_BUDGET_ENTRY, access=_NAMESPACED)
+    registry.register_kind(RESOURCE_QUOTA_ENTRY, access=_NAMESPACED)
+    for name in ("poddisruptionbudgets/status", "resourcequotas/status"):
+        registry.register_access(name, _NAMESPACED)
+    # Evicting deletes a pod: whoever may delete pods may evict them.
+    registry.register_access("pods/eviction", _NAMESPACED)
+    # After the controllers that make pods (jobs 10, training 20), before the session.
+    registry.add_controller(Controller("core.disruption", reconcile_disruption_budgets, order=310))
+    registry.add_controller(Controller("core.resourcequota", reconcile_quotas, order=320))
+    registry.add_admission_plugin("ResourceQuota", admit_object_count)
     # A pod's status is the kubelet's and the scheduler's; operators may write it too (repairs).
     registry.register_access("pods/status", _NAMESPACED)
     registry.add_admission_plugin("NamespaceLifecycle", namespace_lifecycle)

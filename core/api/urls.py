@@ -1,13 +1,21 @@
-"""Kubernetes paths of the v1 kinds: namespaces, pods, events, secrets, nodes, priority classes,
-services, endpoints, config maps and network policies."""
+"""Kubernetes paths of the v1 kinds: namespaces, pods (and their eviction), events, secrets,
+nodes, priority classes, services, endpoints, config maps, network policies, resource quotas
+and pod disruption budgets."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
 from core.api import serializers as s
 from core.api import services as sv
+from core.api.eviction import EvictionView
 from core.api.nodes import NODES
+from core.api.policy import (
+    DISRUPTION_BUDGETS,
+    RESOURCE_QUOTAS,
+    PolicyListSerializer,
+    PolicySerializer,
+)
 from core.api.resources import EVENTS, PODS, PRIORITY_CLASSES
 from core.api.secrets import SECRETS, SecretListSerializer, SecretSerializer
 from core.api.services import (
@@ -35,4 +43,11 @@ urlpatterns: list[URLPattern] = [
     *resource_urls(ENDPOINT_SLICES, sv.EndpointSliceSerializer, sv.EndpointSliceListSerializer),
     *resource_urls(CONFIG_MAPS, sv.ConfigMapSerializer, sv.ConfigMapListSerializer),
     *resource_urls(NETWORK_POLICIES, sv.NetworkPolicySerializer, sv.NetworkPolicyListSerializer),
+    *resource_urls(DISRUPTION_BUDGETS, PolicySerializer, PolicyListSerializer),
+    *resource_urls(RESOURCE_QUOTAS, PolicySerializer, PolicyListSerializer),
+    path(
+        "api/v1/namespaces/<str:namespace>/pods/<str:name>/eviction",
+        EvictionView.as_view(),
+        name="pods-eviction",
+    ),
 ]

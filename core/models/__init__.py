@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.models.config_map import ConfigMap
+from core.models.disruption_budget import PodDisruptionBudget
 from core.models.event import Event, EventType
 from core.models.namespace import Namespace, NamespacePhase
 from core.models.network_policy import NetworkPolicy
@@ -16,6 +17,7 @@ from core.models.priority_class import (
     priority_class_values,
     stamp_class,
 )
+from core.models.resource_quota import ResourceQuota
 from core.models.secret import Secret, SecretType
 from core.models.service import (
     CLUSTER_IP_NONE,
@@ -39,9 +41,11 @@ __all__ = [
     "Node",
     "NodeLoadStamp",
     "Pod",
+    "PodDisruptionBudget",
     "PodPhase",
     "PreemptionPolicy",
     "PriorityClass",
+    "ResourceQuota",
     "Secret",
     "SecretType",
     "Service",

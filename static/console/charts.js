@@ -110,16 +110,28 @@
   // hold them, and the legend goes under the plot in small type.
   var NARROW = 600;
 
+  // Lines of at most the chart's width: words stay whole, while Chinese, Japanese and Korean
+  // text (no spaces, each character about two Latin letters wide) breaks between characters.
+  var WIDE = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/;
+
   function wrap(text, width, charPx) {
     var most = Math.max(12, Math.floor((width - 24) / charPx));
     var lines = [];
     String(text).split("<br>").forEach(function (part) {
       var line = "";
-      part.split(" ").forEach(function (word) {
-        if (line && (line + " " + word).length > most) { lines.push(line); line = word; }
-        else { line = line ? line + " " + word : word; }
+      var size = 0;
+      (part.match(/[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]+|\s+/g) || []).forEach(function (piece) {
+        var wide = WIDE.test(piece);
+        var cost = wide ? 2 : piece.length;
+        if (/^\s+$/.test(piece)) {
+          if (line) { line += " "; size += 1; }
+          return;
+        }
+        if (line && size + cost > most) { lines.push(line.replace(/\s+$/, "")); line = ""; size = 0; }
+        line += piece;
+        size += cost;
       });
-      lines.push(line);
+      lines.push(line.replace(/\s+$/, ""));
     });
     return lines;
   }

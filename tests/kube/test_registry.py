@@ -174,6 +174,8 @@ def test_each_app_serves_its_own_kinds() -> None:
             "endpointslices",
             "configmaps",
             "networkpolicies",
+            "poddisruptionbudgets",
+            "resourcequotas",
         },
         "jobs": {"jobs", "commands"},
         "queues": {"podgroups", "queues"},
@@ -184,7 +186,7 @@ def test_each_app_serves_its_own_kinds() -> None:
 
 def test_manifests_are_applied_in_dependency_order() -> None:
     assert [kind.kind for kind in registry.manifest_kinds()] == [
-        "PriorityClass", "Queue", "Node", "ConfigMap", "JobTemplate", "JobFlow", "CronJob",
+        "PriorityClass", "ResourceQuota", "Queue", "Node", "ConfigMap", "JobTemplate", "JobFlow", "CronJob",
         "Job", "PyTorchJob", "TFJob", "MPIJob",
-        "PodGroup", "Service", "NetworkPolicy", "Pod", "Command", "Event",
+        "PodGroup", "Service", "NetworkPolicy", "PodDisruptionBudget", "Pod", "Command", "Event",
     ]  # fmt: skip
