@@ -10,10 +10,12 @@ Two values outlive a session, kept in Go package variables in Volcano and in the
 ``PluginMemory`` here (``framework/memory.py``; the live worker keeps one for its process):
 
 - the last time the strategies ran. Volcano sets it when the scheduler process starts, so the
-  first chance comes one interval after start: a memory that has no time yet takes the
-  session's ``now`` as the start, so a fresh simulate or what-if session runs the strategies
-  only with an interval of 0 or less (in Volcano the start is always a little earlier than the
-  first session). Volcano's time is the wall clock; here it is the session's ``now``.
+  first chance comes one interval after start. Until they first run, the memory's first
+  session stands for the start (``PluginMemory.started``): a fresh simulate or what-if session
+  is that first session, so it runs the strategies only with an interval of 0 or less (in
+  Volcano the start is always a little earlier than the first session), while the live worker
+  runs them one interval after its first session, even if the plugin joined the conf later.
+  Volcano's time is the wall clock; here it is the session's ``now``.
 - ``metricsPeriod`` (default 5m): which measured average the strategies read. Once given it
   stays until another is given, even after the conf stops naming it, as in Volcano.
 
@@ -53,15 +55,16 @@ def time_to_run(ssn: Session, plugin: str, interval: float) -> bool:
     time is a scheduler that just started at ``now``: only an interval of 0 or less has passed.
     """
     now: datetime = ssn.now
-    last = ssn.memory.get(plugin, LAST_RUN)
-    if isinstance(last, datetime):
+    remembered = ssn.memory.get(plugin, LAST_RUN)
+    last = remembered if isinstance(remembered, datetime) else ssn.memory.started
+    if last is None or last >= now:  # the scheduler starts now (Volcano's start is just before)
+        due = interval <= 0
+    else:
         try:
             due = last + timedelta(seconds=interval) < now
         except OverflowError:
             due = interval < 0
-    else:
-        due = interval <= 0
-    if due or not isinstance(last, datetime):
+    if due:
         ssn.memory.put(plugin, LAST_RUN, now)
     return due
 

@@ -100,6 +100,16 @@ def test_interval_is_kept_across_sessions_from_the_first_one() -> None:
     assert len(_victims(_session(conf, now=later + timedelta(minutes=11), memory=memory))) == 5
 
 
+def test_a_plugin_added_later_counts_the_interval_from_the_schedulers_start() -> None:
+    memory = PluginMemory()
+    conf = _conf("      interval: 10m\n      metricsPeriod: 10m" + STRATEGIES)
+    without = 'actions: "shuffle"\ntiers:\n- plugins:\n  - name: priority\n'
+    _session(without, memory=memory)  # the scheduler starts without the plugin
+
+    assert len(_victims(_session(conf, now=NOON + timedelta(minutes=11), memory=memory))) == 5
+    assert memory.started == NOON
+
+
 def test_without_interval_the_default_is_five_minutes() -> None:
     memory = PluginMemory()
     conf = _conf("      metricsPeriod: 10m" + STRATEGIES)
