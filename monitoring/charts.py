@@ -596,9 +596,9 @@ def evictions_figure(
 ) -> go.Figure:
     """Return evictions over time, stacked by action (``by`` "action") or by queue ("queue")."""
     title = (
-        _("Evictions (preemption, reclaim) per point, by action")
+        _("Evictions per point, by action")
         if by == "action"
-        else _("Evictions (preemption, reclaim) per point, by queue")
+        else _("Evictions per point, by queue")
     )
     if not series.times:
         return empty_figure(NO_SESSIONS, title=title, uirevision=uirevision)

@@ -147,6 +147,8 @@ def session_counters() -> dict[str, str]:
         "plugin_sum": f"sum by (plugin, OnSession) ({plugin}_sum)",
         "plugin_buckets": f"sum by (plugin, le) ({plugin}_bucket)",
         "binds": 'sum(volcano_schedule_attempts_total{result="scheduled"})',
+        # Volcano's counter is of committed statements that evicted, by action (preempt,
+        # reclaim, gangpreempt, gangreclaim; never shuffle): pods only where each evicts one.
         "evictions_by_action": "sum by (action) (volcano_eviction_transactions_total)",
     }
 

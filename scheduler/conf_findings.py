@@ -26,6 +26,7 @@ _READ_UNDER: dict[str, tuple[str, ...]] = {
     "overcommit": ("enableJobEnqueued",),
     "sla": ("enableJobOrder", "enableJobEnqueued", "enableJobPipelined"),
     "usage": ("enablePredicate", "enableNodeOrder"),
+    "rescheduling": ("enabledVictim",),
     # ancestorReclaimLevel walks the queue tree, which exists only with enableHierarchy.
     "capacity": ("enableHierarchy",),
 }

@@ -39,7 +39,8 @@ __all__ = ["MetricsState", "forget_deleted_jobs", "load_state", "metrics_view", 
 STATE_KEY = "volcano:metrics:state"
 COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "volcano_total_preemption_attempts": ("Total preemption attempts in the cluster till now", ()),
-    "volcano_eviction_transactions_total": ("Number of evictions committed, by action", ("action",)),
+    "volcano_eviction_transactions_total": (
+        "Total number of committed eviction transactions, by action", ("action",)),
     "volcano_schedule_attempts_total": ("Number of attempts to schedule pods, by result", ("result",)),
     "rest_client_requests_total": (
         "Number of HTTP requests, partitioned by status code, method, and host.",

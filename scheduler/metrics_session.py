@@ -1,9 +1,10 @@
 """What one session adds to the metrics state (Volcano's producers, one function).
 
 Volcano's counterparts, by metric: ``scheduler.go`` (e2e latency), ``framework.go`` (open session,
-plugin latency), each action (action latency, job and task latency), ``preempt``/``reclaim``
-(victims, attempts, eviction transactions), ``gang`` (unschedulable tasks and jobs), ``drf`` (job
-share). Called by the worker after a session's decisions were written, with what was accepted.
+plugin latency), each action (action latency, job and task latency), ``preempt`` (victims,
+attempts), ``preempt``/``reclaim``/``gangpreempt``/``gangreclaim`` (eviction transactions: one
+per committed statement that evicts, by its action; shuffle's are not counted, as in Volcano),
+``gang`` (unschedulable tasks and jobs), ``drf`` (job share). Called by the worker after a session's decisions were written, with what was accepted.
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from scheduler.engine.framework.decisions import Decisions
 from scheduler.metrics import MetricsState, forget_deleted_jobs
 
 __all__ = ["observe_session"]
+
+
+PREEMPT = "preempt"
+# The actions Volcano's ``RegisterEvictionTransaction`` counts; it ignores any other (shuffle
+# among them) "to keep the action label cardinality bounded".
+EVICTION_TRANSACTION_ACTIONS = frozenset({PREEMPT, "reclaim", "gangpreempt", "gangreclaim"})
 
 
 def _ms_since(now: datetime, then: datetime | None) -> float | None:
@@ -105,20 +112,19 @@ def observe_session(
     _start_times(state, snapshot, shares)
     for name in ("duration", "start_time", "last_time"):
         state.trim_gauge(f"volcano_e2e_job_scheduling_{name}")
-    # 3. Evictions by the action that chose them.
-    victims: Counter[str] = Counter()
+    # 3. Evictions by the action that chose them (each eviction names its action).
+    victims = 0
     preemptors: set[str] = set()
     for eviction in decisions.evictions:
-        if eviction.task in applied.skipped_evictions:
+        if eviction.task in applied.skipped_evictions or eviction.action != PREEMPT:
             continue
-        action = "reclaim" if "reclaim" in eviction.reason.lower() else "preempt"
-        victims[action] += 1
-        if action == "preempt" and eviction.preemptor:
+        victims += 1
+        if eviction.preemptor:
             preemptors.add(eviction.preemptor)
-    state.set_gauge("volcano_pod_preemption_victims", (), float(victims["preempt"]))
+    state.set_gauge("volcano_pod_preemption_victims", (), float(victims))
     state.inc("volcano_total_preemption_attempts", (), float(len(preemptors)))
-    for action, n in victims.items():
-        if n:
+    for action in decisions.eviction_transactions:
+        if action in EVICTION_TRANSACTION_ACTIONS:
             state.inc("volcano_eviction_transactions_total", (action,))
     # 4. Unschedulable tasks and jobs (gauges: this session's view only).
     unschedulable_tasks: dict[tuple[str, ...], float] = {}

@@ -182,6 +182,11 @@ def _typed(info: ArgumentInfo | None, raw: str) -> Any:
     """Return ``raw`` as the type ``info`` declares, or the text itself when it is not one."""
     text = raw.strip()
     kind = info.type if info is not None else "str"
+    if kind == "yaml":  # nested (rescheduling.strategies), typed as YAML: the parser judges it
+        try:
+            return load_one(text) if text else text
+        except (yaml.YAMLError, YamlLimitError):
+            return text
     if kind == "list":  # a list of strings, typed comma-separated (extender.managedResources)
         return [part.strip() for part in text.split(",") if part.strip()]
     if kind == "bool":

@@ -48,7 +48,8 @@ _ACTION_HELP: dict[str, str] = {
     "reclaim": "Evicts pods of queues using more than they deserve so a starved queue gets its "
     "share back.",
     "shuffle": "Evicts the running pods that plugins with victim hooks name (tdm: pods on "
-    "revocable nodes whose time window closed; pdb: pods no disruption budget protects).",
+    "revocable nodes whose time window closed; pdb: pods no disruption budget protects; "
+    "rescheduling: pods on nodes used over its targets).",
     "gangpreempt": "Evicts whole-gang-aware bundles of lower-priority jobs in the same queue so "
     "all pending pods of a starving job can run at once.",
     "gangreclaim": "Evicts whole-gang-aware bundles of other reclaimable queues' jobs so all "
@@ -74,6 +75,9 @@ _PLUGIN_HELP: dict[str, str] = {
     "predicates": "Filters nodes that cannot take a pod (resources, selector, affinity, taints, "
     "ports, spread).",
     "priority": "Orders jobs and tasks by priority; lower priority pods are preemptable.",
+    "rescheduling": "Moves running pods off nodes used over targetThresholds while other nodes "
+    "are under thresholds (lowNodeUtilization, measured use), at most once per interval; the "
+    "shuffle action evicts them.",
     "resourcequota": "Admits a job only while its minResources fit its namespace's ResourceQuotas.",
     "proportion": "Shares the cluster between queues by weight (water-filling), capped by "
     "capability and raised to guarantee.",
@@ -134,6 +138,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enablePreemptive",
         "enableReclaimable",
     ),
+    "rescheduling": ("enabledVictim",),
     "resourcequota": ("enableJobEnqueued",),
     "sla": ("enableJobOrder", "enableJobEnqueued", "enableJobPipelined"),
     "tdm": (
@@ -206,6 +211,7 @@ class ArgumentInfo:
 
     key: str
     type: str  # "bool", "int", "float", "str" or "list" (of strings, shown comma-separated)
+    # or "yaml" (nested, as rescheduling's strategies: typed and shown as one line of YAML)
     default: bool | int | float | str | None
     help: str
     prefix: bool = False  # a family of keys ``key<name>`` (e.g. ``binpack.resources.<name>``)
@@ -225,7 +231,7 @@ class PluginInfo:
 def _argument(spec: ArgSpec) -> ArgumentInfo:
     return ArgumentInfo(
         key=spec.name,
-        type="list" if spec.listed else spec.type.__name__,
+        type="yaml" if spec.nested else "list" if spec.listed else spec.type.__name__,
         default=spec.default,
         help=spec.help or _ARG_HELP.get(spec.name, ""),
         prefix=spec.prefix,

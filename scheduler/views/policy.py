@@ -10,6 +10,7 @@ and the errors, each at the field the parser names.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -124,6 +125,10 @@ class TierView:
 def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, Mapping) or (
+        isinstance(value, list) and not all(isinstance(item, str) for item in value)
+    ):  # nested (rescheduling.strategies): one line of YAML, read back by the form
+        return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**6).strip()
     if isinstance(value, list):  # a list argument is typed comma-separated
         return ", ".join(str(item) for item in value)
     return "" if value is None else str(value)

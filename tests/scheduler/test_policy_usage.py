@@ -9,7 +9,7 @@ import yaml
 
 from scheduler.conf_findings import ignored_arguments
 from scheduler.engine import load_conf
-from tests.scheduler.test_policy_pages import BASE, SYNC, form_fields
+from tests.scheduler.policy_kit import BASE, SYNC, form_fields
 
 pytestmark = pytest.mark.django_db
 

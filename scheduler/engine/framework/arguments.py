@@ -18,7 +18,7 @@ the declared defaults filled in::
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from apis.errors import ConfError
@@ -43,6 +43,10 @@ class ArgSpec:
     # A ``str`` argument Volcano reads as a YAML list of strings (``extender.managedResources``):
     # the list is accepted and kept joined by commas, the form the editor shows and reads back.
     listed: bool = False
+    # A ``str`` argument Volcano reads as nested YAML (rescheduling's ``strategies``, a list of
+    # mappings): ``nested(value, field)`` checks the structure, raising ``ConfError`` at the bad
+    # inner field, and returns it as canonical JSON text, which the plugin decodes.
+    nested: Callable[[object, str], str] | None = None
 
     def matches(self, key: str) -> bool:
         """Return True when this spec covers argument ``key``."""
@@ -62,6 +66,8 @@ def _shown(value: object) -> str:
 
 def _coerce(spec: ArgSpec, value: object, field: str) -> bool | int | float | str:
     kind = spec.type
+    if spec.nested is not None:
+        return spec.nested(value, field)
     if kind is bool:
         if isinstance(value, bool):
             return value

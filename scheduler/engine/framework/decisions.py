@@ -100,3 +100,6 @@ class Decisions:
     # Every queue's share as the sharing plugin computed it at session open, when the caller
     # asked for it (``run_session(..., report_shares=True)``): what the console shows.
     shares: ShareReport | None = field(default=None, compare=False)
+    # The action of each committed statement that evicted, in commit order: Volcano's
+    # ``RegisterEvictionTransaction`` (``volcano_eviction_transactions_total``) counts those.
+    eviction_transactions: list[str] = field(default_factory=list, compare=False)

@@ -13,6 +13,7 @@ empty memory, so simulate and the what-if always behave as a scheduler's first s
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 
 __all__ = ["PluginMemory"]
 
@@ -20,11 +21,27 @@ __all__ = ["PluginMemory"]
 class PluginMemory:
     """Values plugins keep between sessions, by plugin name and key."""
 
-    __slots__ = ("_lock", "_values")
+    __slots__ = ("_lock", "_started", "_values")
 
     def __init__(self) -> None:
         self._values: dict[tuple[str, str], object] = {}
         self._lock = threading.Lock()
+        self._started: datetime | None = None
+
+    def note_session(self, now: datetime) -> None:
+        """Note a session opening at ``now``: the first one is when the scheduler started.
+
+        Volcano stamps some package variables when the process starts (rescheduling's last
+        run); the first session's clock stands for that moment here.
+        """
+        with self._lock:
+            if self._started is None:
+                self._started = now
+
+    @property
+    def started(self) -> datetime | None:
+        """Return the first session's clock (None before any session)."""
+        return self._started
 
     def get(self, plugin: str, key: str) -> object | None:
         """Return what ``plugin`` stored under ``key``, or None."""

@@ -111,6 +111,7 @@ class Session(SessionPlugins):
         self.scratch: dict[str, object] = {}
         # What plugins remember across sessions (``framework/memory.py``); fresh unless given.
         self.memory = memory if memory is not None else PluginMemory()
+        self.memory.note_session(self.now)  # the first one stands for the scheduler's start
         # True while preempt's topology-aware mode tries victim sets: plugin state that Volcano
         # keeps in the cycle state (inter-pod affinity) then changes only through the
         # SimulateAddTask/SimulateRemoveTask hooks, not through the statements' events.

@@ -77,7 +77,10 @@ class Statement:
         self.operations.clear()
 
     def commit(self) -> None:
-        """Turn the operations into decisions, oldest first."""
+        """Turn the operations into decisions, oldest first (an evicting one is a transaction)."""
+        evicting = next((op.reason for op in self.operations if op.kind is _Kind.EVICT), None)
+        if evicting is not None:
+            self.ssn.decisions.eviction_transactions.append(evicting)
         for op in self.operations:
             if op.kind is _Kind.EVICT:
                 self.ssn.record_eviction(op.task, op.node, op.reason, op.preemptor)
