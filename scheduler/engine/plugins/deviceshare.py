@@ -39,6 +39,12 @@ from scheduler.engine.framework import (
     Session,
     register_plugin,
 )
+from scheduler.engine.plugins.deviceshare_exclusive import (
+    ExclusiveCards,
+    check_rules,
+    matching_rules,
+    read_rules,
+)
 
 __all__ = ["DeviceSharePlugin"]
 
@@ -48,6 +54,7 @@ VGPU_ENABLE = "deviceshare.VGPUEnable"
 NODE_LOCK_ENABLE = "deviceshare.NodeLockEnable"
 SCHEDULE_POLICY = "deviceshare.SchedulePolicy"
 SCHEDULE_WEIGHT = "deviceshare.ScheduleWeight"
+GPU_EXCLUSIVE_RULES = "deviceshare.GPUExclusiveRules"
 VGPU_REFUSAL = "hami-vgpuDeviceSharing error"
 # The pod annotations whose values change which cards a vGPU pod may take.
 _VGPU_POD_KEYS = (
@@ -81,6 +88,9 @@ class DeviceSharePlugin(Plugin):
                 help="how vGPU cards are chosen: binpack, spread, or empty (last card first)"),
         ArgSpec(SCHEDULE_WEIGHT, int, 0,
                 help="weight of the device node score; 0 leaves the score out"),
+        ArgSpec(GPU_EXCLUSIVE_RULES, str, "", nested=check_rules,
+                help="a YAML list of label maps ({team: a}); pods matching a rule never share "
+                "a vGPU card with other pods of that rule"),
         ArgSpec("deviceshare.KnownGeometriesCMName", str, "volcano-vgpu-device-config",
                 help="ConfigMap of MIG geometries (MIG is not modelled)"),
         ArgSpec("deviceshare.KnownGeometriesCMNamespace", str, "kube-system",
@@ -126,6 +136,14 @@ class DeviceSharePlugin(Plugin):
                     self._book_running(node)
         if not self._gpushare and not self._vgpu:
             return
+        self._rules = read_rules(self.arguments.get_str(GPU_EXCLUSIVE_RULES))
+        self._exclusive: dict[int, ExclusiveCards] = {}
+        if self._rules:
+            for row, cards in self._vgpu.items():
+                if cards.mode == vgpu.HAMI_CORE:
+                    exclusive = ExclusiveCards(cards, self._rules)
+                    exclusive.track_existing(list(ssn.node_list[row].tasks.values()))
+                    self._exclusive[row] = exclusive
         self._split_keys(ssn)
         ssn.add_predicate_fn(self.name, self._predicate)
         ssn.add_batch_predicate_fn(self.name, self._batch_predicate, row=self._row_predicate)
@@ -169,6 +187,7 @@ class DeviceSharePlugin(Plugin):
                     devices.key(),
                     tuple(annotations.get(k) for k in _VGPU_POD_KEYS),
                     self._group(task) if annotations.get(vgpu.PODGROUP_POLICY) else "",
+                    matching_rules(task.labels, self._rules),
                 )
                 task.template_key = (*(task.template_key or task.compute_template_key()), extra)
 
@@ -196,8 +215,11 @@ class DeviceSharePlugin(Plugin):
         node = self._ssn.nodes.get(task.node_name)
         if node is None:
             return
+        exclusive = self._exclusive.get(node.index)
         if task.status not in (TaskStatus.ALLOCATED, TaskStatus.PIPELINED):
             self._book_from_annotations(task, node.index)
+            if exclusive is not None:
+                exclusive.allocated(task)
             return
         written: dict[str, str] = {}
         share = self._gpushare.get(node.index)
@@ -209,6 +231,8 @@ class DeviceSharePlugin(Plugin):
             fit = self._vgpu_fit(task, cards)
             if fit.fits:
                 written.update(cards.allocate(task.uid, fit, self._group(task), self._ssn.now))
+                if exclusive is not None:
+                    exclusive.allocated(task)
         if written:
             self._ssn.decisions.pod_annotations[task.uid] = written
 
@@ -225,14 +249,19 @@ class DeviceSharePlugin(Plugin):
         cards = self._vgpu.get(node.index)
         if cards is not None:
             cards.unbook(task.uid)
+            exclusive = self._exclusive.get(node.index)
+            if exclusive is not None:
+                exclusive.released(task.uid)
 
     # --- filter and score ---------------------------------------------------------------------
     def _vgpu_fit(self, task: TaskInfo, cards: VgpuDevices) -> vgpu.Fit:
+        exclusive = self._exclusive.get(cards.row) if self._exclusive else None
         return cards.fit(
             vgpu.container_requests(task.device_containers),
             task.annotations,
             self._group(task),
             self._policy,
+            exclusive.reserved(task.labels) if exclusive is not None else frozenset(),
         )
 
     def _refusal(self, task: TaskInfo, row: int) -> str:

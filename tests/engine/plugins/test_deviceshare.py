@@ -11,6 +11,7 @@ from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.catalogue import plugin_info
 from scheduler.engine.conf import load_conf
 from scheduler.engine.framework import open_session
+from scheduler.engine.plugins.deviceshare_exclusive import check_rules, matching_rules, read_rules
 from scheduler.engine.util.scenario import load_scenario
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios" / "deviceshare"
@@ -85,3 +86,34 @@ def test_eviction_frees_the_card_and_undoing_it_books_it_again() -> None:
     status = ssn.predicate_fn(pending, node)
     assert status is not None
     assert status.reason == "hami-vgpuDeviceSharing error"
+
+
+def test_exclusive_rules_keep_string_labels_and_skip_empty_maps() -> None:
+    """Volcano's TestParseExclusiveRulesHandlesEdgeCases and TestLoadGPUExclusiveConfig."""
+    conf = load_conf(
+        _conf(
+            "deviceshare.VGPUEnable: true, deviceshare.GPUExclusiveRules: "
+            "[{app: training, replicas: 3}, {}, {workload: inference}]"
+        )
+    )
+    text = conf.plugin_options()[0].arguments.get_str("deviceshare.GPUExclusiveRules")
+
+    assert read_rules(text) == [{"app": "training"}, {"workload": "inference"}]
+    assert read_rules(check_rules([], "f")) == []
+    with pytest.raises(ConfError) as caught:
+        load_conf(_conf("deviceshare.GPUExclusiveRules: not-a-list"))
+    assert caught.value.field == "tiers[0].plugins[0].arguments.deviceshare.GPUExclusiveRules"
+
+
+def test_a_pod_matches_a_rule_only_with_every_label() -> None:
+    """Volcano's TestPodMatchesRule and TestMatchingRules."""
+    rules = [{"app": "training", "team": "ml"}, {"workload": "inference"}]
+
+    assert matching_rules({"app": "training", "team": "ml", "x": "y"}, rules) == (0,)
+    assert matching_rules({"app": "training"}, rules) == ()
+    assert matching_rules({"app": "training", "team": "ops"}, rules) == ()
+    assert matching_rules({"app": "training", "team": "ml", "workload": "inference"}, rules) == (
+        0,
+        1,
+    )
+    assert matching_rules({}, rules) == ()

@@ -221,6 +221,7 @@ class VgpuDevices:
     node: str
     mode: str
     cards: list[VgpuCard]
+    row: int = -1  # the node's row in the session's arrays
 
     @classmethod
     def from_node(cls, node: NodeInfo) -> VgpuDevices | None:
@@ -245,7 +246,7 @@ class VgpuDevices:
             mode = HAMI_CORE  # anything but "mig" is hami-core; MIG is not modelled
         if not cards:
             return None
-        return cls(node.name, mode, cards)
+        return cls(node.name, mode, cards, node.index)
 
     # --- booking -----------------------------------------------------------------------------
     def book(self, uid: str, text: str, group: str) -> None:
@@ -281,10 +282,13 @@ class VgpuDevices:
         annotations: Mapping[str, str],
         group: str,
         policy: str,
+        reserved: frozenset[int] = frozenset(),
     ) -> Fit:
         """Return the cards each container would take, in Volcano's card order, and the score.
 
         Works on copies of the counters: cards taken by earlier containers of the pod count.
+        Cards at the positions in ``reserved`` have no free slot for this pod (deviceshare's
+        exclusivity rules).
         """
         wanted_mode = annotations.get(MODE)
         if wanted_mode is not None and wanted_mode != self.mode:
@@ -310,7 +314,7 @@ class VgpuDevices:
                 ):
                     continue
                 matched_uuid = True
-                if card.slots <= used_num[i]:
+                if card.slots <= used_num[i] or i in reserved:
                     continue
                 if spread_group and any(
                     u.group == spread_group and (u.memory > 0 or u.cores > 0)
