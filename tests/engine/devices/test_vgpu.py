@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from scheduler.engine.api.devices.requests import ContainerDevices, DeviceContainers
@@ -16,6 +18,7 @@ from scheduler.engine.api.devices.vgpu import (
 from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.resource import Resource
 
+NOW = datetime(2024, 1, 1, 12, tzinfo=UTC)
 ALLOCATABLE = {
     "volcano.sh/vgpu-number": 10_000,
     "volcano.sh/vgpu-memory": 30_000_000,
@@ -172,3 +175,79 @@ def test_card_type_must_contain_nvidia() -> None:
     assert devices.fit([ContainerRequest(1, 100, 101, 0)], {}, "", "").reason == (
         "not enough gpu fitted on this node"
     )
+
+
+SPREAD = {"volcano.sh/vgpu-podgroup-policy": "spread"}
+ONE = [ContainerRequest(1, 4096, 101, 25)]
+
+
+def _place(devices: VgpuDevices, uid: str, annotations: dict[str, str], group: str) -> str:
+    """Fit and book one pod; return the card it took ('' when it did not fit)."""
+    fit = devices.fit(ONE, annotations, group, "")
+    if not fit.fits:
+        return ""
+    devices.allocate(uid, fit, group, NOW)
+    return fit.containers[0][0].uuid
+
+
+def test_spread_blocks_same_group_on_the_only_card() -> None:
+    """Volcano's TestSpreadWithNoRoomFails / TestSpreadDifferentGroupsCanShare."""
+    devices = _cards(("GPU-A", 4, 16384))
+
+    assert _place(devices, "a", SPREAD, "default/job-1") == "GPU-A"
+    assert _place(devices, "b", SPREAD, "default/job-1") == ""
+    assert _place(devices, "c", SPREAD, "default/job-2") == "GPU-A"
+    assert _place(devices, "d", {}, "default/job-1") == "GPU-A"  # no annotation: free to share
+
+
+def test_spread_ignores_group_pods_with_no_usage() -> None:
+    """Volcano's TestDeviceHasPodFromSameGroup: a same-group pod using nothing does not count."""
+    devices = _cards(("GPU-A", 4, 16384))
+    devices.book("idle", "GPU-A,NVIDIA,0,0:", "default/job-1")
+
+    assert _place(devices, "a", SPREAD, "default/job-1") == "GPU-A"
+
+
+@pytest.mark.parametrize(
+    ("annotations", "card_type", "allowed"),
+    [
+        ({"nvidia.com/use-gputype": "A100"}, "NVIDIA-A100", True),
+        ({"nvidia.com/use-gputype": "a100"}, "NVIDIA-A100", True),
+        ({"nvidia.com/use-gputype": "V100,A100"}, "NVIDIA-A100", True),
+        ({"nvidia.com/use-gputype": "V100,T4"}, "NVIDIA-A100", False),
+        ({"nvidia.com/nouse-gputype": "A100"}, "NVIDIA-A100", False),
+        ({"nvidia.com/nouse-gputype": "a100"}, "NVIDIA-A100", False),
+        ({"nvidia.com/nouse-gputype": "V100,A100"}, "NVIDIA-A100", False),
+        ({"nvidia.com/nouse-gputype": "V100,T4"}, "NVIDIA-A100", True),
+        ({}, "NVIDIA-A100", True),
+    ],
+)
+def test_card_type_annotations(annotations: dict[str, str], card_type: str, allowed: bool) -> None:
+    """Volcano's TestCheckGPUtype."""
+    devices = VgpuDevices.from_node(_node(f"GPU-a,10,30000,{card_type},true,hami-core:"))
+    assert devices is not None
+
+    assert devices.fit(ONE, annotations, "", "").fits is allowed
+
+
+@pytest.mark.parametrize(
+    ("use", "nouse", "card"),
+    [
+        ("", "", "GPU-B"),  # no constraint: highest index first
+        (",", "", "GPU-B"),  # separator-only allowlist is ignored
+        ("GPU-A", "", "GPU-A"),
+        (" , GPU-A ,", "", "GPU-A"),  # empty entries ignored, entries trimmed
+        ("GPU-", "", ""),  # no partial match
+        ("", "GPU-B", "GPU-A"),
+        ("GPU-A,GPU-B", "GPU-B", "GPU-A"),  # deny wins
+        ("", "GPU-A,GPU-B", ""),
+    ],
+)
+def test_uuid_annotations(use: str, nouse: str, card: str) -> None:
+    """Volcano's TestCheckGPUUUID and TestGPUUUIDConstraints."""
+    devices = _cards(("GPU-A", 4, 16384), ("GPU-B", 4, 16384))
+    annotations = {"volcano.sh/vgpu-use-gpuuuid": use, "volcano.sh/vgpu-nouse-gpuuuid": nouse}
+
+    fit = devices.fit(ONE, annotations, "", "")
+
+    assert (fit.containers[0][0].uuid if fit.fits else "") == card
