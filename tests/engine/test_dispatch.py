@@ -56,8 +56,18 @@ def test_first_answer_and_sum_scores():
     assert dispatch.sum_scores([[const(1.5)], [const(2)]]) == 3.5
 
 
-def test_intersect_once_a_tier_answered_with_victims_later_tiers_cannot_revive_them():
-    # Volcano keeps "initialised" across tiers: tier 1 named victims, then its intersection
-    # emptied them; tier 2 only intersects with that empty set.
+def test_intersect_a_tier_left_with_nothing_leaves_the_choice_to_the_next_tier():
+    # Volcano since 1.11 tests a nil list, not an "initialised" flag: tier 1 named victims,
+    # its intersection emptied them, and tier 2 decides afresh.
     tiers = [[const(["a"]), const(["b"])], [const(["a", "b"])]]
-    assert dispatch.intersect_by_tier(tiers, "p", ["a", "b"]) == []
+    assert dispatch.intersect_by_tier(tiers, "p", ["a", "b"]) == ["a", "b"]
+    # An empty answer after victims drops them too; a later tier still decides.
+    assert dispatch.intersect_by_tier(
+        [[const(["a"]), const([])], [const(["b"])]], "p", ["a", "b"]
+    ) == ["b"]
+    # Within a tier, an empty intersection is "nothing yet": the next answer starts again.
+    assert dispatch.intersect_by_tier(
+        [[const(["a"]), const(["b"]), const(["b", "a"])]], "p", ["a", "b"]
+    ) == ["b", "a"]
+    # Every tier refusing: no victims.
+    assert dispatch.intersect_by_tier([[const([])], [const([])]], "p", ["a"]) == []

@@ -87,33 +87,32 @@ def starving_by_tier(tiers: Tiers, *args: object) -> bool:
 
 
 def intersect_by_tier(tiers: Tiers, preemptor: object, candidates: Sequence[T]) -> list[T]:
-    """Return victims: intersect within a tier, the first tier with a non-empty answer decides.
+    """Return victims: intersect within a tier, the first tier left with victims decides.
 
-    A function returns ``None`` to abstain; an empty list empties the tier's answer (and skips
-    the rest of the tier). Order is the first answering function's order. As in Volcano, once
-    some function has answered with victims, an emptied tier is final (later tiers would only
-    intersect with nothing); a later tier decides afresh only if every answer so far was empty.
+    A function returns ``None`` to abstain; an empty list drops what the tier had gathered
+    and skips the rest of the tier, so the next tier decides afresh. Within a tier, an
+    intersection that comes out empty counts as nothing gathered yet: the next function's
+    answer starts the list again. Order is the gathering answer's. This is Volcano's rule since
+    1.11 (``Session.Preemptable`` / ``Reclaimable`` test a nil list, not an "initialised" flag):
+    a budget (pdb) or cool-down (cdp) that refuses every victim in one tier leaves the choice
+    to the plugins of the next.
     """
-    answered = False
+    victims: list[T] | None = None
     for fns in tiers:
-        victims: list[T] | None = None
         for fn in fns:
             answer: list[T] | None = fn(preemptor, candidates)
             if answer is None:
                 continue
             if not answer:
-                victims = []
+                victims = None
                 break
-            if victims is None and not answered:
+            if victims is None:
                 victims = list(answer)
-                answered = True
             else:
                 keep = {id(x) for x in answer}
-                victims = [v for v in victims or [] if id(v) in keep]
-        if victims:
+                victims = [v for v in victims if id(v) in keep] or None
+        if victims is not None:
             return victims
-        if answered:
-            return []
     return []
 
 

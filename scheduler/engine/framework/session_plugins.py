@@ -187,7 +187,8 @@ class SessionPlugins(SessionRegistrars):
                     victims = list(allowed)
                 else:
                     kept = {t.uid for t in allowed}
-                    victims = [t for t in victims if t.uid in kept]
+                    # an empty intersection is Go's nil: the next answer starts again
+                    victims = [t for t in victims if t.uid in kept] or None
             if victims is not None:
                 return victims
         return []
