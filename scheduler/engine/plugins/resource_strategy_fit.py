@@ -68,6 +68,9 @@ class _Plan:
     least: BoolArray
     weight_sum: float
     zero: bool = False  # a type annotation without readable weights: the score is 0
+    # The same as Python (column, weight, kind) triples, kind 1 Most, 2 Least, 0 neither: the
+    # one-row form after each placement reads these instead of building arrays.
+    scalar: tuple[tuple[int, float, int], ...] = ()
 
 
 def _pod_choice(task: TaskInfo) -> tuple[str, str] | None:
@@ -121,6 +124,8 @@ class ResourceStrategyFitPlugin(Plugin):
             find_strategy(name, self._resources) for name in self._names
         ]
         self._plans: dict[tuple[int, tuple[str, str] | None], _Plan] = {}
+        # Allocatable rows as Python lists (they do not change in a session): the one-row form.
+        self._alloc_lists: list[list[int]] = ssn.arrays.allocatable.tolist()
         self._sra = (
             SraScore(
                 ssn.arrays,
@@ -173,7 +178,7 @@ class ResourceStrategyFitPlugin(Plugin):
 
     def _row_predicate(self, task: TaskInfo, row: int) -> bool:
         assert task.resreq_vec is not None
-        return self._proportional.reason(task.resreq_vec, row) is None
+        return self._proportional.passes_row(task.resreq_vec, row)
 
     # --- the scores --------------------------------------------------------------------------------
     def _plan(self, task: TaskInfo, req: IntArray) -> _Plan:
@@ -208,6 +213,10 @@ class ResourceStrategyFitPlugin(Plugin):
             least=np.array([t == LEAST_ALLOCATED for _c, t, _w in picked], dtype=np.bool_),
             weight_sum=float(sum(w for _c, _t, w in picked)),
             zero=zero,
+            scalar=tuple(
+                (c, float(w), 1 if t == MOST_ALLOCATED else 2 if t == LEAST_ALLOCATED else 0)
+                for c, t, w in picked
+            ),
         )
         self._plans[key] = plan
         return plan
@@ -247,4 +256,31 @@ class ResourceStrategyFitPlugin(Plugin):
         return scores
 
     def _row_score(self, task: TaskInfo, row: int) -> float:
-        return float(self.score(task, np.array([row], dtype=np.int64))[0])
+        """Return ``score`` for one row, on Python scalars (asked once per placed pod)."""
+        req = task.resreq_vec
+        assert req is not None
+        score = 0.0
+        alloc_row: list[int] = self._alloc_lists[row]
+        if self._fit_weight > 0:
+            score = self._fit_row(self._plan(task, req), req, alloc_row, row)
+        if self._sra is not None:
+            score += self._sra.score_row(req, alloc_row, row)
+        return score
+
+    def _fit_row(self, plan: _Plan, req: IntArray, alloc_row: list[int], row: int) -> float:
+        """Return the strategy score of one row: ``_fit_scores``' arithmetic, term by term."""
+        if plan.zero or not plan.scalar:
+            return 0.0
+        used_row = self._arrays.used[row]
+        total = 0.0
+        for col, weight, kind in plan.scalar:
+            alloc = alloc_row[col]
+            if alloc == 0 or weight == 0 or kind == 0:
+                continue
+            after = int(used_row[col]) + int(req[col])
+            if after > alloc:
+                return 0.0
+            total += (after * weight / alloc) if kind == 1 else ((alloc - after) * weight / alloc)
+        if plan.weight_sum > 0:
+            total = total / plan.weight_sum
+        return total * (MAX_NODE_SCORE * self._fit_weight)

@@ -82,3 +82,18 @@ class ProportionalCheck:
             if failed[0]:
                 return f"proportional of resource {name} check failed"
         return None
+
+    def passes_row(self, req: IntArray, row: int) -> bool:
+        """Return ``mask`` for one row, on Python scalars (asked once per placed pod)."""
+        if not self._listed or self.exempt(req):
+            return True
+        idle = self._arrays.idle[row]
+        cpu_after = float(idle[0] - req[0])
+        memory_after = (int(idle[1]) - int(req[1])) / 1000.0
+        for _name, col, has, cpu_rate, memory_rate in self._listed:
+            if not has[row]:
+                continue
+            units = float(idle[col])
+            if cpu_after < units * cpu_rate or memory_after < units * memory_rate * 1e6:
+                return False
+        return True

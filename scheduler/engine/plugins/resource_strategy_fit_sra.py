@@ -26,7 +26,7 @@ MAX_NODE_SCORE = 100.0
 class SraScore:
     """The SRA score of every node row, for a request row."""
 
-    __slots__ = ("_arrays", "_static")
+    __slots__ = ("_arrays", "_asked", "_static")
 
     def __init__(self, arrays: NodeArrays, weights: Mapping[str, int], weight: int) -> None:
         self._arrays = arrays
@@ -38,6 +38,7 @@ class SraScore:
                 held += np.where(arrays.allocatable[:, col] > 0, float(resource_weight), 0.0)
         static = 1.0 - held / total if total > 0 else held
         self._static: FloatArray = static * (MAX_NODE_SCORE * weight)
+        self._asked: dict[int, list[int]] = {}  # id(request row) -> its requested columns
 
     def scores(self, req: IntArray, rows: IntArray) -> FloatArray:
         """Return the SRA score of ``rows`` for request row ``req``."""
@@ -45,3 +46,12 @@ class SraScore:
         lacks = (self._arrays.allocatable[rows][:, asked] == 0).any(axis=1)
         out: FloatArray = np.where(lacks, 0.0, self._static[rows])
         return out
+
+    def score_row(self, req: IntArray, alloc_row: list[int], row: int) -> float:
+        """Return ``scores`` for one row (``alloc_row`` is its allocatable as a list)."""
+        asked = self._asked.get(id(req))  # request rows are memoised per distinct request
+        if asked is None:
+            asked = self._asked[id(req)] = np.flatnonzero(req > 0).tolist()
+        if any(alloc_row[col] == 0 for col in asked):
+            return 0.0
+        return float(self._static[row])

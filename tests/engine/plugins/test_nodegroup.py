@@ -246,3 +246,18 @@ def test_bad_arguments_name_the_field() -> None:
     with pytest.raises(ConfError, match=r"arguments.strict: expected true or false"):
         load_conf('actions: "allocate"\ntiers:\n- plugins:\n  - name: nodegroup\n'
                   '    arguments: {strict: "no"}\n')  # fmt: skip
+
+
+def test_one_row_forms_answer_as_the_batch_forms() -> None:
+    ssn = _limit_session('{"group1":{"cpu":"3"}}', running=True)
+    plugin = ssn.plugins["nodegroup"]
+    rows = np.arange(len(ssn.node_list), dtype=np.int64)
+    task = ssn.jobs["ns/pending"].tasks["ns/pending"]
+
+    mask = plugin._batch_predicate(task, rows).tolist()  # type: ignore[attr-defined]
+    scores = plugin._batch_score(task, rows).tolist()  # type: ignore[attr-defined]
+    assert mask == [False, True]
+    assert scores == [150.0, 100.0]
+    for row in rows.tolist():
+        assert plugin._row_predicate(task, row) == mask[row]  # type: ignore[attr-defined]
+        assert plugin._row_score(task, row) == scores[row]  # type: ignore[attr-defined]

@@ -5,6 +5,7 @@ Cases from Volcano's resource_strategy_fit_test.go, sra_test.go and proportional
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from apis.errors import ConfError
@@ -345,3 +346,23 @@ def test_proportional_ignores_nodes_without_the_resource() -> None:
 
     assert ssn.predicate_fn(task, ssn.nodes["n1"]) is None
     assert ssn.predicate_fn(task, ssn.nodes["n2"]) is not None
+
+
+def test_one_row_forms_answer_as_the_batch_forms() -> None:
+    arguments = (
+        "{resourceStrategyFitWeight: 8, " + FIT_T4 + ", sra: {enable: true, resources: "
+        "'nvidia.com/t4, nvidia.com/a10', weight: 5}, proportional: {enable: true, "
+        "resources: nvidia.com/t4}}"
+    )
+    pods = [*_sra_pods(), _pod("p5", "1", "1Gi", annotations={SCORING_TYPE_KEY: "MostAllocated",
+                                                               SCORING_WEIGHT_KEY: '{"cpu": 2}'})]  # fmt: skip
+    ssn = _session(_sra_nodes(), pods, arguments)
+    plugin = ssn.plugins["resource-strategy-fit"]
+    rows = np.arange(len(ssn.node_list), dtype=np.int64)
+
+    for task in ssn.jobs["c1/pg1"].tasks.values():
+        scores = plugin.score(task, rows).tolist()  # type: ignore[attr-defined]
+        mask = plugin._batch_predicate(task, rows).tolist()  # type: ignore[attr-defined]
+        for row in rows.tolist():
+            assert plugin._row_score(task, row) == scores[row]  # type: ignore[attr-defined]
+            assert plugin._row_predicate(task, row) == mask[row]  # type: ignore[attr-defined]
