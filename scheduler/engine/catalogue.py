@@ -63,6 +63,9 @@ _PLUGIN_HELP: dict[str, str] = {
     "capacity": "Queue quotas from each queue's deserved and capability (configured, not "
     "computed); optional queue hierarchy.",
     "conformance": "Protects kube-system pods and critical priority classes from eviction.",
+    "deviceshare": "Shares GPUs between pods: whole cards by memory (volcano.sh/gpu-memory) or "
+    "by number (volcano.sh/gpu-number), or vGPU slices by memory and cores "
+    "(volcano.sh/vgpu-*); picks the cards and writes them on the pod at bind.",
     "drf": "Dominant resource fairness: jobs and queues with the smallest dominant share go first.",
     "extender": "Asks an HTTP service you run (POST JSON per verb) to filter and score nodes, "
     "pick victims, vote on enqueue and judge queues and jobs.",
@@ -159,6 +162,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enableJobStarving",
     ),
     "usage": ("enablePredicate", "enableNodeOrder"),
+    "deviceshare": ("enablePredicate", "enableNodeOrder"),
 }
 
 FLAG_HELP: dict[str, str] = {

@@ -168,6 +168,9 @@ def _parse_plugin(raw: object, path: str, seen: dict[str, str]) -> PluginOption:
             raise ConfError(
                 f"{path}.{key}", "unknown field (expected name, arguments or a hook flag)"
             )
+    refused = cls.check_arguments(arguments)
+    if refused is not None:
+        raise ConfError(f"{path}.arguments.{refused[0]}", refused[1])
     return PluginOption(name=name, arguments=arguments, flags=flags)
 
 

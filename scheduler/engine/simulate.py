@@ -47,9 +47,13 @@ class Result:
 
 
 def as_json(result: Result) -> dict[str, Any]:
-    """Return the output object of one file (scenario-format.md's keys)."""
+    """Return the output object of one file (scenario-format.md's keys).
+
+    ``podAnnotations`` (what the bind writes on each pod, e.g. deviceshare's cards) appears only
+    when some pod has any.
+    """
     d = result.decisions
-    return {
+    out: dict[str, Any] = {
         "name": result.scenario.name,
         "binds": dict(sorted(d.binds.items())),
         "evictions": [e.task for e in d.evictions],
@@ -57,6 +61,11 @@ def as_json(result: Result) -> dict[str, Any]:
         "podGroupPhases": {k: str(v) for k, v in sorted(d.pod_group_phases.items())},
         "unschedulable": dict(sorted(d.unschedulable.items())),
     }
+    if d.pod_annotations:
+        out["podAnnotations"] = {
+            k: dict(sorted(v.items())) for k, v in sorted(d.pod_annotations.items())
+        }
+    return out
 
 
 def _as_text(result: Result) -> str:
@@ -65,6 +74,11 @@ def _as_text(result: Result) -> str:
     lines += [f"bind      {pod} -> {node}" for pod, node in data["binds"].items()]
     lines += [f"evict     {e.task} on {e.node} ({e.reason})" for e in result.decisions.evictions]
     lines += [f"pipeline  {pod} -> {node}" for pod, node in data["pipelined"].items()]
+    lines += [
+        f"annotate  {pod}: {key}={value}"
+        for pod, written in data.get("podAnnotations", {}).items()
+        for key, value in written.items()
+    ]
     lines += [f"phase     {pg}: {phase}" for pg, phase in data["podGroupPhases"].items()]
     lines += [f"unschedulable {pg}: {msg}" for pg, msg in data["unschedulable"].items()]
     lines += [

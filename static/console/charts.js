@@ -139,23 +139,25 @@
   function fitNarrow(layout, width) {
     if (!width || width >= NARROW) { return layout; }
     var title = layout.title && typeof layout.title === "object" ? Object.assign({}, layout.title) : null;
-    var top = 12;
+    var top = 16;
     if (title && title.text) {
       var lines = wrap(title.text, width, 7.6);
       title.text = lines.join("<br>");
-      top += lines.length * 18;
+      top += lines.length * 20;
       if (title.subtitle && title.subtitle.text) {
         var notes = wrap(title.subtitle.text, width, 5.8);
         title.subtitle = Object.assign({}, title.subtitle, { text: notes.join("<br>") });
-        top += notes.length * 14;
+        top += notes.length * 16 + 6;
       }
       layout.title = title;
     }
-    layout.margin = Object.assign({}, layout.margin || {}, { l: 40, r: 8, t: Math.max(top + 8, 24) });
+    var given = (layout.margin && layout.margin.t) || 0;
+    var needed = Math.max(top + 10, given, 24);
+    layout.margin = Object.assign({}, layout.margin || {}, { l: 40, r: 8, t: needed });
     layout.legend = Object.assign({}, layout.legend || {}, {
       orientation: "h", x: 0, xanchor: "left", y: -0.22, yanchor: "top", font: { size: 10 },
     });
-    if (layout.height) { layout.height = layout.height + Math.max(0, top - 40); }
+    if (layout.height) { layout.height = layout.height + Math.max(0, needed - given); }
     return layout;
   }
 

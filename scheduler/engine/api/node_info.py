@@ -136,6 +136,8 @@ class NodeInfo:
     index: int = -1
     arrays: NodeArrays | None = None
     resource_usage: NodeUsage = NO_USAGE
+    # ``status.capacity`` when the node reports it (gpushare registers its cards there).
+    capacity: Resource | None = None
 
     def _row(self, matrix_name: str) -> Resource:
         arrays = self._attached()

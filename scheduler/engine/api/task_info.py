@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from scheduler.engine.api.devices.requests import DeviceContainers
 from scheduler.engine.api.resource import Resource, Vector
 from scheduler.engine.api.types import TaskStatus
 
@@ -138,6 +139,8 @@ class TaskInfo:
     template_key: tuple[object, ...] = ()
     # ``lastTransitionTime`` of the pod's first ``PodScheduled: "True"`` condition (cdp's clock).
     scheduled_at: datetime | None = None
+    # Per-container device resources (deviceshare); None for pods that name no device resource.
+    device_containers: DeviceContainers | None = None
 
     def __post_init__(self) -> None:
         if not self.uid:

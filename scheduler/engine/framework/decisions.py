@@ -103,3 +103,7 @@ class Decisions:
     # The action of each committed statement that evicted, in commit order: Volcano's
     # ``RegisterEvictionTransaction`` (``volcano_eviction_transactions_total``) counts those.
     eviction_transactions: list[str] = field(default_factory=list, compare=False)
+    # pod uid -> annotations the bind writes on the pod before binding it (deviceshare's card
+    # assignment: ``volcano.sh/gpu-index``, ``volcano.sh/vgpu-ids-new`` ...), as Volcano's
+    # ``TaskInfo.PodAnnotations`` carries them to its bind. Only pods bound this session.
+    pod_annotations: dict[str, dict[str, str]] = field(default_factory=dict)

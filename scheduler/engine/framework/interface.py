@@ -47,6 +47,12 @@ class Plugin:
     def __init__(self, arguments: Arguments) -> None:
         self.arguments = arguments
 
+    @classmethod
+    def check_arguments(cls, arguments: Arguments) -> tuple[str, str] | None:
+        """Return (argument, message) for a combination of arguments Volcano refuses to start
+        with (each valid alone), or None; the conf parser turns it into a ``ConfError``."""
+        return None
+
     def on_session_open(self, ssn: Session) -> None:
         """Register this plugin's functions on ``ssn``."""
         raise NotImplementedError

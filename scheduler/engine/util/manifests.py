@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from apis.errors import ManifestError
+from scheduler.engine.api.devices.requests import read_device_containers
 from scheduler.engine.api.node_info import NodeInfo, Taint
 from scheduler.engine.api.queue_info import NodeGroupTerms, QueueAffinity, QueueInfo
 from scheduler.engine.api.resource import PODS, Resource
@@ -150,6 +151,14 @@ def read_node(obj: Mapping[str, Any], meta: Mapping[str, Any], field: str) -> No
         annotations=_str_map(meta.get("annotations"), f"{field}.metadata.annotations"),
         taints=tuple(taints),
         unschedulable=_bool(spec.get("unschedulable"), f"{field}.spec.unschedulable", False),
+        capacity=(
+            None
+            if status.get("capacity") is None
+            else Resource.parse(
+                mapping(status.get("capacity"), f"{field}.status.capacity"),
+                field=f"{field}.status.capacity",
+            )
+        ),
     )
 
 
@@ -401,6 +410,7 @@ def read_pod(
         annotations=annotations,
         template=template,
         scheduled_at=_scheduled_at(status, f"{field}.status"),
+        device_containers=read_device_containers(spec, f"{field}.spec"),
     )
 
 

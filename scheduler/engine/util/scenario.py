@@ -46,8 +46,9 @@ __all__ = ["Expect", "Scenario", "diff", "load_scenario"]
 
 _TOP_KEYS = frozenset({"name", "description", "config", "objects", "expect", "now"})
 _EXPECT_KEYS = frozenset(
-    {"binds", "bindCount", "evictions", "evictionCount", "pipelined", "podGroupPhases"}
-)
+    {"binds", "bindCount", "evictions", "evictionCount", "pipelined", "podGroupPhases",
+     "podAnnotations"}
+)  # fmt: skip
 _EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 
 
@@ -61,6 +62,8 @@ class Expect:
     eviction_count: int | None = None
     pipelined: dict[str, str] | None = None
     pod_group_phases: dict[str, str] | None = None
+    # pod -> annotation -> value the bind writes (only the pods and keys listed are checked).
+    pod_annotations: dict[str, dict[str, str]] | None = None
 
 
 @dataclass(slots=True)
@@ -278,6 +281,14 @@ def _read_expect(raw: object) -> Expect | None:
             raise ManifestError(f"expect.{key}", f"expected an integer, got {value!r}")
         return int(value)
 
+    pod_annotations = None
+    if data.get("podAnnotations") is not None:
+        pod_annotations = {
+            str(pod): {
+                str(k): str(v) for k, v in mapping(value, f"expect.podAnnotations.{pod}").items()
+            }
+            for pod, value in mapping(data["podAnnotations"], "expect.podAnnotations").items()
+        }
     evictions = data.get("evictions")
     if evictions is not None and not isinstance(evictions, list):
         raise ManifestError("expect.evictions", "expected a list of pods")
@@ -288,6 +299,7 @@ def _read_expect(raw: object) -> Expect | None:
         eviction_count=count("evictionCount"),
         pipelined=str_map("pipelined"),
         pod_group_phases=str_map("podGroupPhases"),
+        pod_annotations=pod_annotations,
     )
 
 
@@ -348,4 +360,12 @@ def diff(expect: Expect, decisions: Decisions) -> list[str]:
         for key, want in sorted(expect.pod_group_phases.items()):
             if got.get(key) != want:
                 out.append(f"podGroupPhases[{key}]: expected {want!r}, got {got.get(key)!r}")
+    if expect.pod_annotations is not None:
+        for pod, wanted in sorted(expect.pod_annotations.items()):
+            written = decisions.pod_annotations.get(pod, {})
+            for key, want in sorted(wanted.items()):
+                if written.get(key) != want:
+                    out.append(
+                        f"podAnnotations[{pod}][{key}]: expected {want!r}, got {written.get(key)!r}"
+                    )
     return out
