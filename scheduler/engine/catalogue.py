@@ -70,6 +70,9 @@ _PLUGIN_HELP: dict[str, str] = {
     "extender": "Asks an HTTP service you run (POST JSON per verb) to filter and score nodes, "
     "pick victims, vote on enqueue and judge queues and jobs.",
     "gang": "All-or-nothing: a job runs only when minAvailable of its pods can be placed.",
+    "nodegroup": "Binds queues to node groups (node label volcano.sh/nodegroup-name) through "
+    "the queue's spec.affinity, with per-group limits (queue annotation "
+    "volcano.sh/nodegroup-resource-limits); enableHierarchy inherits a parent's affinity.",
     "nodeorder": "Scores nodes with kube-scheduler's scorers (least requested, affinity, taints, "
     "spread), each times its weight.",
     "overcommit": "Admits jobs while the cluster, times the overcommit factor, has room.",
@@ -81,6 +84,9 @@ _PLUGIN_HELP: dict[str, str] = {
     "rescheduling": "Moves running pods off nodes used over targetThresholds while other nodes "
     "are under thresholds (lowNodeUtilization, measured use), at most once per interval; the "
     "shuffle action evicts them.",
+    "resource-strategy-fit": "Scores nodes per resource, MostAllocated (pack) or LeastAllocated "
+    "(spread), each with its weight; optional SRA keeps ordinary pods off nodes with scarce "
+    "resources, and the proportional filter keeps cpu and memory free beside them.",
     "resourcequota": "Admits a job only while its minResources fit its namespace's ResourceQuotas.",
     "proportion": "Shares the cluster between queues by weight (water-filling), capped by "
     "capability and raised to guarantee.",
@@ -128,6 +134,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enableReclaimable",
         "enableJobStarving",
     ),
+    "nodegroup": ("enablePredicate", "enableNodeOrder", "enableHierarchy"),
     "nodeorder": ("enableNodeOrder",),
     "overcommit": ("enableJobEnqueued",),
     "pdb": ("enabledVictim", "enablePreemptable", "enableReclaimable"),
@@ -142,6 +149,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
         "enableReclaimable",
     ),
     "rescheduling": ("enabledVictim",),
+    "resource-strategy-fit": ("enablePredicate", "enableNodeOrder"),
     "resourcequota": ("enableJobEnqueued",),
     "sla": ("enableJobOrder", "enableJobEnqueued", "enableJobPipelined"),
     "tdm": (

@@ -11,9 +11,34 @@ from datetime import datetime
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.types import QueueState
 
-__all__ = ["DEFAULT_QUEUE", "QueueInfo"]
+__all__ = ["DEFAULT_QUEUE", "NodeGroupTerms", "QueueAffinity", "QueueInfo"]
 
 DEFAULT_QUEUE = "default"
+
+
+@dataclass(slots=True, frozen=True)
+class NodeGroupTerms:
+    """One side of a queue's node-group (anti-)affinity: node-group names, in the order given.
+
+    ``required`` / ``preferred`` are ``requiredDuringSchedulingIgnoredDuringExecution`` /
+    ``preferredDuringSchedulingIgnoredDuringExecution``; the order of ``preferred`` matters to
+    nodegroup's ``enablePreferredOrder``.
+    """
+
+    required: tuple[str, ...] = ()
+    preferred: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class QueueAffinity:
+    """A Queue's ``spec.affinity`` (Volcano's ``Affinity``), read by the nodegroup plugin.
+
+    A present but empty ``affinity: {}`` is not None: nodegroup's hierarchy inherits only into
+    queues whose ``spec.affinity`` is absent.
+    """
+
+    node_group_affinity: NodeGroupTerms | None = None
+    node_group_anti_affinity: NodeGroupTerms | None = None
 
 
 @dataclass(slots=True, eq=False)
@@ -31,6 +56,7 @@ class QueueInfo:
     priority: int = 0
     creation_timestamp: datetime | None = None
     annotations: dict[str, str] = field(default_factory=dict)
+    affinity: QueueAffinity | None = None  # spec.affinity (node groups)
 
     @property
     def uid(self) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from apis.errors import ManifestError
 from scheduler.engine.api.devices.requests import read_device_containers
 from scheduler.engine.api.node_info import NodeInfo, Taint
-from scheduler.engine.api.queue_info import QueueInfo
+from scheduler.engine.api.queue_info import NodeGroupTerms, QueueAffinity, QueueInfo
 from scheduler.engine.api.resource import PODS, Resource
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
 from scheduler.engine.api.types import QueueState, TaskStatus
@@ -29,6 +29,7 @@ __all__ = [
     "read_node",
     "read_pod",
     "read_queue",
+    "read_queue_affinity",
 ]
 
 GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
@@ -193,6 +194,50 @@ def read_queue(obj: Mapping[str, Any], meta: Mapping[str, Any], field: str) -> Q
         priority=_int(spec.get("priority"), f"{field}.spec.priority", 0),
         creation_timestamp=parse_time(meta.get("creationTimestamp"), f"{field}.metadata"),
         annotations=_str_map(meta.get("annotations"), f"{field}.metadata.annotations"),
+        affinity=read_queue_affinity(spec.get("affinity"), f"{field}.spec.affinity"),
+    )
+
+
+_NODE_GROUP_TERMS = frozenset(
+    {"requiredDuringSchedulingIgnoredDuringExecution",
+     "preferredDuringSchedulingIgnoredDuringExecution"}
+)  # fmt: skip
+
+
+def _node_group_terms(value: object, field: str) -> NodeGroupTerms | None:
+    if value is None:
+        return None
+    terms = mapping(value, field)
+    check_keys(terms, _NODE_GROUP_TERMS, field)
+
+    def names(key: str) -> tuple[str, ...]:
+        items = _list(terms.get(key), f"{field}.{key}")
+        for i, item in enumerate(items):
+            if not isinstance(item, str):
+                raise ManifestError(
+                    f"{field}.{key}[{i}]", f"expected a node group name, got {item!r}"
+                )
+        return tuple(items)
+
+    return NodeGroupTerms(
+        required=names("requiredDuringSchedulingIgnoredDuringExecution"),
+        preferred=names("preferredDuringSchedulingIgnoredDuringExecution"),
+    )
+
+
+def read_queue_affinity(value: object, field: str) -> QueueAffinity | None:
+    """Return a Queue's ``spec.affinity`` (None when absent; ``{}`` is an empty affinity)."""
+    if value is None:
+        return None
+    affinity = mapping(value, field)
+    check_keys(affinity, frozenset({"nodeGroupAffinity", "nodeGroupAntiAffinity"}), field)
+    return QueueAffinity(
+        node_group_affinity=_node_group_terms(
+            affinity.get("nodeGroupAffinity"), f"{field}.nodeGroupAffinity"
+        ),
+        node_group_anti_affinity=_node_group_terms(
+            affinity.get("nodeGroupAntiAffinity"), f"{field}.nodeGroupAntiAffinity"
+        ),
     )
 
 
