@@ -34,7 +34,7 @@ def _running(namespace: str, name: str, cpu: str, memory: str) -> None:
 def _text(client: Any, url: str = QUOTAS, **headers: str) -> str:
     response = client.get(url, headers=headers)
     assert response.status_code == 200
-    return html.unescape(response.content.decode())
+    return str(html.unescape(response.content.decode()))
 
 
 def test_used_against_hard_with_a_bar_in_each_resource_unit(
@@ -59,12 +59,14 @@ def test_a_viewer_sees_only_the_quotas_of_granted_namespaces(
     _quota("team-a", "mine", {"pods": 10000})
     _quota("team-b", "theirs", {"pods": 10000})
     body = _text(console_login("vic", "viewer", ("team-a",)))
-    assert "mine" in body and "theirs" not in body
+    assert "mine" in body
+    assert "theirs" not in body
     # A namespace the user may not read in the URL shows what they may read, nothing more.
     body = _text(console_login("val", "viewer", ("team-a",)), f"{QUOTAS}?namespace=team-b")
     assert "theirs" not in body
     operator = _text(console_login("otto", "operator"))
-    assert "mine" in operator and "theirs" in operator
+    assert "mine" in operator
+    assert "theirs" in operator
 
 
 def test_not_counted_yet_until_the_controller_has_seen_the_quota(
@@ -72,7 +74,8 @@ def test_not_counted_yet_until_the_controller_has_seen_the_quota(
 ) -> None:
     _quota("team-a", "fresh", {"requests.cpu": 2000})
     body = _text(console_login("olga", "operator"))
-    assert "not counted yet" in body and "0 / 2 cores" in body
+    assert "not counted yet" in body
+    assert "0 / 2 cores" in body
 
 
 def test_the_empty_state_says_what_a_quota_is_and_how_to_create_one(
