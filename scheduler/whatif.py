@@ -64,12 +64,19 @@ class WhatIfError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class EvictionRow:
-    """One predicted eviction: the pod, its node, the action that evicts it, for whom."""
+    """One predicted eviction: the pod, its node, the action that evicts it, for whom, and the
+    plugin that named it when one did (shuffle's victim hooks: tdm, pdb)."""
 
     pod: str
     node: str
     action: str
     preemptor: str = ""
+    plugin: str = ""
+
+    @property
+    def chosen_by(self) -> str:
+        """Return ``shuffle (tdm)``, or the action alone when no plugin named the pod."""
+        return f"{self.action} ({self.plugin})" if self.plugin else self.action
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,7 +300,7 @@ def _run_side(label: str, conf_text: str, cluster: ClusterInfo) -> SideReport:
     allocated = _allocated(cluster)
     side = SideReport(label=label, conf_text=conf_text)
     side.binds = dict(sorted(decisions.binds.items()))
-    side.evictions = [EvictionRow(e.task, e.node, e.reason, e.preemptor)
+    side.evictions = [EvictionRow(e.task, e.node, e.reason, e.preemptor, e.plugin)
                       for e in decisions.evictions]  # fmt: skip
     side.pipelined = dict(sorted(decisions.pipelined.items()))
     side.pending = _pending_jobs(cluster, decisions, allocated, total)

@@ -162,3 +162,21 @@ def test_the_queue_page_sums_up_quota_holds_and_protected_pods(
     # A viewer of another namespace sees none of it.
     other = _page(console_login("vic", "viewer", ("team-b",)), "/queues/default/jobs/")
     assert 'id="queue-guards"' not in other
+
+
+def test_an_evicted_pod_names_the_action_and_plugin_that_chose_it(
+    console_login: Callable[..., Any],
+) -> None:
+    job = _job("spot")
+    shuffled = _running(job, 0, labels={})
+    operator = _running(job, 1, labels={})
+    Pod.objects.filter(pk=shuffled.pk).update(reason="Evicted", message="shuffle (tdm)",
+                                              deletion_time=timezone.now())  # fmt: skip
+    Pod.objects.filter(pk=operator.pk).update(reason="Evicted", message="evicted by an operator",
+                                              deletion_time=timezone.now())  # fmt: skip
+    client = console_login("olga", "operator")
+    for url in ("/jobs/team-a/spot/", "/pods/?namespace=team-a"):
+        body = _page(client, url)
+        assert "evicted by shuffle (tdm)" in body
+        assert "evicted by an operator" in body
+        assert "evicted by evicted" not in body
