@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from apis.errors import EngineError
 from kube import failpoints
 from queues.models import PodGroup
-from queues.why import why_waiting
+from queues.why import QUOTA_REFUSAL, why_waiting
 from scheduler.cache.export import snapshot_to_scenario
 from scheduler.cache.snapshot import read_snapshot
 from scheduler.engine import load_conf, run_session
@@ -276,7 +276,13 @@ def _pending_jobs(
                              capability=queue.capability.as_dict() if queue.capability else {},
                              allocated=dict(allocated.get(queue.name, {})))  # fmt: skip
         job_row = _Row(phase="Running" if placed else "Pending", queue=job.queue)
-        report = why_waiting(job_row, group=group, pods=pods, queue=queue_row, cluster=total)
+        refusals = [
+            e.message
+            for e in decisions.pod_group_events.get(uid, ())
+            if e.reason == "Unschedulable" and e.message.startswith(QUOTA_REFUSAL)
+        ]
+        report = why_waiting(job_row, group=group, pods=pods, queue=queue_row, cluster=total,
+                             quota_refusal=refusals[-1] if refusals else "")  # fmt: skip
         # A pipelined job's news is where it will run, not the gang verdict that precedes it.
         pipelined = [r for r in report.reasons if r.kind == "pipelined"]
         first = next(iter(pipelined or report.reasons), None)
