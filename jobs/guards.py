@@ -6,8 +6,9 @@ Two guards keep the scheduler's preempt, reclaim and shuffle off a running pod:
   eviction API obey it too): with ``status.disruptionsAllowed`` 0 none of its pods may go;
 - a **cool-down** (the ``cdp`` plugin): a pod labelled or annotated
   ``volcano.sh/cooldown-time`` (a Go duration, ``10m``) is no victim for that long after its
-  ``PodScheduled`` condition turned True. The duration is the cluster's simulated time, so it
-  ends ``kube.clock.real(duration)`` after the condition on the wall clock.
+  ``PodScheduled`` condition turned True. The plugin compares with the session's "now" (the
+  wall clock, as tdm's windows), so the duration is not scaled by the simulation speed here
+  either: the page says what the scheduler does.
 
 Read from rows the page already has (the job's pods) and one query per kind: the budgets of
 the namespaces concerned. The plugins' own decisions are the engine's; this only says which
@@ -25,7 +26,6 @@ from apis.durations import parse_duration
 from console.namespaces import restrict
 from core.disruption import budget_selects
 from core.models import Pod, PodDisruptionBudget, PodPhase
-from kube import clock
 from queues.models import PodGroup
 from queues.why import quota_refusals
 
@@ -69,7 +69,7 @@ def cooldown_until(pod: Any) -> dt.datetime | None:
                 return None
             if scheduled.tzinfo is None:
                 scheduled = scheduled.replace(tzinfo=dt.UTC)
-            return scheduled + clock.real(seconds)
+            return scheduled + dt.timedelta(seconds=seconds)
     return None
 
 

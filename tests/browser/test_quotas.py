@@ -127,7 +127,7 @@ spec:
       name: worker
       template:
         metadata:
-          labels: {app: guarded, volcano.sh/cooldown-time: 10h}
+          labels: {app: guarded, volcano.sh/cooldown-time: 30m}
           annotations: {volcano.sh/sim-duration: 36000s}
         spec:
           nodeSelector: {quota-test: "yes"}
