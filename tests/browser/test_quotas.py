@@ -170,3 +170,48 @@ def test_a_jobs_page_and_its_queues_say_what_protects_its_pods(
     page.set_viewport_size({"width": 1400, "height": 900})
     page.get_by_role("button", name="Switch light or dark theme").click()
     page.screenshot(path=str(folder / "queue-guards-light-1400.png"), full_page=True)
+
+
+GUARD_CONF = """actions: "enqueue, allocate, gangpreempt, shuffle"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: pdb
+  - name: cdp
+  - name: resourcequota
+- plugins:
+  - name: predicates
+  - name: tdm
+    arguments:
+      tdm.evict.period: 5m
+configurations:
+- name: gangpreempt
+  arguments:
+    maxDomains: 3
+"""
+SAVE_CONF = (
+    "from scheduler.services import scheduler_conf_create\n"
+    "print(scheduler_conf_create(text={text!r}, comment='guards', activate=False).version)"
+)
+
+
+def test_the_policy_editor_shows_an_actions_arguments(
+    page: Page, console_server: ConsoleServer
+) -> None:
+    """A version not activated (the browser tests share one scheduler), opened in the editor."""
+    printed = console_server.manage("shell", "-c", SAVE_CONF.format(text=GUARD_CONF))
+    version = printed.split()[-1]  # (the shell may announce its imports first)
+    console_server.make_user("polly", "operator")
+    sign_in(page, console_server, "polly", next_url=f"/scheduler/policy/?from={version}")
+    action = page.locator("#policy-actions li", has_text="gangpreempt")
+    action.get_by_text("2 arguments").click()
+    arguments = action.locator("table.policy-args")
+    expect(arguments.locator("tr", has_text="maxDomains")).to_contain_text("3")
+    expect(arguments.locator("tr", has_text="allowWholeBundle")).to_contain_text("default")
+    folder = screenshots()
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.screenshot(path=str(folder / "policy-action-arguments-light-1400.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.get_by_role("button", name="Switch light or dark theme").click()
+    page.screenshot(path=str(folder / "policy-action-arguments-dark-390.png"), full_page=True)

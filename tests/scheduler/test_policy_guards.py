@@ -48,7 +48,7 @@ def test_the_form_shows_the_guard_plugins_and_gangpreempts_arguments(console_log
     assert "<code>maxDomains</code>" in args
     assert "<code>3</code>" in args
     assert "<code>allowWholeBundle</code>" in args
-    assert "<code>True</code>" in args  # its default, the value left unset
+    assert "<code>true</code>" in args  # its default (as YAML writes it), the value left unset
     # The new actions not in the conf can be added; every new plugin can be chosen.
     assert '<option value="gangreclaim"' in form
     assert "<strong>shuffle</strong>" in form
