@@ -42,6 +42,7 @@ NAV: tuple[NavEntry, ...] = (
     NavEntry(_("Jobs"), "jobs:job_list", "▤"),
     # One entry for both lists (the page's tabs switch between them): a phone's menu stays short.
     NavEntry(_("Pods"), "jobs:pod_list", "◫", also=("jobs:podgroup_list",)),
+    NavEntry(_("Quotas"), "jobs:quota_list", "◔"),
     NavEntry(_("Submit"), "jobs:job_submit", "+", frozenset({"submitter", "operator", "admin"})),
     NavEntry(_("Workflows"), "flow:flow_list", "⇶", also=("flow:cronjob_list",)),
     NavEntry(_("Queues"), "queues:queue_list", "≡"),

@@ -20,7 +20,7 @@ from core.models import Event, Pod, PriorityClass
 from jobs.models import WAITING_PHASES, Job, TaskSpec
 from jobs.pod_lists import IssueRow, pod_issue_rollup
 from queues.models import PodGroup, Queue
-from queues.why import WaitReport, cluster_allocatable, why_waiting
+from queues.why import QUOTA_REFUSAL, WaitReport, cluster_allocatable, quota_refusals, why_waiting
 
 __all__ = [
     "JOB_GROUPS",
@@ -152,12 +152,15 @@ def wait_reports(jobs: list[Job]) -> dict[int, WaitReport]:
     ):
         pods.setdefault(pod.job_id or 0, []).append(pod)
     queues = {q.name: q for q in Queue.objects.filter(name__in={j.queue for j in waiting})}
+    pending = [(g.namespace, g.name) for g in groups.values() if g.phase in ("", "Pending")]
+    refusals = quota_refusals(pending)
     return {
         j.pk: why_waiting(
-            j, group=groups.get(j.pk), pods=pods.get(j.pk, []), queue=queues.get(j.queue)
+            j, group=(g := groups.get(j.pk)), pods=pods.get(j.pk, []), queue=queues.get(j.queue),
+            quota_refusal=refusals.get((g.namespace, g.name), "") if g else "",
         )
         for j in waiting
-    }
+    }  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -257,6 +260,21 @@ def job_deletion(user: Any, namespace: str, name: str) -> AuditEntry | None:
     )
 
 
+def _latest_quota_refusal(events: list[Event], group: PodGroup | None) -> str:
+    """Return the resourcequota plugin's refusal if it is the group's newest ``Unschedulable``
+    event (``events`` newest first, already read for the page: no query)."""
+    if group is None:
+        return ""
+    for event in events:
+        if (event.involved_kind, event.involved_name, event.reason) == (
+            "PodGroup",
+            group.name,
+            "Unschedulable",
+        ):
+            return event.message if event.message.startswith(QUOTA_REFUSAL) else ""
+    return ""
+
+
 def job_page(user: Any, namespace: str, name: str, *, event_limit: int = 200) -> JobPage:
     """Return a job's page for ``user``; 404 when it does not exist or is not readable."""
     if not can(user, "jobs", write=False, namespace=namespace):
@@ -296,7 +314,8 @@ def job_page(user: Any, namespace: str, name: str, *, event_limit: int = 200) ->
             ahead = line[: position - 1]
     wait = why_waiting(job, waiting=waiting, group=group, pods=pods, queue=queue, ahead=ahead,
                        position=position,
-                       cluster=cluster_allocatable() if job.phase in ("", "Pending") else {})  # fmt: skip
+                       cluster=cluster_allocatable() if job.phase in ("", "Pending") else {},
+                       quota_refusal=_latest_quota_refusal(events, group))  # fmt: skip
     return JobPage(
         job=job,
         tasks=tasks,

@@ -7,10 +7,17 @@ unschedulable"), and on each pending pod its ``PodScheduled`` condition (the pre
 fit-error summary, "0/5 nodes are available: 3 node(s) Insufficient cpu") and its
 ``nominatedNodeName`` when pipelined. This module only turns those, with the queue's state,
 capability and allocation, into sentences; it recomputes no scheduling.
+
+A job the ``resourcequota`` plugin holds at enqueue has no condition to read: Volcano records
+the refusal only as a ``Normal Unschedulable`` event on the PodGroup ("resource quota
+insufficient, requested: …, used: …, limited: … (ResourceQuota team-a/compute)"), so the
+callers read the groups' latest such events (``quota_refusals``, one query for a page) and
+pass each job's on.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,14 +30,28 @@ from apis.quantity import scheduling_quantities
 from console.units import quantity
 from core.models import Event, Node, Pod
 
-__all__ = ["Reason", "Victim", "WaitReport", "cluster_allocatable", "why_waiting"]
+__all__ = [
+    "QUOTA_REFUSAL",
+    "Reason",
+    "Victim",
+    "WaitReport",
+    "cluster_allocatable",
+    "quota_refusals",
+    "refusing_quota",
+    "why_waiting",
+]
+
+# How the resourcequota plugin's refusal event begins (Volcano's words), and how it names the
+# quota at its end.
+QUOTA_REFUSAL = "resource quota insufficient"
+_QUOTA_NAME = re.compile(r"\(ResourceQuota ([^()\s]+)\)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
 class Reason:
     """One cause, as a headline and optional detail lines."""
 
-    kind: str  # queue-closed, over-capability, enqueue, gang, predicates, pipelined, order
+    kind: str  # queue-closed, over-capability, quota, enqueue, gang, predicates, pipelined, order
     text: str
     details: tuple[str, ...] = ()
     # Details that are Volcano's own messages (the PodGroup's and pods' conditions): the page
@@ -75,8 +96,58 @@ def _short_of(
             if int(wanted.get(n, 0)) > int(room.get(n, 0))]  # fmt: skip
 
 
+def quota_refusals(groups: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Return, per PodGroup ``(namespace, name)``, the resourcequota plugin's latest refusal.
+
+    One query whatever the number of groups. Only a group's newest ``Unschedulable`` event
+    counts: a group refused once and then held for another cause is not said to be over quota.
+    """
+    keys = set(groups)
+    if not keys:
+        return {}
+    names = {name for _ns, name in keys}
+    found: dict[tuple[str, str], str] = {}
+    rows = (
+        Event.objects.filter(involved_kind="PodGroup", reason="Unschedulable",
+                             involved_name__in=sorted(names))
+        .order_by("-last_timestamp", "-id")
+        .values_list("involved_namespace", "involved_name", "message")
+    )  # fmt: skip
+    seen: set[tuple[str, str]] = set()
+    for namespace, name, message in rows:
+        key = (namespace, name)
+        if key not in keys or key in seen:
+            continue
+        seen.add(key)
+        if str(message).startswith(QUOTA_REFUSAL):
+            found[key] = str(message)
+    return found
+
+
+def refusing_quota(message: str) -> str:
+    """Return the ``namespace/name`` of the quota a refusal names ("" when it names none)."""
+    match = _QUOTA_NAME.search(message)
+    return match.group(1) if match else ""
+
+
+def _quota_reason(refusal: str) -> Reason:
+    quota = refusing_quota(refusal)
+    text = (
+        _("Held at enqueue by ResourceQuota %(quota)s: admitting it would take its namespace "
+          "past the quota's hard limits.") % {"quota": quota}
+        if quota else
+        _("Held at enqueue by a ResourceQuota of its namespace: admitting it would go past "
+          "the quota's hard limits.")
+    )  # fmt: skip
+    return Reason("quota", text, (refusal,), raw=True)
+
+
 def _queue_reasons(
-    job: Any, queue: Any | None, group: Any | None, cluster: Mapping[str, int]
+    job: Any,
+    queue: Any | None,
+    group: Any | None,
+    cluster: Mapping[str, int],
+    quota_refusal: str = "",
 ) -> list[Reason]:
     if queue is None:
         return [Reason("queue-closed", _("Queue %(q)s does not exist.") % {"q": job.queue})]
@@ -85,6 +156,8 @@ def _queue_reasons(
                        % {"q": queue.name, "state": queue.state})]  # fmt: skip
     if group is None or group.phase not in ("", "Pending"):
         return []
+    if quota_refusal:
+        return [_quota_reason(quota_refusal)]
     wanted = scheduling_quantities(group.min_resources or {})  # what enqueue compares
     capability = dict(queue.capability or {})
     allocated = dict(queue.allocated or {})
@@ -228,12 +301,14 @@ def why_waiting(
     ahead: Sequence[Any] = (),
     position: int = 0,
     cluster: Mapping[str, int] | None = None,
+    quota_refusal: str = "",
 ) -> WaitReport:
     """Return why ``job`` waits (an empty report when it does not).
 
     ``waiting`` says whether the job's phase is one in which it waits (the jobs app's
     ``WAITING_PHASES``); a job in another phase has reasons only while it is Running with pods
-    no node took yet.
+    no node took yet. ``quota_refusal`` is the resourcequota plugin's latest refusal event
+    on the job's PodGroup (``quota_refusals``), if any.
     """
     report = WaitReport(ahead=list(ahead), position=position)
     waiting_pods = any(p.node_id is None and p.phase == "Pending" for p in pods)
@@ -247,7 +322,7 @@ def why_waiting(
         report.reasons.append(Reason("starting", _("Placed: all its pods are bound and starting "
                                      "on their nodes.")))  # fmt: skip
         return report
-    report.reasons.extend(_queue_reasons(job, queue, group, cluster or {}))
+    report.reasons.extend(_queue_reasons(job, queue, group, cluster or {}, quota_refusal))
     report.reasons.extend(_pod_reasons(group, pods))
     if ahead:
         report.reasons.append(Reason("order", _("%(n)s job(s) ahead of it in queue %(q)s.")

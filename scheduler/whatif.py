@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from apis.errors import EngineError
 from kube import failpoints
 from queues.models import PodGroup
-from queues.why import why_waiting
+from queues.why import QUOTA_REFUSAL, why_waiting
 from scheduler.cache.export import snapshot_to_scenario
 from scheduler.cache.snapshot import read_snapshot
 from scheduler.engine import load_conf, run_session
@@ -64,12 +64,19 @@ class WhatIfError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class EvictionRow:
-    """One predicted eviction: the pod, its node, the action that evicts it, for whom."""
+    """One predicted eviction: the pod, its node, the action that evicts it, for whom, and the
+    plugin that named it when one did (shuffle's victim hooks: tdm, pdb)."""
 
     pod: str
     node: str
     action: str
     preemptor: str = ""
+    plugin: str = ""
+
+    @property
+    def chosen_by(self) -> str:
+        """Return ``shuffle (tdm)``, or the action alone when no plugin named the pod."""
+        return f"{self.action} ({self.plugin})" if self.plugin else self.action
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +276,13 @@ def _pending_jobs(
                              capability=queue.capability.as_dict() if queue.capability else {},
                              allocated=dict(allocated.get(queue.name, {})))  # fmt: skip
         job_row = _Row(phase="Running" if placed else "Pending", queue=job.queue)
-        report = why_waiting(job_row, group=group, pods=pods, queue=queue_row, cluster=total)
+        refusals = [
+            e.message
+            for e in decisions.pod_group_events.get(uid, ())
+            if e.reason == "Unschedulable" and e.message.startswith(QUOTA_REFUSAL)
+        ]
+        report = why_waiting(job_row, group=group, pods=pods, queue=queue_row, cluster=total,
+                             quota_refusal=refusals[-1] if refusals else "")  # fmt: skip
         # A pipelined job's news is where it will run, not the gang verdict that precedes it.
         pipelined = [r for r in report.reasons if r.kind == "pipelined"]
         first = next(iter(pipelined or report.reasons), None)
@@ -293,7 +306,7 @@ def _run_side(label: str, conf_text: str, cluster: ClusterInfo) -> SideReport:
     allocated = _allocated(cluster)
     side = SideReport(label=label, conf_text=conf_text)
     side.binds = dict(sorted(decisions.binds.items()))
-    side.evictions = [EvictionRow(e.task, e.node, e.reason, e.preemptor)
+    side.evictions = [EvictionRow(e.task, e.node, e.reason, e.preemptor, e.plugin)
                       for e in decisions.evictions]  # fmt: skip
     side.pipelined = dict(sorted(decisions.pipelined.items()))
     side.pending = _pending_jobs(cluster, decisions, allocated, total)

@@ -1,4 +1,5 @@
-"""A job's page: tasks, pods, PodGroup, events, why it waits, its manifest; the actions."""
+"""A job's page: tasks, pods, PodGroup, events, why it waits, what protects its pods from
+eviction (budgets, cool-downs), its manifest; the actions."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -19,6 +21,7 @@ from console.time_range import TimeRange, time_range
 from core.models import Node, Pod
 from core.pod_issues import STUCK_PENDING
 from jobs.charts import drf_share_figure, pod_timeline_figure
+from jobs.guards import job_guards
 from jobs.models import Job
 from jobs.selectors import TERMINAL_PHASES, job_deletion, job_page
 from jobs.services import CONSOLE_ACTIONS, job_act, job_actions
@@ -100,6 +103,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         "finished": page.job.phase in TERMINAL_PHASES,
         "actions": job_actions(page.job),
         "stuck_minutes": int(STUCK_PENDING.total_seconds() // 60),
+        "guards": job_guards(page.job.namespace, page.pods, timezone.now()),
     }
     return render_page(request, "jobs/job_detail.html", context, fragments=("job-body",))
 

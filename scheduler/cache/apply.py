@@ -129,11 +129,11 @@ def _write_evictions(
         if row is None:
             result.skipped_evictions.append(eviction.task)
             continue
-        message = f"Pod {eviction.task} evicted from {eviction.node}: {eviction.reason}"
+        message = f"Pod {eviction.task} evicted from {eviction.node}: {eviction.chosen_by}"
         if eviction.preemptor:
             message += f" (for {eviction.preemptor})"
         rows.append((row.pk, row.resource_version, now, TaskStatus.RELEASING.value, "Evicted",
-                     eviction.reason[:10000], "", message))  # fmt: skip
+                     eviction.chosen_by[:10000], "", message))  # fmt: skip
     written = set(
         write_rows(
             Pod,

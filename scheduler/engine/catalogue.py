@@ -194,6 +194,14 @@ FLAG_HELP: dict[str, str] = {
 }
 
 _ARG_HELP: dict[str, str] = {
+    # preempt's and reclaim's (action arguments, under ``configurations``)
+    "predicateErrorCacheEnable": "remember a pod template's predicate failures within a session",
+    "enableTopologyAwarePreemption": "choose victims node by node with the simulate hooks "
+    "(topology-aware preemption)",
+    "topologyAwarePreemptWorkerNum": "how many nodes topology-aware preemption tries at once",
+    "minCandidateNodesPercentage": "the share of nodes topology-aware preemption tries at least",
+    "minCandidateNodesAbsolute": "the fewest nodes topology-aware preemption tries",
+    "maxCandidateNodesAbsolute": "the most nodes topology-aware preemption tries",
     "ancestorReclaimLevel": "how many levels up the queue tree a reclaimer may look for room",
     "leastrequested.weight": "favour nodes with the most free cpu and memory",
     "mostrequested.weight": "favour nodes with the least free cpu and memory (0: off)",

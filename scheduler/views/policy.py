@@ -167,6 +167,23 @@ def _plugin_view(entry: Any, tier: int, index: int, errors: dict[str, str]) -> P
     return view
 
 
+def _action_arguments(draft: PolicyDraft | None) -> dict[str, list[tuple[Any, Any]]]:
+    """Return, per action of ``draft``, its arguments with the value the conf's
+    ``configurations`` gives each (None: Volcano's default). Shown, not edited: the form keeps
+    ``configurations`` as written, and the YAML view edits it."""
+    if draft is None:
+        return {}
+    given: dict[str, dict[str, Any]] = {}
+    for entry in draft.extra.get("configurations") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("arguments"), dict):
+            given[str(entry.get("name", ""))] = entry["arguments"]
+    return {
+        name: [(info, given.get(name, {}).get(info.key)) for info in action_help(name)[1]]
+        for name in draft.actions
+        if action_help(name)[1]
+    }
+
+
 def _editor_context(draft: PolicyDraft | None, text: str, errors: dict[str, str]) -> dict[str, Any]:
     tiers = []
     if draft is not None:
@@ -183,6 +200,7 @@ def _editor_context(draft: PolicyDraft | None, text: str, errors: dict[str, str]
         "tiers": tiers,
         "actions": [(name, action_help(name)[0]) for name in (draft.actions if draft else [])],
         "action_choices": [(a, action_help(a)[0]) for a in ACTIONS],
+        "action_arguments": _action_arguments(draft),
         "plugin_choices": PLUGINS,
         "extra": yaml.safe_dump(draft.extra, sort_keys=False) if draft and draft.extra else "",
     }

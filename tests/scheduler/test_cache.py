@@ -268,6 +268,22 @@ def test_an_eviction_marks_the_pod_releasing_and_records_an_event() -> None:
     assert Event.objects.filter(reason="Evict").count() == 1
 
 
+def test_an_eviction_a_plugin_chose_names_the_action_and_the_plugin() -> None:
+    node = make_node("n1")
+    _, (pod,) = make_gang("spot", replicas=1)
+    Pod.objects.filter(pk=pod.pk).update(node=node, phase="Running")
+    decisions = Decisions(
+        evictions=[Eviction("default/spot-task-0", "n1", "shuffle", plugin="tdm")]
+    )
+
+    assert apply_decisions(read_snapshot(), decisions).evicted == 1
+
+    pod.refresh_from_db()
+    assert (pod.reason, pod.message) == ("Evicted", "shuffle (tdm)")
+    (event,) = Event.objects.filter(involved_name=pod.name, reason="Evict")
+    assert event.message == "Pod default/spot-task-0 evicted from n1: shuffle (tdm)"
+
+
 def test_snapshot_keeps_each_pod_group_and_pods_creation_time_to_the_microsecond() -> None:
     import datetime as dt
 

@@ -230,3 +230,27 @@ def test_a_what_if_then_activate_predicts_the_next_live_session_with_nominated_p
     assert dict(outcome.decisions.pipelined) == report.draft.pipelined
     assert report.draft.pipelined == {f"default/{n}": node for n, node in nominated.items()}
     assert outcome.decisions.binds == report.draft.binds
+
+
+def test_a_job_a_resource_quota_holds_is_pending_naming_the_quota() -> None:
+    """The resourcequota plugin's refusal (a PodGroup event of the session) is the what-if's
+    reason for the job, in the job console's words."""
+    from scheduler.engine.api.quota_info import QuotaInfo
+    from scheduler.engine.api.resource import Resource
+    from scheduler.engine.api.types import PodGroupPhase
+    from scheduler.engine.conf import load_conf
+    from scheduler.engine.framework.session import run_session
+    from scheduler.whatif import _pending_jobs
+    from tests.engine.builders import build_cluster, build_node, build_pod, build_pod_group
+
+    big = build_pod_group("big", [build_pod("big-0", namespace="team-a", cpu="2")],
+                          namespace="team-a", phase=PodGroupPhase.PENDING,
+                          min_resources=Resource({"cpu": 2000, "requests.cpu": 2000}))  # fmt: skip
+    cluster = build_cluster([build_node("n1", cpu="8")], [big])
+    cluster.resource_quotas = {"team-a": [QuotaInfo(
+        "compute", "team-a", hard=Resource({"requests.cpu": 1000}), used=Resource())]}  # fmt: skip
+    conf = load_conf('actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: resourcequota\n')
+    decisions = run_session(cluster, conf, uid="quota")
+
+    pending = _pending_jobs(cluster, decisions, {}, {"cpu": 8000})["team-a/big"]
+    assert pending.reason.startswith("Held at enqueue by ResourceQuota team-a/compute")

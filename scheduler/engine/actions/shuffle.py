@@ -3,7 +3,8 @@
 Volcano's counterpart: ``pkg/scheduler/actions/shuffle``. Every Running pod of the session's
 jobs is offered to the plugins' victim hooks (``enabledVictim``: pdb, tdm; the first tier that
 names any decides, its plugins' answers united) and each one named is evicted at once, with the
-reason ``shuffle``. No pod is placed: a later session's allocate finds the freed room.
+reason ``shuffle`` and the plugin whose hook named it (``shuffle (tdm)``). No pod is placed: a
+later session's allocate finds the freed room.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class ShuffleAction(Action):
         ]
         if not running or not ssn.has_fns("victim_tasks"):
             return
-        for victim in ssn.victim_tasks(running):
+        for victim, plugin in ssn.named_victim_tasks(running):
             # Volcano's eviction fails for a pod whose node or job the session does not know
             # (logged, skipped); a hook naming a pod that is not on a node is skipped the same.
             if victim.node_name not in ssn.nodes or victim.job not in ssn.jobs:
@@ -39,5 +40,5 @@ class ShuffleAction(Action):
             if victim.status != TaskStatus.RUNNING:
                 continue
             statement = ssn.statement()
-            statement.evict(victim, REASON)
+            statement.evict(victim, REASON, plugin=plugin)
             statement.commit()

@@ -20,18 +20,27 @@ __all__ = ["Decisions", "Eviction", "PodGroupEvent", "SessionTimings"]
 
 @dataclass(slots=True, frozen=True)
 class Eviction:
-    """A pod to delete: who, from where, why, and for which pod (preemptor), if any."""
+    """A pod to delete: who, from where, why, for which pod (preemptor), if any, and the plugin
+    that named it when one did (shuffle's victims are named by a victim hook: ``tdm``, ``pdb``).
+    """
 
     task: str
     node: str
     reason: str
     preemptor: str = ""
+    plugin: str = ""
 
     @property
     def action(self) -> str:
         """Return the action that evicts (``preempt``, ``reclaim``): the actions give their
         own name as the reason, so history and metrics can count evictions by action."""
         return self.reason
+
+    @property
+    def chosen_by(self) -> str:
+        """Return the action, with the plugin that named the victim if one did:
+        ``shuffle (tdm)``, ``reclaim``."""
+        return f"{self.reason} ({self.plugin})" if self.plugin else self.reason
 
 
 @dataclass(slots=True, frozen=True)

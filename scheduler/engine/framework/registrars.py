@@ -160,9 +160,16 @@ class SessionRegistrars:
         cached = self._by_tier.get(hook)
         if cached is not None:
             return cached
+        tiers = [[fn for _name, fn in tier] for tier in self._named_fns_by_tier(hook)]
+        self._by_tier[hook] = tiers
+        return tiers
+
+    def _named_fns_by_tier(self, hook: str) -> list[list[tuple[str, Callable[..., Any]]]]:
+        """Return ``_fns_by_tier(hook)`` with each function's plugin name (not cached: for the
+        hooks whose answer says which plugin gave it, such as shuffle's victims)."""
         flags = HOOK_FLAGS[hook]
         fns = self._hooks[hook]
-        tiers: list[list[Callable[..., Any]]] = []
+        tiers: list[list[tuple[str, Callable[..., Any]]]] = []
         for tier in self.conf.tiers:
             chosen = []
             for option in tier.plugins:
@@ -176,9 +183,8 @@ class SessionRegistrars:
                 else:
                     on = option.enabled(flags)
                 if on:
-                    chosen.append(fn)
+                    chosen.append((option.name, fn))
             tiers.append(chosen)
-        self._by_tier[hook] = tiers
         return tiers
 
     def plugin_order_keys(self, hook: str) -> list[Callable[[Any], Any]] | None:

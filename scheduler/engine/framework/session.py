@@ -235,9 +235,11 @@ class Session(SessionPlugins):
         if self.bind_listener is not None:
             self.bind_listener(task.uid, task.node_name)
 
-    def record_eviction(self, task: TaskInfo, node: str, reason: str, preemptor: str) -> None:
+    def record_eviction(
+        self, task: TaskInfo, node: str, reason: str, preemptor: str, plugin: str = ""
+    ) -> None:
         """Add an eviction decision."""
-        self.decisions.evictions.append(Eviction(task.uid, node, reason, preemptor))
+        self.decisions.evictions.append(Eviction(task.uid, node, reason, preemptor, plugin))
 
     def record_pod_group_event(
         self, job_uid: str, event_type: str, reason: str, message: str

@@ -195,11 +195,16 @@ class SessionPlugins(SessionRegistrars):
 
     def victim_tasks(self, tasks: Sequence[TaskInfo]) -> list[TaskInfo]:
         """Return the union of victims named by the first tier that names any."""
-        for fns in self._fns_by_tier("victim_tasks"):
-            seen: dict[str, TaskInfo] = {}
-            for fn in fns:
+        return [task for task, _plugin in self.named_victim_tasks(tasks)]
+
+    def named_victim_tasks(self, tasks: Sequence[TaskInfo]) -> list[tuple[TaskInfo, str]]:
+        """Return ``victim_tasks`` with the plugin that named each (the first, in conf order),
+        so an eviction can say who chose it ("shuffle (tdm)")."""
+        for named in self._named_fns_by_tier("victim_tasks"):
+            seen: dict[str, tuple[TaskInfo, str]] = {}
+            for plugin, fn in named:
                 for task in fn(list(tasks)):
-                    seen.setdefault(task.uid, task)
+                    seen.setdefault(task.uid, (task, plugin))
             if seen:
                 return list(seen.values())
         return []

@@ -39,6 +39,7 @@ class Operation:
     reason: str = ""
     preemptor: str = ""
     previous: TaskStatus = TaskStatus.PENDING
+    plugin: str = ""  # the plugin that named an evicted task, when one did
 
 
 class Statement:
@@ -50,12 +51,14 @@ class Statement:
         self.ssn = ssn
         self.operations: list[Operation] = []
 
-    def evict(self, task: TaskInfo, reason: str, *, preemptor: str = "") -> None:
+    def evict(self, task: TaskInfo, reason: str, *, preemptor: str = "", plugin: str = "") -> None:
         """Mark ``task`` Releasing (its resources become future-idle on its node)."""
         previous = task.status
         node = task.node_name
         self.ssn.evict_task(task)
-        self.operations.append(Operation(_Kind.EVICT, task, node, reason, preemptor, previous))
+        self.operations.append(
+            Operation(_Kind.EVICT, task, node, reason, preemptor, previous, plugin)
+        )
 
     def pipeline(self, task: TaskInfo, node: NodeInfo) -> None:
         """Put ``task`` Pipelined on ``node`` (waiting for resources being released)."""
@@ -83,7 +86,7 @@ class Statement:
             self.ssn.decisions.eviction_transactions.append(evicting)
         for op in self.operations:
             if op.kind is _Kind.EVICT:
-                self.ssn.record_eviction(op.task, op.node, op.reason, op.preemptor)
+                self.ssn.record_eviction(op.task, op.node, op.reason, op.preemptor, op.plugin)
             elif op.kind is _Kind.ALLOCATE:
                 self.ssn.bind_task(op.task)
         self.operations.clear()

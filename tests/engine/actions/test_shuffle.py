@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from scheduler.engine.actions.shuffle import ShuffleAction
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
@@ -54,3 +56,51 @@ def test_select_pods_with_low_priority_and_evict_them() -> None:
     ]
     assert {e.reason for e in decisions.evictions} == {"shuffle"}
     assert ssn.jobs["test/pg1"].tasks["test/pod1-1"].status == TaskStatus.RELEASING
+
+
+_TDM_CONF = """
+actions: "shuffle"
+tiers:
+- plugins:
+  - name: tdm
+    arguments:
+      tdm.revocable-zone.rz1: 0:00-0:01
+      tdm.evict.period: 10m
+"""
+
+
+def test_each_eviction_names_the_plugin_whose_hook_chose_it() -> None:
+    """A closed revocable zone's pods are evicted by shuffle as tdm named them: the decision
+    says ``shuffle (tdm)``, so the pod's page and its event can say who chose it."""
+    noon = datetime(2024, 1, 1, 12, 0, tzinfo=UTC)
+    pods = [build_pod(f"spot-{i}", status=TaskStatus.RUNNING, node="n1", minutes=i)
+            for i in range(2)]  # fmt: skip
+    job = build_pod_group("spot", pods, phase=PodGroupPhase.RUNNING)
+    job.annotations = {"volcano.sh/jdb-max-unavailable": "100%"}
+    nodes = [build_node("n1", labels={"volcano.sh/revocable-zone": "rz1"})]
+    ssn = open_session(build_cluster(nodes, [job], now=noon), load_conf(_TDM_CONF))
+    ShuffleAction().execute(ssn)
+    decisions = close_session(ssn)
+
+    assert len(decisions.evictions) == 2
+    assert {(e.reason, e.plugin, e.chosen_by) for e in decisions.evictions} == {
+        ("shuffle", "tdm", "shuffle (tdm)")
+    }
+
+
+def test_a_victim_named_by_two_plugins_is_credited_to_the_first_in_conf_order() -> None:
+    pods = [build_pod(f"p{i}", namespace="test", status=TaskStatus.RUNNING, node="n1")
+            for i in range(2)]  # fmt: skip
+    job = build_pod_group("pg", pods, namespace="test", phase=PodGroupPhase.RUNNING)
+    conf = load_conf(_CONF.replace("    enabledVictim: true\n",
+                                   "    enabledVictim: true\n  - name: tdm\n"))  # fmt: skip
+    ssn = open_session(build_cluster([build_node("n1", pods=10)], [job]), conf)
+    ssn.add_victim_tasks_fn("pdb", lambda tasks: [t for t in tasks if t.name == "p0"])
+    ssn.add_victim_tasks_fn("tdm", lambda tasks: list(tasks))
+    ShuffleAction().execute(ssn)
+    decisions = close_session(ssn)
+
+    assert sorted((e.task, e.chosen_by) for e in decisions.evictions) == [
+        ("test/p0", "shuffle (pdb)"),
+        ("test/p1", "shuffle (tdm)"),
+    ]
