@@ -28,14 +28,21 @@ __all__ = ["PdbPlugin", "within_budgets"]
 def within_budgets(pdbs: list[PdbInfo], tasks: list[TaskInfo]) -> list[TaskInfo]:
     """Return the tasks of ``tasks`` whose eviction, in that order, keeps every budget >= 0."""
     allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    # Asked once per node a preemptor tries: only the budgets of a pod's namespace that select
+    # anything are worth a look (``PdbInfo.selects`` without its repeated checks).
+    by_namespace: dict[str, list[tuple[int, PdbInfo]]] = {}
+    for i, pdb in enumerate(pdbs):
+        if pdb.selector is not None and not pdb.selector.is_empty():
+            by_namespace.setdefault(pdb.namespace, []).append((i, pdb))
     victims: list[TaskInfo] = []
     for task in tasks:
         labels = task.labels
         if not labels:
             continue  # Volcano's early skip: an unlabelled pod is left out of the victims
         violated = False
-        for i, pdb in enumerate(pdbs):
-            if not pdb.selects(task.namespace, labels) or task.name in pdb.disrupted_pods:
+        for i, pdb in by_namespace.get(task.namespace, ()):
+            assert pdb.selector is not None
+            if not pdb.selector.matches(labels) or task.name in pdb.disrupted_pods:
                 continue
             allowed[i] -= 1
             if allowed[i] < 0:
