@@ -77,13 +77,16 @@ class Case:
     ``after``, when set, builds the next session's snapshot from this session's decisions (the
     evicted pods gone, as the kubelet would have it by then): preemption and reclaim only
     *pipeline* their preemptors, which are bound one session later, so that second session is
-    what shows them placed.
+    what shows them placed. ``check``, when set, asserts what the decisions must show (e.g. that
+    a guard kept its pods) and returns a line saying so.
     """
 
     label: str
     conf: str
     build: Callable[[], ClusterInfo]
     after: Callable[[Decisions], ClusterInfo] | None = None
+    # Returns a line saying what the decisions prove; raises ``AssertionError`` when they do not.
+    check: Callable[[Decisions], str] | None = None
 
 
 @dataclass(slots=True)
@@ -162,11 +165,12 @@ def job_of(
     template: TaskTemplate | None = None,
     running_on: list[str] | None = None,
     phase: PodGroupPhase = PodGroupPhase.PENDING,
+    namespace: str = "bench",
 ) -> JobInfo:
-    shared = template or TaskTemplate(namespace="bench", labels={"app": name})
+    shared = template or TaskTemplate(namespace=namespace, labels={"app": name})
     job = JobInfo(
         name=name,
-        namespace="bench",
+        namespace=namespace,
         queue=queue,
         min_available=min_member,
         min_resources=None if min_member == 0 else _scaled(request, min_member),
@@ -179,7 +183,7 @@ def job_of(
         job.add_task(
             TaskInfo(
                 name=f"{name}-worker-{i}",
-                namespace="bench",
+                namespace=namespace,
                 job=job.uid,
                 resreq=request,
                 status=TaskStatus.RUNNING if node else TaskStatus.PENDING,

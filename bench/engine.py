@@ -41,6 +41,7 @@ TARGETS = {
     "L-basic": "session <= 5 s, peak RSS <= 1.5 GiB",
     "L-mixed": "session <= 10 s, peak RSS <= 1.5 GiB",
     "P-preempt": "all 1,000 placed, session <= 5 s",
+    "P-guards": "session <= 1.5x P-preempt's; no victim a guard protects",
     "Q-queueing": "mean admission below Kueue's (large 6.7 s, medium 77 s, small 215 s)",
 }
 
@@ -89,6 +90,8 @@ def run_case(case: Case, *, profiler: cProfile.Profile | None) -> None:
     print(f"    actions ms: {actions}")
     if plugins:
         print(f"    plugins ms (open/close >= 0.5): {plugins}")
+    if case.check is not None:
+        print(f"    check: {case.check(decisions)}")
     if case.after is not None:
         _run_after(case, conf, decisions)
 

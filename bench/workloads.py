@@ -29,6 +29,7 @@ from bench.builders import (
     mixed_jobs,
     queues,
 )
+from bench.guards import p_guards
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.resource import Resource
@@ -230,4 +231,5 @@ SETS: dict[str, Callable[[int], Workload]] = {
     "L-basic": l_basic,
     "L-mixed": l_mixed,
     "P-preempt": p_preempt,
+    "P-guards": p_guards,
 }

@@ -10,6 +10,7 @@ duration protects nothing. Hooks ``enablePreemptable`` and ``enableReclaimable``
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
 
 from apis.durations import parse_duration
@@ -29,6 +30,12 @@ def cooldown_time(task: TaskInfo) -> timedelta | None:
         text = task.annotations.get(COOLDOWN_TIME_KEY)
     if text is None:
         return None
+    return _cooldown(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _cooldown(text: str) -> timedelta | None:
+    """Parse a cool-down once: the filter asks for every candidate of every node it is shown."""
     try:
         return timedelta(seconds=parse_duration(text))
     except ValueError:
@@ -37,10 +44,10 @@ def cooldown_time(task: TaskInfo) -> timedelta | None:
 
 def cooling_down(task: TaskInfo, now: datetime) -> bool:
     """Return True while a Running pod is inside its cool-down after being scheduled."""
-    cooldown = cooldown_time(task)
-    if cooldown is None or task.status != TaskStatus.RUNNING or task.scheduled_at is None:
+    if task.status != TaskStatus.RUNNING or task.scheduled_at is None:
         return False
-    return task.scheduled_at + cooldown > now
+    cooldown = cooldown_time(task)
+    return cooldown is not None and task.scheduled_at + cooldown > now
 
 
 @register_plugin
