@@ -49,8 +49,13 @@ GUARDS_CONF = (
     'actions: "enqueue, allocate, preempt, reclaim, backfill"\ntiers:\n'
     "- plugins:\n  - name: priority\n  - name: gang\n  - name: conformance\n"
     "  - name: pdb\n  - name: cdp\n  - name: usage\n"
-    "- plugins:\n  - name: resourcequota\n  - name: overcommit\n  - name: drf\n"
-    "  - name: predicates\n  - name: proportion\n  - name: nodeorder\n  - name: binpack\n"
+    # The second tier offers no victims of its own: Volcano decides victims tier by tier, so a
+    # budget or cool-down refusing every victim in the first would otherwise leave the choice
+    # to drf and proportion here.
+    "- plugins:\n  - name: resourcequota\n  - name: overcommit\n"
+    "  - name: drf\n    enablePreemptable: false\n    enableReclaimable: false\n"
+    "  - name: predicates\n  - name: proportion\n    enableReclaimable: false\n"
+    "  - name: nodeorder\n  - name: binpack\n"
 )
 
 NOW = T0 + timedelta(hours=1)  # ``cluster()``'s clock, as in the other sets

@@ -89,6 +89,8 @@ def reclaim_for_task(
     request = task.resreq_vec
     jobs, queues = ssn.jobs, ssn.queues
     no_room = ctx.no_room(reclaimer_key(ssn, task))
+    refused = ctx.refused_for_good(queue.name)
+    no_room |= refused
     for row in ctx.covering_rows(task, ctx.reclaim_bound(queue.name), no_room):
         if not ctx.passes_preempt_predicate(task, row):
             continue
@@ -106,6 +108,8 @@ def reclaim_for_task(
         victims = ssn.reclaimable(task, candidates)
         if not ctx.covers(node, victims, request):
             no_room[row] = True
+            if not victims and ssn.reclaim_refused_for_good(task, candidates):
+                refused[row] = True
             continue
         on_node = ssn.statement()
         available = ssn.arrays.future_idle[row].copy()

@@ -43,6 +43,10 @@ class Plugin:
 
     name: ClassVar[str] = ""
     arguments_schema: ClassVar[tuple[ArgSpec, ...]] = ()
+    # True when the plugin's preemptable/reclaimable answer depends only on the candidates it
+    # is given (never on the session's allocations): reclaim may then remember a node whose
+    # candidates it refused all of (``Session.reclaim_refused_for_good``).
+    static_victims: ClassVar[bool] = False
 
     def __init__(self, arguments: Arguments) -> None:
         self.arguments = arguments

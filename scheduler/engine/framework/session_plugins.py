@@ -23,6 +23,7 @@ from scheduler.engine.framework.registrars import (
     IntArray,
     SessionRegistrars,
 )
+from scheduler.engine.framework.registry import get_plugin_class
 
 if TYPE_CHECKING:
     from scheduler.engine.api.eviction import GangEvictionContext
@@ -163,6 +164,34 @@ class SessionPlugins(SessionRegistrars):
     def reclaimable(self, reclaimer: TaskInfo, candidates: Sequence[TaskInfo]) -> list[TaskInfo]:
         """Return the candidates the plugins let ``reclaimer`` take back."""
         return dispatch.intersect_by_tier(self._fns_by_tier("reclaimable"), reclaimer, candidates)
+
+    def reclaim_refused_for_good(self, reclaimer: TaskInfo, candidates: Sequence[TaskInfo]) -> bool:
+        """Return True when every tier with reclaimable functions holds a plugin whose answer
+        depends only on the candidates (``Plugin.static_victims``: pdb, cdp, conformance) and
+        that plugin allows none of ``candidates``.
+
+        Each such tier then ends with no victims whatever its other plugins say (an empty
+        answer ends a tier), so ``reclaimable`` stays empty for these candidates for the rest
+        of the session: reclaim need not ask again on that node. Cheap to ask only after
+        ``reclaimable`` found no victims.
+        """
+        any_tier = False
+        for named in self._named_fns_by_tier("reclaimable"):
+            if not named:
+                continue
+            any_tier = True
+            refused = False
+            for plugin, fn in named:
+                cls = get_plugin_class(plugin)
+                if cls is None or not getattr(cls, "static_victims", False):
+                    continue
+                answer = fn(reclaimer, list(candidates))
+                if answer is not None and not answer:
+                    refused = True
+                    break
+            if not refused:
+                return False
+        return any_tier
 
     def unified_evictable(
         self, ctx: GangEvictionContext, candidates: Sequence[TaskInfo]

@@ -55,6 +55,7 @@ class CooldownProtectionPlugin(Plugin):
     """Removes pods still cooling down from preempt's and reclaim's victims."""
 
     name = "cdp"
+    static_victims = True  # budgets/cool-downs/namespaces of the candidates only
 
     def on_session_open(self, ssn: Session) -> None:
         """Register the same filter for preemption and reclaim."""

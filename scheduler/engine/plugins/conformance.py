@@ -42,6 +42,7 @@ class ConformancePlugin(Plugin):
     """Removes critical pods from every victim list (preempt and reclaim)."""
 
     name = "conformance"
+    static_victims = True  # budgets/cool-downs/namespaces of the candidates only
 
     def on_session_open(self, ssn: Session) -> None:
         """Register the preemptable and reclaimable filters."""

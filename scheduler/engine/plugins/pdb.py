@@ -90,6 +90,7 @@ class PdbPlugin(Plugin):
     """Keeps victims within the cluster's PodDisruptionBudgets."""
 
     name = "pdb"
+    static_victims = True  # budgets/cool-downs/namespaces of the candidates only
 
     def on_session_open(self, ssn: Session) -> None:
         """Register the one filter as preemptable, reclaimable and victim hook."""

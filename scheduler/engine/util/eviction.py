@@ -66,6 +66,7 @@ class EvictionContext:
     __slots__ = (
         "_dirty",
         "_no_room",
+        "_refused",
         "_unresolvable",
         "by_queue",
         "reclaimable_total",
@@ -89,6 +90,8 @@ class EvictionContext:
         # preempt's topology-aware candidate window (a CandidateWindow), when that mode is on.
         self.window: CandidateWindow | None = None
         self._no_room: dict[tuple[object, ...], tuple[int, BoolArray]] = {}
+        # per reclaiming queue: rows whose candidates a static plugin refuses for good
+        self._refused: dict[str, BoolArray] = {}
         for node in ssn.node_list:
             self._fill(node)
 
@@ -157,6 +160,15 @@ class EvictionContext:
             found = (self.version, np.zeros(len(self.ssn.node_list), dtype=np.bool_))
             self._no_room[key] = found
         return found[1]
+
+    def refused_for_good(self, queue: str) -> BoolArray:
+        """Return the rows where reclaim for ``queue`` can never find victims this session
+        (``Session.reclaim_refused_for_good``); the caller marks them. Every version keeps them:
+        such a node's candidates change only if a task is placed there, which needs victims."""
+        found = self._refused.get(queue)
+        if found is None:
+            found = self._refused[queue] = np.zeros(len(self.ssn.node_list), dtype=np.bool_)
+        return found
 
     # --- node filter ---------------------------------------------------------------------------
     def candidate_rows(self, task: TaskInfo, bound: Matrix) -> npt.NDArray[np.int64]:
