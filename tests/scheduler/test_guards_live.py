@@ -22,9 +22,11 @@ from jobs.services import job_submit
 from kubelet import runtime
 from queues.models import PodGroup
 from scheduler import worker
+from scheduler.cache import read_snapshot, snapshot_to_scenario
+from scheduler.engine import load_scenario
 from scheduler.engine.framework.memory import PluginMemory
 from scheduler.worker import run_once
-from tests.scheduler.factories import make_node, use_conf
+from tests.scheduler.factories import TEST_CONF, make_gang, make_node, use_conf
 
 pytestmark = pytest.mark.django_db
 
@@ -268,3 +270,65 @@ def test_a_cooling_down_pod_survives_preemption_until_its_time_is_up(
     assert cooldown_over <= evicted_at < cooldown_over + dt.timedelta(seconds=5)
     cluster.run(5)
     assert running("urgent") == 1
+
+
+# --- what the snapshot reads, and its export ------------------------------------------------------
+def test_the_snapshot_reads_the_guards_inputs_and_its_export_replays_them() -> None:
+    node = make_node("n1")
+    group, (pod,) = make_gang("g", replicas=1, phase="Running")
+    PodGroup.objects.filter(pk=group.pk).update(
+        labels={"volcano.sh/preemptable": "false"},
+        min_resources={"cpu": 1000, "requests.cpu": 1000, "count/pods": 1000, "pods": 1000},
+    )
+    stamp = "2026-01-01T11:59:00Z"
+    Pod.objects.filter(pk=pod.pk).update(
+        node=node, phase="Running", labels={"volcano.sh/cooldown-time": "5m", "app": "g"},
+        conditions=[{"type": "PodScheduled", "status": "True", "lastTransitionTime": stamp}],
+    )  # fmt: skip
+    PodDisruptionBudget.objects.create(
+        namespace="default", name="g", disruptions_allowed=1, disrupted_pods={"g-task-9": stamp},
+        spec={"minAvailable": 1, "selector": {"matchExpressions": [
+            {"key": "app", "operator": "In", "values": ["g"]}]}},
+    )  # fmt: skip
+    PodDisruptionBudget.objects.create(namespace="default", name="none", spec={})
+    ResourceQuota.objects.create(
+        namespace="default", name="compute", hard={"requests.cpu": 4000},
+        status_hard={"requests.cpu": 4000}, used={"requests.cpu": 1000},
+    )  # fmt: skip
+
+    live = read_snapshot(now=START).cluster
+    replay = load_scenario(snapshot_to_scenario(live, conf_text=TEST_CONF, name="live")).cluster
+
+    for cluster in (live, replay):
+        job = cluster.jobs["default/g"]
+        assert job.labels == {"volcano.sh/preemptable": "false"}
+        assert job.quota_min_resources is not None
+        assert job.quota_min_resources.get("requests.cpu") == 1000
+        assert job.quota_min_resources.get("count/pods") == 1000
+        assert job.min_resources is not None
+        assert "requests.cpu" not in job.min_resources.names()
+        (task,) = job.tasks.values()
+        assert task.scheduled_at == dt.datetime(2026, 1, 1, 11, 59, tzinfo=dt.UTC)
+        budgets = {pdb.name: pdb for pdb in cluster.pdbs}
+        assert budgets["g"].selects("default", {"app": "g"})
+        assert not budgets["g"].selects("default", {"app": "other"})
+        assert budgets["g"].disruptions_allowed == 1
+        assert budgets["g"].disrupted_pods == {"g-task-9"}
+        assert budgets["none"].selector is None  # no spec.selector: selects no pod
+        (quota,) = cluster.quotas_of("default")
+        assert (quota.hard.get("requests.cpu"), quota.used.get("requests.cpu")) == (4000, 1000)
+
+
+def test_pods_without_a_cooldown_are_given_no_scheduled_time() -> None:
+    """The snapshot decodes conditions only for cdp's pods (it reads 50,000 pods a session)."""
+    node = make_node("n1")
+    _, (pod,) = make_gang("g", replicas=1, phase="Running")
+    Pod.objects.filter(pk=pod.pk).update(
+        node=node, phase="Running",
+        conditions=[{"type": "PodScheduled", "status": "True",
+                     "lastTransitionTime": "2026-01-01T11:59:00Z"}],
+    )  # fmt: skip
+
+    (task,) = read_snapshot(now=START).cluster.jobs["default/g"].tasks.values()
+
+    assert task.scheduled_at is None
