@@ -11,6 +11,7 @@ next session reads it afresh and decides again), and records its Events in the s
 3. Pods left pending get the engine's reason (``pod_status``), written only when it changed;
    those whose bind failed (in the session or in step 1) get ``SchedulerError``.
 4. PodGroup phases and conditions, then every queue's status.
+5. The events plugins recorded on PodGroups (``group_events``: resourcequota's Unschedulable).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from core.row_events import RowEvents
 from kube import failpoints
 from queues.models import PodGroup
 from scheduler.cache.binds import write_binds
+from scheduler.cache.group_events import write_pod_group_events
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import write_rows
 from scheduler.cache.snapshot import Snapshot
@@ -48,6 +50,7 @@ class ApplyResult:
     bound: int = 0
     evicted: int = 0
     pod_groups_updated: int = 0
+    pod_group_events: int = 0  # PodGroup events the plugins recorded, new or counted again
     pods_explained: int = 0  # pending pods whose PodScheduled condition or nominee changed
     skipped_binds: list[str] = field(default_factory=list)
     # task uid → (node, error) of every bind that failed, in the session or when written
@@ -97,6 +100,7 @@ def apply_decisions(
             )
             _write_pod_groups(group_rows, now, result)
             write_queue_status()
+            result.pod_group_events = write_pod_group_events(snapshot, decisions, now)
             failpoints.hit("session.binds-staged", when=result.bound > 0)
     result.seconds = time.perf_counter() - started
     return result

@@ -29,7 +29,8 @@ def _quantities(res: Resource | None, *, drop_pods: bool = False) -> dict[str, s
     if res is None:
         return {}
     return {
-        name: format_quantity(milli, binary=name in _BINARY)
+        # quota names too: requests.memory, limits.ephemeral-storage
+        name: format_quantity(milli, binary=name.rpartition(".")[2] in _BINARY)
         for name, milli in sorted(res.items())
         if not (drop_pods and name == PODS)
     }
@@ -94,9 +95,46 @@ def _pod(task: TaskInfo, group: str | None) -> dict[str, Any]:
     if task.preemption_policy:
         spec["preemptionPolicy"] = task.preemption_policy
     status: dict[str, Any] = {"phase": phase}
+    if task.scheduled_at is not None:  # cdp's cool-down start, read only of labelled pods
+        status["conditions"] = [
+            {"type": "PodScheduled", "status": "True",
+             "lastTransitionTime": _time(task.scheduled_at)}
+        ]  # fmt: skip
     if task.nominated_node_name:  # a pipelined pod's reservation, as the next session reads it
         status["nominatedNodeName"] = task.nominated_node_name
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+
+
+def _guards(cluster: ClusterInfo) -> list[dict[str, Any]]:
+    """The PodDisruptionBudgets and ResourceQuotas, as much of them as the scheduler reads."""
+    objects: list[dict[str, Any]] = []
+    for pdb in sorted(cluster.pdbs, key=lambda p: p.uid):
+        spec: dict[str, Any] = {}
+        if pdb.selector is not None:
+            selector: dict[str, Any] = {"matchLabels": dict(pdb.selector.match_labels)}
+            if pdb.selector.expressions:
+                selector["matchExpressions"] = [
+                    {"key": key, "operator": op, **({"values": list(values)} if values else {})}
+                    for key, op, values in pdb.selector.expressions
+                ]
+            spec["selector"] = selector
+        status: dict[str, Any] = {"disruptionsAllowed": pdb.disruptions_allowed}
+        if pdb.disrupted_pods:  # when each was evicted is not kept: the snapshot's instant
+            status["disruptedPods"] = {
+                pod: _time(cluster.now) for pod in sorted(pdb.disrupted_pods)
+            }
+        objects.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                        "metadata": {"name": pdb.name, "namespace": pdb.namespace},
+                        "spec": spec, "status": status})  # fmt: skip
+    for quotas in sorted(
+        cluster.resource_quotas.values(), key=lambda q: q[0].namespace if q else ""
+    ):
+        for quota in sorted(quotas, key=lambda q: q.name):
+            objects.append({"apiVersion": "v1", "kind": "ResourceQuota",
+                            "metadata": {"name": quota.name, "namespace": quota.namespace},
+                            "status": {"hard": _quantities(quota.hard),
+                                       "used": _quantities(quota.used)}})  # fmt: skip
+    return objects
 
 
 def snapshot_to_scenario(
@@ -139,18 +177,24 @@ def snapshot_to_scenario(
             gspec: dict[str, Any] = {"minMember": job.min_available, "queue": job.queue}
             if job.task_min_available:
                 gspec["minTaskMember"] = dict(job.task_min_available)
-            if job.min_resources is not None:
-                gspec["minResources"] = _quantities(job.min_resources)
+            # As written, quota names included (resourcequota reads them); the scenario reader
+            # derives the scheduling names from them again.
+            min_resources = job.quota_min_resources or job.min_resources
+            if min_resources is not None:
+                gspec["minResources"] = _quantities(min_resources)
             if job.priority_class_name:
                 gspec["priorityClassName"] = job.priority_class_name
             meta: dict[str, Any] = {"name": job.name, "namespace": job.namespace}
             if job.creation_timestamp is not None:
                 meta["creationTimestamp"] = _time(job.creation_timestamp)
+            if job.labels:
+                meta["labels"] = dict(job.labels)
             objects.append({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
                             "metadata": meta, "spec": gspec,
                             "status": {"phase": str(job.phase)}})  # fmt: skip
         for task in sorted(job.tasks.values(), key=lambda t: t.uid):
             objects.append(_pod(task, None if bare else job.name))
+    objects.extend(_guards(cluster))
     document = {
         "name": name,
         "description": description or f"Snapshot of the live cluster at {_time(cluster.now)}",
