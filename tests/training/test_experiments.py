@@ -112,9 +112,11 @@ def test_a_later_high_priority_job_runs_before_an_earlier_default_one(
     assert all(row[2] == "6" for row in rows)
     # Both later jobs waited Pending while the first held the queue; the high one went first.
     assert _group_phases(groups, "pytorch-dist-mnist")[-1] == "Completed"
-    assert _group_phases(groups, "pytorch-dist-mnist-high") == [
-        "Pending", "Inqueue", "Running", "Completed"
-    ]  # fmt: skip
+    # (Inqueue shows unless one session admits the group and binds its pods: then the status
+    # the session writes is Running, as Volcano's does)
+    assert _group_phases(groups, "pytorch-dist-mnist-high") in (
+        ["Pending", "Inqueue", "Running", "Completed"], ["Pending", "Running", "Completed"]
+    )  # fmt: skip
     assert _group_phases(groups, "pytorch-default")[:3] == ["Pending", "Inqueue", "Running"]
 
 
