@@ -75,6 +75,9 @@ _PLUGIN_HELP: dict[str, str] = {
     "volcano.sh/nodegroup-resource-limits); enableHierarchy inherits a parent's affinity.",
     "nodeorder": "Scores nodes with kube-scheduler's scorers (least requested, affinity, taints, "
     "spread), each times its weight.",
+    "numa-aware": "Fits Guaranteed pods' whole CPUs to the node's NUMA topology (Numatopology): "
+    "the node's or the pod's volcano.sh/numa-topology-policy (single-numa-node, restricted, "
+    "best-effort, none) decides; prefers nodes where the CPUs span fewer NUMA nodes.",
     "overcommit": "Admits jobs while the cluster, times the overcommit factor, has room.",
     "pdb": "Keeps evictions within PodDisruptionBudgets: a victim that would take a budget below "
     "its allowed disruptions is spared.",
@@ -163,6 +166,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
     ),
     "usage": ("enablePredicate", "enableNodeOrder"),
     "deviceshare": ("enablePredicate", "enableNodeOrder"),
+    "numa-aware": ("enablePredicate", "enableNodeOrder"),
 }
 
 FLAG_HELP: dict[str, str] = {
