@@ -94,6 +94,10 @@ _PLUGIN_HELP: dict[str, str] = {
     "proportion": "Shares the cluster between queues by weight (water-filling), capped by "
     "capability and raised to guarantee.",
     "sla": "Jobs waiting longer than their sla-waiting-time go first and are admitted at once.",
+    "task-topology": "Places a job's tasks (pod annotation volcano.sh/task-spec) by the PodGroup's "
+    "volcano.sh/task-topology-affinity / -anti-affinity (groups split by ';', tasks by ',') and "
+    "volcano.sh/task-topology-task-order: pods meant to share a node go first and score higher "
+    "where their bucket fits.",
     "tdm": "Lends revocable nodes (label volcano.sh/revocable-zone) to preemptable pods during "
     "their zone's time window, and takes them back when it closes.",
     "usage": "Keeps new pods off nodes whose measured cpu or memory use is over a threshold, and "
@@ -167,6 +171,7 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
     "usage": ("enablePredicate", "enableNodeOrder"),
     "deviceshare": ("enablePredicate", "enableNodeOrder"),
     "numa-aware": ("enablePredicate", "enableNodeOrder"),
+    "task-topology": ("enableTaskOrder", "enableNodeOrder"),
 }
 
 FLAG_HELP: dict[str, str] = {

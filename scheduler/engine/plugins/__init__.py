@@ -27,6 +27,7 @@ from scheduler.engine.plugins import (
     resource_strategy_fit,
     resourcequota,
     sla,
+    task_topology,
     tdm,
     usage,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "resource_strategy_fit",
     "resourcequota",
     "sla",
+    "task_topology",
     "tdm",
     "usage",
 ]
