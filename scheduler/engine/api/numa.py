@@ -117,6 +117,8 @@ def read_numa_task(
             res = _map(container.get("resources"))
             raw_req = _map(res.get("requests"))
             raw_lim = _map(res.get("limits"))
+            if CPU not in raw_lim or MEMORY not in raw_lim:
+                return None  # not Guaranteed: skip parsing (the common case stays cheap)
             merged = dict(raw_req)
             for name, value in raw_lim.items():
                 merged.setdefault(name, value)  # a missing request defaults to its limit

@@ -14,7 +14,9 @@ The chosen CPUs of the pods bound this session are written to ``decisions.numa_a
 its cache (``AddUnassignedNumaPods``) for the node's Numatopology.
 
 Node answers are memoised per (pod, node, the node's CPU-set version): the free set of a node
-changes only when a pod with an assignment is allocated to or released from it.
+changes only when a pod with an assignment is allocated to or released from it. Scores are
+normalised by the largest NUMA count over every node, so such a change marks every node row
+changed (cached masks and scores are recomputed); without Guaranteed pods nothing is registered.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class NumaAwarePlugin(Plugin):
             if topo is not None:
                 self._free[node.name] = topo.cpu_allocatable
                 self._version[node.name] = 0
+        self._numa_nodes = [n for n in ssn.node_list if n.numatopology is not None]
         self._answers: dict[tuple[str, str, int], _Answer] = {}
         # task uid -> (node, CPUs) of tasks allocated with an assignment this session
         self._bound: dict[str, tuple[str, frozenset[int]]] = {}
@@ -176,19 +179,33 @@ class NumaAwarePlugin(Plugin):
             return 0
         return len({topo.cpu_detail[c].numa if c in topo.cpu_detail else 0 for c in cpus})
 
-    def _batch_score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
+    def _max_count(self, task: TaskInfo) -> int:
+        """Return the most NUMA nodes the pod's CPUs would span on any node that has them.
+
+        Volcano normalises over the nodes it scores; refused nodes have no assignment (0), so
+        the maximum over every node is the same and keeps the batch and one-row forms equal.
+        """
+        return max((self._numa_count(task, node.index) for node in self._numa_nodes), default=0)
+
+    def _scores(self, task: TaskInfo, rows: list[int]) -> list[float]:
         if task.numa is None or task.numa.policy in _NO_POLICY:
-            return np.zeros(len(rows), dtype=np.float64)
-        counts = [self._numa_count(task, int(row)) for row in rows]
-        most = max(counts, default=0)
+            return [0.0] * len(rows)
+        most = self._max_count(task)
         if most == 0:
-            scores = [MAX_NODE_SCORE] * len(counts)
-        else:
-            scores = [MAX_NODE_SCORE - MAX_NODE_SCORE * c // most for c in counts]
-        return np.array([s * self._weight for s in scores], dtype=np.float64)
+            return [float(MAX_NODE_SCORE * self._weight)] * len(rows)
+        return [
+            float(
+                (MAX_NODE_SCORE - MAX_NODE_SCORE * self._numa_count(task, row) // most)
+                * self._weight
+            )
+            for row in rows
+        ]
+
+    def _batch_score(self, task: TaskInfo, rows: IntArray) -> FloatArray:
+        return np.array(self._scores(task, rows.tolist()), dtype=np.float64)
 
     def _row_score(self, task: TaskInfo, row: int) -> float:
-        return float(self._batch_score(task, np.array([row], dtype=np.int64))[0])
+        return self._scores(task, [row])[0]
 
     # --- events ----------------------------------------------------------------------------------
     def _allocated(self, event: Event) -> None:
@@ -202,7 +219,7 @@ class NumaAwarePlugin(Plugin):
         self._free[node.name] = self._free[node.name] - cpus
         self._version[node.name] += 1
         self._bound[task.uid] = (node.name, cpus)
-        self._ssn.touch_nodes([node.index])
+        self._ssn.touch_nodes(None)  # scores are normalised over every node: all may change
 
     def _deallocated(self, event: Event) -> None:
         task = event.task
@@ -212,6 +229,4 @@ class NumaAwarePlugin(Plugin):
         name, cpus = held
         self._free[name] = self._free[name] | cpus
         self._version[name] += 1
-        node = self._ssn.nodes.get(name)
-        if node is not None:
-            self._ssn.touch_nodes([node.index])
+        self._ssn.touch_nodes(None)

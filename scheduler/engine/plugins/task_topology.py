@@ -24,6 +24,7 @@ __all__ = ["MAX_NODE_SCORE", "WEIGHT", "TaskTopologyPlugin"]
 
 WEIGHT = "task-topology.weight"
 MAX_NODE_SCORE = 100
+_KEY = "task-topology"
 
 
 def _fits(request: Resource, room: Resource) -> bool:
@@ -57,6 +58,9 @@ class TaskTopologyPlugin(Plugin):
             self._managers[job.uid] = manager
         if not self._managers:
             return  # no job with a topology: order and score would be 0 everywhere
+        self._jobs = {uid: ssn.jobs[uid] for uid in self._managers}
+        for uid in self._managers:
+            self._rekey(uid, 0)
         ssn.add_task_order_fn(self.name, self._task_order)
         ssn.add_node_order_fn(self.name, self._node_order)
         ssn.add_event_handler(EventHandler(self._allocated, None))
@@ -106,7 +110,23 @@ class TaskTopologyPlugin(Plugin):
             result = result * MAX_NODE_SCORE / manager.bucket_max_size
         return result
 
+    def _rekey(self, job: str, version: int) -> None:
+        """Give the job's bucketed pods node-answer cache keys of their own, per bucket state.
+
+        A bucket pod's score depends on the pod itself and on every placement of its job, so
+        its cached scores are keyed by the pod and by how many of the job's pods were placed.
+        """
+        manager = self._managers[job]
+        for task in self._jobs[job].tasks.values():
+            if task.status == TaskStatus.PENDING and manager.bucket_of(task) is not None:
+                key = task.template_key or task.compute_template_key()
+                # Other plugins may append their own parts; only ours is replaced.
+                kept = tuple(k for k in key if not (isinstance(k, tuple) and k[:1] == (_KEY,)))
+                task.template_key = (*kept, (_KEY, task.uid, version))
+
     def _allocated(self, event: Event) -> None:
         manager = self._managers.get(event.task.job)
         if manager is not None:
             manager.task_bound(event.task)
+            manager.version += 1
+            self._rekey(event.task.job, manager.version)

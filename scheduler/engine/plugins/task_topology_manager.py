@@ -148,6 +148,7 @@ class JobManager:
         self.self_anti: set[str] = set()
         self.bucket_max_size = 0
         self.node_tasks: dict[str, dict[str, int]] = {}  # node -> task name -> bound count
+        self.version = 0  # placements of the job's pods this session (node-answer cache keys)
         self._apply(topology)
 
     def _mark(self, name: str, priority: int) -> None:
