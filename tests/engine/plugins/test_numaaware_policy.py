@@ -100,3 +100,16 @@ def test_no_hint_at_all_is_refused_but_no_preference_is_admitted() -> None:
 def test_cpuset_round_trip() -> None:
     assert parse_cpuset("0,2-4, 7", "f") == frozenset({0, 2, 3, 4, 7})
     assert format_cpuset(frozenset({0, 2, 3, 4, 7})) == "0,2-4,7"
+
+
+def test_reserved_cpus_are_taken_out_before_hints() -> None:
+    """``spec.resReserved.cpu: 1`` takes one CPU (by topology: CPU 0) out of NUMA node 0."""
+    reserved = NumatopoInfo(name="n1", cpu_detail=TOPO.cpu_detail, reserved_cpu_millis=1000)
+    hints = cpu_hints(_c(4), reserved, frozenset(range(8)))
+    assert hints is not None
+    assert {(h.affinity, h.preferred) for h in hints} == {
+        (frozenset({1}), True),
+        (frozenset({0, 1}), False),
+    }
+    best = Hint(frozenset({0, 1}), False)
+    assert 0 not in allocate_cpus(_c(7), best, reserved, frozenset(range(8)))
