@@ -75,6 +75,9 @@ _PLUGIN_HELP: dict[str, str] = {
     "volcano.sh/nodegroup-resource-limits); enableHierarchy inherits a parent's affinity.",
     "nodeorder": "Scores nodes with kube-scheduler's scorers (least requested, affinity, taints, "
     "spread), each times its weight.",
+    "numa-aware": "Fits Guaranteed pods' whole CPUs to the node's NUMA topology (Numatopology): "
+    "the node's or the pod's volcano.sh/numa-topology-policy (single-numa-node, restricted, "
+    "best-effort, none) decides; prefers nodes where the CPUs span fewer NUMA nodes.",
     "overcommit": "Admits jobs while the cluster, times the overcommit factor, has room.",
     "pdb": "Keeps evictions within PodDisruptionBudgets: a victim that would take a budget below "
     "its allowed disruptions is spared.",
@@ -91,6 +94,10 @@ _PLUGIN_HELP: dict[str, str] = {
     "proportion": "Shares the cluster between queues by weight (water-filling), capped by "
     "capability and raised to guarantee.",
     "sla": "Jobs waiting longer than their sla-waiting-time go first and are admitted at once.",
+    "task-topology": "Places a job's tasks (pod annotation volcano.sh/task-spec) by the PodGroup's "
+    "volcano.sh/task-topology-affinity / -anti-affinity (groups split by ';', tasks by ',') and "
+    "volcano.sh/task-topology-task-order: pods meant to share a node go first and score higher "
+    "where their bucket fits.",
     "tdm": "Lends revocable nodes (label volcano.sh/revocable-zone) to preemptable pods during "
     "their zone's time window, and takes them back when it closes.",
     "usage": "Keeps new pods off nodes whose measured cpu or memory use is over a threshold, and "
@@ -163,6 +170,8 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
     ),
     "usage": ("enablePredicate", "enableNodeOrder"),
     "deviceshare": ("enablePredicate", "enableNodeOrder"),
+    "numa-aware": ("enablePredicate", "enableNodeOrder"),
+    "task-topology": ("enableTaskOrder", "enableNodeOrder"),
 }
 
 FLAG_HELP: dict[str, str] = {

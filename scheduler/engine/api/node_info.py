@@ -19,6 +19,7 @@ from datetime import datetime
 
 import numpy as np
 
+from scheduler.engine.api.numa import NumatopoInfo
 from scheduler.engine.api.resource import PODS, Resource, ResourceIndex, Vector
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import TaskStatus
@@ -138,6 +139,8 @@ class NodeInfo:
     resource_usage: NodeUsage = NO_USAGE
     # ``status.capacity`` when the node reports it (gpushare registers its cards there).
     capacity: Resource | None = None
+    # The node's ``nodeinfo.volcano.sh/v1alpha1`` Numatopology, when published (numa-aware).
+    numatopology: NumatopoInfo | None = None
 
     def _row(self, matrix_name: str) -> Resource:
         arrays = self._attached()

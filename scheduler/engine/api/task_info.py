@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from scheduler.engine.api.devices.requests import DeviceContainers
+from scheduler.engine.api.numa import NumaTask
 from scheduler.engine.api.resource import Resource, Vector
 from scheduler.engine.api.types import TaskStatus
 
@@ -141,6 +142,8 @@ class TaskInfo:
     scheduled_at: datetime | None = None
     # Per-container device resources (deviceshare); None for pods that name no device resource.
     device_containers: DeviceContainers | None = None
+    # Guaranteed pods' NUMA ask (numa-aware); None for other QoS classes.
+    numa: NumaTask | None = None
 
     def __post_init__(self) -> None:
         if not self.uid:

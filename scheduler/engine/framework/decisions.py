@@ -116,3 +116,6 @@ class Decisions:
     # assignment: ``volcano.sh/gpu-index``, ``volcano.sh/vgpu-ids-new`` ...), as Volcano's
     # ``TaskInfo.PodAnnotations`` carries them to its bind. Only pods bound this session.
     pod_annotations: dict[str, dict[str, str]] = field(default_factory=dict)
+    # pod uid -> (node, resource -> cpuset) numa-aware chose for the pods bound this session
+    # (Volcano's ``AddUnassignedNumaPods``): the exclusive CPUs to record for the node.
+    numa_assignments: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)

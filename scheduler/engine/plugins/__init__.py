@@ -17,6 +17,7 @@ from scheduler.engine.plugins import (
     gang,
     nodegroup,
     nodeorder,
+    numaaware,
     overcommit,
     pdb,
     predicates,
@@ -26,6 +27,7 @@ from scheduler.engine.plugins import (
     resource_strategy_fit,
     resourcequota,
     sla,
+    task_topology,
     tdm,
     usage,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "gang",
     "nodegroup",
     "nodeorder",
+    "numaaware",
     "overcommit",
     "pdb",
     "predicates",
@@ -50,6 +53,7 @@ __all__ = [
     "resource_strategy_fit",
     "resourcequota",
     "sla",
+    "task_topology",
     "tdm",
     "usage",
 ]

@@ -15,6 +15,7 @@ from typing import Any
 from apis.errors import ManifestError
 from scheduler.engine.api.devices.requests import read_device_containers
 from scheduler.engine.api.node_info import NodeInfo, Taint
+from scheduler.engine.api.numa import read_numa_task
 from scheduler.engine.api.queue_info import NodeGroupTerms, QueueAffinity, QueueInfo
 from scheduler.engine.api.resource import PODS, Resource
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
@@ -411,6 +412,7 @@ def read_pod(
         template=template,
         scheduled_at=_scheduled_at(status, f"{field}.status"),
         device_containers=read_device_containers(spec, f"{field}.spec"),
+        numa=read_numa_task(spec, annotations, f"{field}.spec"),
     )
 
 

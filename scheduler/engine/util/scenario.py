@@ -20,6 +20,7 @@ from apis.safe_yaml import YamlLimitError, load_one
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo
+from scheduler.engine.api.numa import NumatopoInfo
 from scheduler.engine.api.pdb_info import PdbInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.quota_info import QuotaInfo
@@ -39,6 +40,7 @@ from scheduler.engine.util.manifests import (
     read_queue,
 )
 from scheduler.engine.util.node_usage import read_node_usage
+from scheduler.engine.util.numa_manifest import read_numatopology
 from scheduler.engine.util.pdb_manifest import read_pdb
 from scheduler.engine.util.resource_quota import read_resource_quota
 
@@ -156,7 +158,11 @@ def _objects(raw: object) -> list[tuple[str, Mapping[str, Any], Mapping[str, Any
             raise ManifestError(f"objects[{i}].metadata.name", "required")
         check_keys(meta, METADATA_KEYS, f"objects[{i}] ({kind} {name}).metadata")
         ns = meta.get("namespace") or "default"
-        label = f"{name}" if kind in ("Node", "Queue", "PriorityClass") else f"{ns}/{name}"
+        label = (
+            f"{name}"
+            if kind in ("Node", "Queue", "PriorityClass", "Numatopology")
+            else f"{ns}/{name}"
+        )
         out.append((f"objects[{i}] ({kind} {label})", obj_map, meta))
     return out
 
@@ -184,6 +190,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
     pods: list[tuple[str, TaskInfo, str]] = []
     pdbs: dict[str, PdbInfo] = {}
     quotas: list[QuotaInfo] = []
+    numa: dict[str, NumatopoInfo] = {}
     times: list[datetime] = []
     for path, obj, meta in objects:
         kind = obj.get("kind")
@@ -216,6 +223,11 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
             pdbs[pdb.uid] = pdb
         elif kind == "ResourceQuota":
             quotas.append(read_resource_quota(obj, meta, path))
+        elif kind == "Numatopology":
+            topo = read_numatopology(obj, meta, path)
+            if topo.name in numa:
+                raise ManifestError(f"{path}.metadata.name", "duplicate Numatopology")
+            numa[topo.name] = topo
         else:
             raise ManifestError(f"{path}.kind", f"unsupported kind {kind!r}")
     # 3. Pods join their PodGroup; a pod without one is its own group of one.
@@ -246,6 +258,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
         job.add_task(task)
     clock = now or (max(times) if times else _EPOCH)
     for path, node in node_paths:
+        node.numatopology = numa.get(node.name)
         node.resource_usage = read_node_usage(node.annotations, clock, path)
     return ClusterInfo.build(
         now=clock,
