@@ -74,12 +74,18 @@ chromium:
 	  fi; \
 	fi
 
-# The browser tests run in a pytest of their own: Playwright's sync API runs on greenlets,
-# and a greenlet left for the garbage collector can crash the interpreter long after its test
-# (a segfault in an unrelated test); apart, nothing else shares their process.
+# The browser tests run in a pytest of their own, beside the rest: Playwright's sync API runs
+# on greenlets, and a greenlet left for the garbage collector can crash the interpreter long
+# after its test (a segfault in an unrelated test), so nothing else shares their process; and
+# they mostly wait on a live server and a browser, so the two take little more than the
+# longer one. Their output follows the rest's; the target fails if either fails.
 pytest: install chromium
-	$(BIN)/pytest -m "not browser"
-	$(BIN)/pytest -m browser
+	@log=$$(mktemp); data=$$(mktemp -d); \
+	VOLCANO_DATA_DIR=$$data $(BIN)/pytest -m browser > $$log 2>&1 & browser=$$!; \
+	$(BIN)/pytest -m "not browser"; rest=$$?; \
+	wait $$browser; seen=$$?; \
+	echo "== the browser tests (run beside the rest) =="; cat $$log; rm -rf $$log $$data; \
+	test $$rest = 0 && test $$seen = 0
 
 test: lint typecheck checks pytest
 
