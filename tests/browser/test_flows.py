@@ -136,10 +136,11 @@ def test_api_docs_render_every_operation_without_a_third_party(
     page.on("request", record)
     # Swagger UI draws only the operations near the window: one tall enough to hold them all.
     page.set_viewport_size({"width": 1280, "height": 20_000})
-    page.goto(f"{live_server.url}/api/docs/")
-
+    # The schema first, then the page (which asks for it too): drf-spectacular loads its
+    # extensions lazily and not thread-safely, so two first requests at once can race.
     with urllib.request.urlopen(f"{live_server.url}/api/schema/?format=json") as response:
         paths = json.load(response)["paths"]
+    page.goto(f"{live_server.url}/api/docs/")
     jobs = "/apis/batch.volcano.sh/v1alpha1/namespaces/{namespace}/jobs"
     expect(page.locator(".opblock-summary-path", has_text=jobs).first).to_be_visible()
     operations = sum(len(ops) for ops in paths.values())
