@@ -13,9 +13,9 @@ from accounts.models import AuditEntry
 from apis.errors import ConfError
 from scheduler.engine import load_conf
 from scheduler.models import SchedulerConfiguration, SessionRecord
-from scheduler.policy_form import draft_from_text
 from scheduler.worker import run_once
 from tests.scheduler.factories import make_gang, make_node
+from tests.scheduler.policy_kit import form_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -38,22 +38,6 @@ tiers:
 
 def active() -> SchedulerConfiguration:
     return SchedulerConfiguration.objects.get(is_active=True)
-
-
-def form_fields(text: str) -> dict[str, Any]:
-    """Return the POST fields the editor's form shows for ``text`` (as the browser sends them)."""
-    draft = draft_from_text(text)
-    assert draft is not None
-    data: dict[str, Any] = {"actions": draft.actions, "tier_count": len(draft.tiers), "extra": ""}
-    for i, tier in enumerate(draft.tiers):
-        data[f"tiers[{i}].count"] = len(tier)
-        for j, entry in enumerate(tier):
-            path = f"tiers[{i}].plugins[{j}]"
-            data[f"{path}.name"] = entry.name
-            data[f"{path}.argument-keys"] = list(entry.arguments)
-            for key, value in entry.arguments.items():
-                data[f"{path}.arguments.{key}"] = str(value)
-    return data
 
 
 # --- permissions ---------------------------------------------------------------------------
