@@ -196,8 +196,16 @@ def test_get_queue_yaml_round_trips(kube_server: KubeServer) -> None:
     listed = yaml.safe_load(shown.stdout)
     queues = {item["metadata"]["name"]: item for item in listed["items"]}
     assert queues["test"]["spec"]["capability"]["cpu"] == "2"
-    one = kubectl(kube_server, "get", "queue", "test", "-o", "yaml", namespace="default")
-    replaced = kubectl(kube_server, "replace", "-f", "-", namespace="default", stdin=one.stdout)
+    # Other tests' jobs run in queue "test", and the scheduler writes its status
+    # meanwhile: a replace carrying an older resourceVersion is refused with
+    # kube-apiserver's Conflict, and kubectl's users read the queue again.
+    for _attempt in range(5):
+        one = kubectl(kube_server, "get", "queue", "test", "-o", "yaml", namespace="default")
+        replaced = kubectl(
+            kube_server, "replace", "-f", "-", namespace="default", stdin=one.stdout
+        )
+        if "the object has been modified" not in replaced.stderr:
+            break
     assert replaced.returncode == 0, replaced.stderr
     assert replaced.stdout.strip() == "queue.scheduling.volcano.sh/test replaced"
 
