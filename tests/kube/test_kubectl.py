@@ -201,9 +201,7 @@ def test_get_queue_yaml_round_trips(kube_server: KubeServer) -> None:
     # kube-apiserver's Conflict, and kubectl's users read the queue again.
     for _attempt in range(5):
         one = kubectl(kube_server, "get", "queue", "test", "-o", "yaml", namespace="default")
-        replaced = kubectl(
-            kube_server, "replace", "-f", "-", namespace="default", stdin=one.stdout
-        )
+        replaced = kubectl(kube_server, "replace", "-f", "-", namespace="default", stdin=one.stdout)
         if "the object has been modified" not in replaced.stderr:
             break
     assert replaced.returncode == 0, replaced.stderr
