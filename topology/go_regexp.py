@@ -18,20 +18,22 @@ __all__ = ["compiled", "go_regexp_error"]
 _UNSUPPORTED_PERL = re.compile(r"\(\?(?:<?[=!]|>|P=|P>|\(|#)")
 _BACK_REFERENCE = re.compile(r"\\[1-9]")
 _POSSESSIVE = re.compile(r"(?<!\\)[*+?}]\+")
-# Python's messages (re.error.msg) and Go's error codes (regexp/syntax ErrorCode) for them.
-_CODES = (
-    ("missing ), unterminated subpattern", "missing closing )"),
-    ("unbalanced parenthesis", "unexpected )"),
-    ("unterminated character set", "missing closing ]"),
-    ("nothing to repeat", "missing argument to repetition operator"),
-    ("multiple repeat", "invalid nested repetition operator"),
-    ("bad escape", "invalid escape sequence"),
-    ("bad character range", "invalid character class range"),
-    ("the repetition number is too large", "invalid repeat count"),
-    ("min repeat greater than max repeat", "invalid repeat count"),
-    ("bad character in group name", "invalid named capture"),
-    ("missing group name", "invalid named capture"),
-    ("unknown extension", "invalid or unsupported Perl syntax"),
+# Python's messages (re.error.msg), Go's error codes (regexp/syntax ErrorCode) for them, and
+# which part of the pattern Go quotes: from Python's position, how many characters (0: the
+# whole pattern, -1: to its end); the nested repeat starts one before it.
+_CODES: tuple[tuple[str, str, int, int], ...] = (
+    ("missing ), unterminated subpattern", "missing closing )", 0, 0),
+    ("unbalanced parenthesis", "unexpected )", 0, 0),
+    ("unterminated character set", "missing closing ]", 0, -1),
+    ("nothing to repeat", "missing argument to repetition operator", 0, 1),
+    ("multiple repeat", "invalid nested repetition operator", -1, 2),
+    ("bad escape", "invalid escape sequence", 0, 2),
+    ("bad character range", "invalid character class range", 0, 3),
+    ("the repetition number is too large", "invalid repeat count", 0, -1),
+    ("min repeat greater than max repeat", "invalid repeat count", -1, -1),
+    ("bad character in group name", "invalid named capture", 0, -1),
+    ("missing group name", "invalid named capture", 0, -1),
+    ("unknown extension", "invalid or unsupported Perl syntax", 0, 3),
 )
 
 
@@ -51,10 +53,14 @@ def go_regexp_error(pattern: str) -> str:
         re.compile(pattern)
     except re.error as error:
         message = str(error.msg)
-        for python, go in _CODES:
+        for python, go, shift, length in _CODES:
             if message.startswith(python):
-                position = error.pos or 0
-                return _go(go, pattern[position:] if "closing" not in go else pattern)
+                start = max(0, (error.pos or 0) + shift)
+                quoted = (
+                    pattern if length == 0 else pattern[start:] if length < 0
+                    else pattern[start : start + length]
+                )  # fmt: skip
+                return _go(go, quoted)
         return f"error parsing regexp: {message}: `{pattern}`"
     return ""
 
