@@ -11,8 +11,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from topology.controller import reconcile_hyper_nodes
 from tests.topology.kit import HYPER_NODES, NODES, by_labels, exact, hyper_node, node, post, regex
+from topology.controller import reconcile_hyper_nodes
 
 pytestmark = pytest.mark.django_db
 
