@@ -102,7 +102,7 @@ def covered_nodes(
         for child in children(members_by_name.get(name, [])):
             if child in members_by_name and child not in path:
                 found |= visit(child, path | {child})
-        if not path - {name}:  # only a walk's root is final; within a cycle it may be partial
+        if path == {name}:  # a walk's root: final (a child seen inside a cycle may be partial)
             covered[name] = found
         return found
 
