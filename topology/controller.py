@@ -12,7 +12,7 @@ pass
    and again whenever nodes come, go or change labels, makes the column say what it names.
 
 A pass that finds the nodes, the HyperNodes and the ConfigMap as the last one left them does
-nothing (three aggregate queries).
+nothing (three queries); one that finds neither a HyperNode nor the ConfigMap, two.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ __all__ = ["count_nodes", "discover_from_labels", "reconcile_hyper_nodes"]
 _last: tuple[object, ...] | None = None
 
 
-def _fingerprint() -> tuple[object, ...]:
-    nodes = Node.objects.aggregate(n=Count("pk"), v=Sum("resource_version"), top=Max("pk"))
+def _fingerprint() -> tuple[object, ...] | None:
+    """Return what the pass depends on; None when there is nothing to do (no HyperNode and no
+    controller ConfigMap), which costs no look at the nodes."""
     hyper_nodes = tuple(HyperNode.objects.order_by("pk").values_list("uid", "resource_version"))
     namespace, name = config_map_location()
     config = tuple(
@@ -48,6 +49,9 @@ def _fingerprint() -> tuple[object, ...]:
             "uid", "resource_version"
         )
     )
+    if not hyper_nodes and not config:
+        return None
+    nodes = Node.objects.aggregate(n=Count("pk"), v=Sum("resource_version"), top=Max("pk"))
     return (nodes["n"], nodes["v"], nodes["top"]), hyper_nodes, config
 
 
@@ -87,7 +91,8 @@ def reconcile_hyper_nodes(now: dt.datetime) -> int:
     """Run discovery and count every HyperNode's nodes; return how many HyperNodes changed."""
     global _last
     fingerprint = _fingerprint()
-    if fingerprint == _last:
+    if fingerprint is None or fingerprint == _last:
+        _last = fingerprint
         return 0
     nodes = _nodes()
     changed = discover_from_labels(nodes)

@@ -136,6 +136,7 @@ def test_a_relabelled_node_moves_to_its_new_hyper_node(operator: Client) -> None
 
     assert _members(found[(1, "s0")]) == [("Node", "node0")]
     assert found[(1, "s0")]["metadata"]["name"] == s0
+    assert found[(1, "s0")]["metadata"]["generation"] == 2
     assert _members(found[(1, "s1")]) == [("Node", "node1")]
     assert len(found[(2, "s4")]["spec"]["members"]) == 2
 

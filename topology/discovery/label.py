@@ -30,7 +30,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import F
+
 from kube.finalizers import delete_or_finalize
+from kube.models import Generation
 from kube.store import generate_name
 from topology.discovery.config import DiscoveryConfig
 from topology.members import NodeLabels
@@ -154,6 +157,14 @@ def _labels(discovered: Discovered) -> dict[str, str]:
     return {SOURCE_LABEL: SOURCE, **discovered.labels}
 
 
+def _bump_generation(hyper_node: HyperNode) -> None:
+    """A new spec is a new ``metadata.generation``, as kube-apiserver counts it."""
+    if hyper_node.uid is None:
+        return
+    if not Generation.objects.filter(uid=hyper_node.uid).update(generation=F("generation") + 1):
+        Generation.objects.create(uid=hyper_node.uid, generation=2)
+
+
 def reconcile_discovered(found: Mapping[str, Discovered], existing: list[HyperNode]) -> int:
     """Create, update and delete the label-discovered HyperNodes; return how many changed."""
     changed = 0
@@ -176,8 +187,11 @@ def reconcile_discovered(found: Mapping[str, Discovered], existing: list[HyperNo
         wanted = (discovered.tier, discovered.tier_name, members, labels)
         if (hyper_node.tier, hyper_node.tier_name, hyper_node.members, hyper_node.labels) == wanted:
             continue
+        spec_changed = (hyper_node.tier, hyper_node.tier_name, hyper_node.members) != wanted[:3]
         hyper_node.tier, hyper_node.tier_name, hyper_node.members, hyper_node.labels = wanted
         hyper_node.save()
+        if spec_changed:
+            _bump_generation(hyper_node)
         changed += 1
     for name, hyper_node in sorted(current.items()):
         if hyper_node.deletion_timestamp is None:
