@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = (
     "apis", "kube", "accounts", "console", "core", "kubelet", "queues", "training", "jobs", "flow",
-    "monitoring", "scheduler", "volcano_site", "vcctl",
+    "monitoring", "scheduler", "volcano_site", "vcctl", "topology",
 )  # fmt: skip
 TESTS = ROOT / "tests"
 # The suites under tests/ that belong to no single app: the engine library's unit tests and its

@@ -32,6 +32,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("training.api.urls")),
     path("", include("flow.api.urls")),
     path("", include("queues.api.urls")),
+    path("", include("topology.api.urls")),
     path("", include("scheduler.api.urls")),
     path(
         "apis/audit.volcano.sh/v1alpha1/auditentries",

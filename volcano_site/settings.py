@@ -117,6 +117,7 @@ INSTALLED_APPS = [
     "training",
     "queues",
     "kubelet",
+    "topology",
     "core",
     "console",
     "accounts",

@@ -1,0 +1,1 @@
+"""HyperNode as the API server serves it: resource, schema, columns, paths."""
