@@ -3,8 +3,6 @@ the controller makes from them, and a Queue's node-group affinity, as kubectl sh
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import yaml
 
@@ -62,7 +60,7 @@ spec:
 
 
 @pytest.fixture(scope="module")
-def namespace(kube_server: KubeServer) -> Iterator[str]:
+def namespace(kube_server: KubeServer) -> str:
     """The tests' own namespace (tests/kube's server seeds only the older tests' ones)."""
     status, _, raw = kube_server.call(
         "POST",
@@ -70,7 +68,7 @@ def namespace(kube_server: KubeServer) -> Iterator[str]:
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
     )
     assert status in (201, 409), raw[:300]
-    yield NAMESPACE
+    return NAMESPACE
 
 
 def _yaml(server: KubeServer, *args: str, namespace: str) -> dict:  # type: ignore[type-arg]
