@@ -15,7 +15,7 @@ from django.test import Client
 
 from queues.models import PodGroup, Queue
 from queues.services import spec_fingerprint
-from tests.kube.api_kit import PODGROUPS, QUEUES
+from tests.kube.api_kit import AUDIT, PODGROUPS, QUEUES
 
 pytestmark = pytest.mark.django_db
 
@@ -318,3 +318,27 @@ def test_the_queue_editors_yaml_view_drops_the_affinity_when_the_user_deletes_it
     assert saved.status_code == 302
     stored.refresh_from_db()
     assert stored.affinity is None
+
+
+def test_who_changed_a_queues_affinity_is_audited(operator: Client) -> None:
+    assert send(operator, "post", QUEUES, queue(affinity=AFFINITY)).status_code == 201
+    drop_preferred = {
+        "nodeGroupAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": None}
+    }
+
+    response = operator.patch(
+        f"{QUEUES}/ng",
+        json.dumps({"spec": {"affinity": drop_preferred}}),
+        content_type="application/merge-patch+json",
+    )
+
+    assert response.status_code == 200, response.content
+    narrower = {
+        "nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": ["group-a"]},
+        "nodeGroupAntiAffinity": AFFINITY["nodeGroupAntiAffinity"],
+    }
+    assert Queue.objects.get(name="ng").affinity == narrower
+    entries = operator.get(AUDIT).json()["items"]
+    update = next(e for e in entries if e["action"] == "update" and e["name"] == "ng")
+    assert update["user"] == "olga"
+    assert (update["before"], update["after"]) == ({"affinity": AFFINITY}, {"affinity": narrower})
