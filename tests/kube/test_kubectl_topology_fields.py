@@ -201,3 +201,18 @@ def test_a_queues_affinity_shows_in_get_and_describe_and_survives_apply_and_repl
         )
     finally:
         kubectl(kube_server, "delete", "queue", "kubectl-nodegroup")
+
+
+def test_explain_describes_the_topology_fields(kube_server: KubeServer) -> None:
+    topology = kubectl(kube_server, "explain", "vcjob.spec.networkTopology")
+    partition = kubectl(kube_server, "explain", "vcjob.spec.tasks.partitionPolicy")
+    sub_groups = kubectl(kube_server, "explain", "podgroup.spec.subGroupPolicy")
+    affinity = kubectl(kube_server, "explain", "queue.spec.affinity.nodeGroupAffinity")
+
+    assert topology.returncode == 0, topology.stderr
+    assert "highestTierAllowed\t<integer>" in topology.stdout
+    assert "mode\t<string>" in topology.stdout
+    assert "partitionSize\t<integer>" in partition.stdout
+    assert "subGroupSize\t<integer>" in sub_groups.stdout
+    assert "matchLabelKeys\t<[]string>" in sub_groups.stdout
+    assert "requiredDuringSchedulingIgnoredDuringExecution\t<[]string>" in affinity.stdout
