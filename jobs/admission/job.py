@@ -101,7 +101,7 @@ def validate_job(job: Job, tasks: list[TaskSpec]) -> Causes:
 
 
 def _validate_numbers(job: Job, tasks: list[TaskSpec], causes: Causes) -> None:
-    """The numeric rules (CRD minimums and the webhook's sums); re-run on every update."""
+    """The rules re-run on every update: CRD minimums, the webhook's sums, the topology's."""
     total = 0
     for index, task in enumerate(tasks):
         at = f"spec.tasks[{index}]"
@@ -137,8 +137,8 @@ def _validate_numbers(job: Job, tasks: list[TaskSpec], causes: Causes) -> None:
         )
     if job.min_success is not None and job.min_success < 1:
         causes.invalid("spec.minSuccess", "must be greater than or equal to 1")
-    validate_network_topology(job.network_topology, "spec.networkTopology", causes)
-    validate_tier_exclusive(job.network_topology, "spec.networkTopology", causes)
+    topology = validate_network_topology(job.network_topology, "spec.networkTopology", causes)
+    validate_tier_exclusive(topology, "spec.networkTopology", causes)
 
 
 def _validate_pod_caps(job: Job, tasks: list[TaskSpec], total: int, causes: Causes) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from jobs.models import TaskSpec
+from queues.manifests.network_topology import DEFAULT_MODE
 
 __all__ = [
     "PARTITION_ID",
@@ -36,7 +37,7 @@ def pod_group_network_topology(topology: Mapping[str, Any] | None) -> dict[str, 
     """Return the PodGroup's networkTopology for a job's (None when the job has none)."""
     if topology is None:
         return None
-    copied: dict[str, Any] = {"mode": topology.get("mode", "")}
+    copied: dict[str, Any] = {"mode": topology.get("mode", DEFAULT_MODE)}
     if topology.get("highestTierAllowed") is not None:
         copied["highestTierAllowed"] = topology["highestTierAllowed"]
     elif topology.get("highestTierName"):

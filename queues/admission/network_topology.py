@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from apis.errors import ManifestError
 from kube.admission_causes import Causes, CauseType
-from queues.manifests.network_topology import MODES
+from queues.manifests.network_topology import MODES, read_network_topology
+from queues.manifests.reread import reread
 
 __all__ = ["BOTH_TIERS", "MAX_NAME", "validate_network_topology", "validate_tier_exclusive"]
 
@@ -23,23 +25,34 @@ BOTH_TIERS = (
 )
 
 
-def validate_network_topology(topology: Mapping[str, Any] | None, at: str, causes: Causes) -> None:
-    """Record what the CRD's schema refuses in ``topology`` (at wire path ``at``)."""
+def validate_network_topology(topology: Any, at: str, causes: Causes) -> dict[str, Any] | None:
+    """Record what the CRD's schema refuses in ``topology`` (at wire path ``at``).
+
+    Return the block as read (the CRD's default mode filled), or None when it is absent or
+    not even shaped like one (that is recorded too).
+    """
     if topology is None:
-        return
-    mode = topology.get("mode")
+        return None
+    try:
+        block = reread(read_network_topology, topology, at)
+    except ManifestError as exc:
+        causes.invalid(exc.field, exc.message)
+        return None
+    if block is None:
+        return None
+    mode = block["mode"]
     if mode not in MODES:
         causes.not_supported(f"{at}.mode", mode, MODES)
-    tier = topology.get("highestTierAllowed")
+    tier = block.get("highestTierAllowed")
     if tier is not None and tier < 0:
         causes.invalid(f"{at}.highestTierAllowed", f"{tier}: must be greater than or equal to 0")
-    name = topology.get("highestTierName") or ""
-    if len(name) > MAX_NAME:
+    if len(block.get("highestTierName", "")) > MAX_NAME:
         causes.add(
             f"{at}.highestTierName",
             CauseType.TOO_LONG,
             f"Too long: may not be more than {MAX_NAME} bytes",
         )
+    return block
 
 
 def validate_tier_exclusive(

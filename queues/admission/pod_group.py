@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from apis.errors import ManifestError
+from apis.wire import Fields
 from kube.admission_causes import Causes, CauseType
 from kube.manifest_kinds import Loaded
 from queues.admission.network_topology import (
@@ -24,7 +25,8 @@ from queues.admission.network_topology import (
     validate_network_topology,
     validate_tier_exclusive,
 )
-from queues.manifests.pod_group import PodGroupKind
+from queues.manifests.pod_group import PodGroupKind, read_sub_group_policy
+from queues.manifests.reread import reread
 from queues.models import PodGroup, Queue, QueueState
 
 __all__ = ["admit_pod_group", "validate_pod_group", "validate_pod_group_schema"]
@@ -43,35 +45,58 @@ def validate_pod_group(group: PodGroup) -> Causes:
                 f"can only submit PodGroup to queue with state `Open`, queue `{group.queue}` "
                 f"status is `{queue.state}`",
             )
-    causes.extend(validate_pod_group_schema(group))
-    if not validate_tier_exclusive(group.network_topology, "spec.networkTopology", causes):
-        for index, policy in enumerate(group.sub_group_policy or []):
+    schema, topology, policies = _validate_schema(group)
+    causes.extend(schema)
+    if not validate_tier_exclusive(topology, "spec.networkTopology", causes):
+        for index, (name, policy_topology) in enumerate(policies):
             at = f"spec.subGroupPolicy[{index}].networkTopology"
-            message = f"in subGroupPolicy '{policy.get('name', '')}': {BOTH_TIERS}"
-            if validate_tier_exclusive(policy.get("networkTopology"), at, causes, message):
+            message = f"in subGroupPolicy '{name}': {BOTH_TIERS}"
+            if validate_tier_exclusive(policy_topology, at, causes, message):
                 break
     return causes
 
 
 def validate_pod_group_schema(group: PodGroup) -> Causes:
     """Return what the CRD's schema refuses in ``group`` (checked on create and update)."""
+    return _validate_schema(group)[0]
+
+
+def _read_policies(fields: Fields, key: str) -> list[dict[str, Any]]:
+    return [read_sub_group_policy(item) for item in fields.objects(key)]
+
+
+def _validate_schema(
+    group: PodGroup,
+) -> tuple[Causes, dict[str, Any] | None, list[tuple[str, dict[str, Any] | None]]]:
+    """Return the schema's refusals, the group's networkTopology as read, and each
+    subGroupPolicy's (name, networkTopology as read)."""
     causes = Causes()
     if group.min_member < 0:
         causes.invalid("spec.minMember", "must be greater than or equal to 0")
-    validate_network_topology(group.network_topology, "spec.networkTopology", causes)
-    for index, policy in enumerate(group.sub_group_policy or []):
+    topology = validate_network_topology(group.network_topology, "spec.networkTopology", causes)
+    try:
+        policies = reread(_read_policies, group.sub_group_policy or [], "spec.subGroupPolicy")
+    except ManifestError as exc:
+        causes.invalid(exc.field, exc.message)
+        policies = []
+    read: list[tuple[str, dict[str, Any] | None]] = []
+    for index, policy in enumerate(policies):
         at = f"spec.subGroupPolicy[{index}]"
-        if len(policy.get("name", "")) > MAX_NAME:
+        name = policy.get("name", "")
+        if len(name) > MAX_NAME:
             causes.add(
                 f"{at}.name", CauseType.TOO_LONG, f"Too long: may not be more than {MAX_NAME} bytes"
             )
-        size, least = policy.get("subGroupSize", 1), policy.get("minSubGroups", 0)
+        size, least = policy["subGroupSize"], policy["minSubGroups"]
         if size < 1:
             causes.invalid(f"{at}.subGroupSize", f"{size}: must be greater than or equal to 1")
         if least < 0:
             causes.invalid(f"{at}.minSubGroups", f"{least}: must be greater than or equal to 0")
-        validate_network_topology(policy.get("networkTopology"), f"{at}.networkTopology", causes)
-    return causes
+        nested = validate_network_topology(
+            policy.get("networkTopology"), f"{at}.networkTopology", causes
+        )
+        read.append((name, nested))
+    return causes, topology, read
 
 
 def admit_pod_group(

@@ -342,3 +342,43 @@ def test_who_changed_a_queues_affinity_is_audited(operator: Client) -> None:
     update = next(e for e in entries if e["action"] == "update" and e["name"] == "ng")
     assert update["user"] == "olga"
     assert (update["before"], update["after"]) == ({"affinity": AFFINITY}, {"affinity": narrower})
+
+
+def _admin_queue(affinity: str) -> dict[str, Any]:
+    return {
+        "name": "ng", "weight": 1, "capability": "", "deserved": "", "guarantee": "",
+        "reclaimable": "on", "parent": "", "priority": 0, "dequeue_strategy": "traverse",
+        "labels": "{}", "annotations": "{}", "affinity": affinity,
+    }  # fmt: skip
+
+
+def test_the_admin_refuses_a_misshapen_affinity_naming_the_field(superuser_client: Client) -> None:
+    bad = json.dumps({"nodeGroupAffinity": {REQ: "group-a"}})
+
+    refused = superuser_client.post("/admin/queues/queue/add/", _admin_queue(bad))
+    saved = superuser_client.post("/admin/queues/queue/add/", _admin_queue(json.dumps(AFFINITY)))
+
+    assert refused.status_code == 200
+    assert f"spec.affinity.nodeGroupAffinity.{REQ}: expected an array" in html.unescape(
+        refused.content.decode()
+    )
+    assert saved.status_code == 302
+    assert Queue.objects.get(name="ng").affinity == AFFINITY
+
+
+def test_the_admin_refuses_a_pod_group_with_a_misshapen_topology(superuser_client: Client) -> None:
+    data = {
+        "name": "pg", "namespace": "default", "min_member": 1, "min_task_member": "{}",
+        "min_resources": "", "queue": "default", "priority_class_name": "",
+        "labels": "{}", "annotations": "{}", "owner_references": "[]", "finalizers": "[]",
+        "network_topology": json.dumps({"highestTierAllowed": "1"}),
+        "sub_group_policy": json.dumps([{"subGroupSize": 0}]),
+    }  # fmt: skip
+
+    refused = superuser_client.post("/admin/queues/podgroup/add/", data)
+
+    page = html.unescape(refused.content.decode())
+    assert refused.status_code == 200
+    assert "spec.networkTopology.highestTierAllowed: expected an integer" in page
+    assert "spec.subGroupPolicy[0].subGroupSize: 0: must be greater than or equal to 1" in page
+    assert not PodGroup.objects.exists()
