@@ -47,12 +47,12 @@ def validate_pod_group(group: PodGroup) -> Causes:
             )
     schema, topology, policies = _validate_schema(group)
     causes.extend(schema)
-    if not validate_tier_exclusive(topology, "spec.networkTopology", causes):
-        for index, (name, policy_topology) in enumerate(policies):
-            at = f"spec.subGroupPolicy[{index}].networkTopology"
-            message = f"in subGroupPolicy '{name}': {BOTH_TIERS}"
-            if validate_tier_exclusive(policy_topology, at, causes, message):
-                break
+    validate_tier_exclusive(topology, "spec.networkTopology", causes)
+    for index, (name, policy_topology) in enumerate(policies):
+        at = f"spec.subGroupPolicy[{index}].networkTopology"
+        message = f"in subGroupPolicy '{name}': {BOTH_TIERS}"
+        if validate_tier_exclusive(policy_topology, at, causes, message):
+            break  # Volcano names the first such policy only
     return causes
 
 

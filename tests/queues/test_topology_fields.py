@@ -141,6 +141,25 @@ SG = "spec.subGroupPolicy"
             [(f"{SG}[1].networkTopology", "FieldValueForbidden", f"in subGroupPolicy 'b': {BOTH}")],
         ),
         (
+            {
+                "networkTopology": {"highestTierAllowed": 2, "highestTierName": "leaf"},
+                "subGroupPolicy": [
+                    {
+                        "name": "a",
+                        "networkTopology": {"highestTierAllowed": 1, "highestTierName": "x"},
+                    }
+                ],
+            },
+            [
+                ("spec.networkTopology", "FieldValueForbidden", BOTH),
+                (
+                    f"{SG}[0].networkTopology",
+                    "FieldValueForbidden",
+                    f"in subGroupPolicy 'a': {BOTH}",
+                ),
+            ],
+        ),
+        (
             {"subGroupPolicy": [{"networkTopology": {"highestTierAllowed": -2}}]},
             [(f"{SG}[0].networkTopology.highestTierAllowed", "FieldValueInvalid", "-2")],
         ),
@@ -170,6 +189,7 @@ SG = "spec.subGroupPolicy"
         "both",
         "minimums",
         "sub-both-first-only",
+        "group-and-sub-both",
         "sub-tier",
         "long-name",
         "label-keys",
