@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from core.models import PodPhase
 from jobs.models import Job
 from queues.models import PodGroup
-from tests.jobs.controller_kit import admit, pods, submit, task, tick
+from tests.jobs.controller_kit import admit, pods, set_pods, start, submit, task, tick
 from tests.kube.api_kit import JOBS, PODGROUPS, example
 
 pytestmark = pytest.mark.django_db
@@ -328,3 +329,33 @@ def test_the_controller_restores_a_changed_sub_group_policy_but_not_network_topo
     assert group.sub_group_policy == wanted
     # Volcano copies networkTopology when it creates the group only.
     assert group.network_topology == {"mode": "soft"}
+
+
+def test_restart_partition_restarts_only_the_failed_pods_partition() -> None:
+    partition = {"totalPartitions": 2, "partitionSize": 2}
+    policies = [{"exitCode": 3, "action": "RestartPartition"}]
+    job = submit(
+        tasks=[task("ps", 1), task("worker", 4, partitionPolicy=partition, policies=policies)]
+    )
+    start(job)
+    kept = {name: pod.uid for name, pod in pods(job).items() if name != "job-worker-2"}
+
+    set_pods(job, PodPhase.FAILED, "job-worker-2", exit_code=3)
+    tick(job)
+
+    assert (job.phase, job.retry_count) == ("Restarting", 1)
+    assert sorted(pods(job)) == ["job-ps-0", "job-worker-0", "job-worker-1"]
+    assert all(pods(job)[name].uid == kept[name] for name in pods(job))
+
+
+def test_restart_partition_of_a_task_without_partitions_does_nothing() -> None:
+    job = submit(
+        tasks=[task("worker", 2, policies=[{"exitCode": 3, "action": "RestartPartition"}])]
+    )
+    start(job)
+
+    set_pods(job, PodPhase.FAILED, "job-worker-1", exit_code=3)
+    tick(job)
+
+    assert (job.phase, job.retry_count) == ("Running", 0)
+    assert sorted(pods(job)) == ["job-worker-0", "job-worker-1"]
