@@ -12,7 +12,7 @@ from django.test import Client
 
 from core.models import PodPhase
 from jobs.models import Job
-from queues.models import PodGroup
+from queues.models import PodGroup, Queue
 from tests.jobs.controller_kit import admit, pods, set_pods, start, submit, task, tick
 from tests.kube.api_kit import JOBS, PODGROUPS, example
 
@@ -359,3 +359,27 @@ def test_restart_partition_of_a_task_without_partitions_does_nothing() -> None:
 
     assert (job.phase, job.retry_count) == ("Running", 0)
     assert sorted(pods(job)) == ["job-worker-0", "job-worker-1"]
+
+
+def test_the_console_shows_the_topology_in_the_job_and_queue_manifests(
+    console_login: Any,
+) -> None:
+    job = submit(
+        tasks=[task("worker", 2, partitionPolicy={"totalPartitions": 2, "partitionSize": 1})],
+        networkTopology={"mode": "hard", "highestTierAllowed": 1},
+    )
+    tick(job)
+    Queue.objects.filter(name="default").update(
+        affinity={"nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": ["g1"]}}
+    )
+    client = console_login("olga-pages", "operator")
+
+    job_page = client.get("/jobs/default/job/")
+    queue_page = client.get("/queues/default/")
+
+    assert job_page.status_code == queue_page.status_code == 200
+    assert "networkTopology:" in job_page.content.decode()
+    assert "highestTierAllowed: 1" in job_page.content.decode()
+    assert "partitionPolicy:" in job_page.content.decode()
+    assert "nodeGroupAffinity:" in queue_page.content.decode()
+    assert client.get("/podgroups/").status_code == 200
