@@ -108,6 +108,19 @@ _POLICY = _obj(
         "timeout": _s("How long to wait before acting (a Go duration such as 10m)."),
     },
 )
+_NETWORK_TOPOLOGY = _obj(
+    "Network topology constraint (HyperNode tiers) the gang must stay within.",
+    {
+        "mode": _s("hard or soft.", enum=["hard", "soft"], default="hard"),
+        "highestTierAllowed": _i("Highest HyperNode tier the gang may span.", minimum=0),
+        "highestTierName": _s("Highest tier, by HyperNode tierName.", maxLength=253),
+    },
+)
+_NAMES = _array("Node-group names (label volcano.sh/nodegroup-name).", {"type": "string"})
+_NODE_GROUP_RULES = {
+    "requiredDuringSchedulingIgnoredDuringExecution": _NAMES,
+    "preferredDuringSchedulingIgnoredDuringExecution": _NAMES,
+}
 _TASK = _obj(
     "A set of identical pods of the job (ps, worker, ...).",
     {
@@ -126,6 +139,15 @@ _TASK = _obj(
         ),
         "topologyPolicy": _s(
             "NUMA topology policy: none, best-effort, restricted, single-numa-node."
+        ),
+        "partitionPolicy": _obj(
+            "Pods in groups of partitionSize, each a subGroupPolicy of the job's PodGroup.",
+            {
+                "totalPartitions": _i("How many groups (replicas = groups x size).", minimum=1),
+                "partitionSize": _i("Pods per group.", minimum=1),
+                "minPartitions": _i("Groups that must be scheduled together.", minimum=0),
+                "networkTopology": _NETWORK_TOPOLOGY,
+            },
         ),
     },
 )
@@ -148,7 +170,7 @@ _JOB_SPEC = _obj(
         },
         "volumes": _array("Volumes mounted into every pod.", _free("A volume.")),
         "runningEstimate": _s("Expected running time (a Go duration)."),
-        "networkTopology": _free("Network topology constraints."),
+        "networkTopology": _NETWORK_TOPOLOGY,
     },
 )
 _JOB_STATUS = _obj(
@@ -191,7 +213,21 @@ _PODGROUP_SPEC = _obj(
         "queue": _s("Queue of the pod group.", default="default"),
         "priorityClassName": _s("PriorityClass of the pod group."),
         "preemptable": {"type": "boolean", "description": "Whether its pods may be preempted."},
-        "networkTopology": _free("Network topology constraints."),
+        "networkTopology": _NETWORK_TOPOLOGY,
+        "subGroupPolicy": _array(
+            "Sub-groups of the gang, each scheduled whole within its own network topology.",
+            _obj(
+                "A sub-group: the matching pods, grouped by the values of matchLabelKeys.",
+                {
+                    "name": _s("Name of the sub-group policy.", maxLength=253),
+                    "networkTopology": _NETWORK_TOPOLOGY,
+                    "subGroupSize": _i("Pods per sub-group.", minimum=1, default=1),
+                    "minSubGroups": _i("Sub-groups that must fit.", minimum=0, default=0),
+                    "labelSelector": _free("The pods this policy applies to."),
+                    "matchLabelKeys": _array("Label keys grouping the pods.", {"type": "string"}),
+                },
+            ),
+        ),
     },
 )
 _PODGROUP_STATUS = _obj(
@@ -215,7 +251,13 @@ _QUEUE_SPEC = _obj(
         "parent": _s("Parent queue (hierarchical queues)."),
         "priority": _i("Queue priority."),
         "type": _s("Queue type."),
-        "affinity": _free("Node-group affinity."),
+        "affinity": _obj(
+            "Node groups the queue's pods must, should or must not run on.",
+            {
+                "nodeGroupAffinity": _obj("Node groups to run on.", _NODE_GROUP_RULES),
+                "nodeGroupAntiAffinity": _obj("Node groups to avoid.", _NODE_GROUP_RULES),
+            },
+        ),
         "extendClusters": _array("Clusters the queue dispatches to.", _free("A cluster.")),
     },
 )

@@ -17,7 +17,15 @@ from django.utils.translation import gettext as _
 from apis.errors import ManifestError
 from kube.admission_causes import AdmissionError
 from queues.admission import admit_queue, validate_queue
-from queues.forms import QueueForm, error_id, form_field_of, form_values, manifest_yaml, parse_yaml
+from queues.forms import (
+    QUOTA_KINDS,
+    QueueForm,
+    error_id,
+    form_field_of,
+    form_values,
+    manifest_yaml,
+    parse_yaml,
+)
 from queues.manifests import QueueKind
 from queues.models import Queue
 from queues.selectors import shown_resources
@@ -73,6 +81,32 @@ def _admit(
         return None, [(exc.field, exc.message)]
 
 
+# The spec fields the form has inputs for; the others (affinity, ...) the form carries over.
+FORM_SPEC = frozenset(
+    {"weight", "reclaimable", "priority", "parent", "dequeueStrategy", *QUOTA_KINDS}
+)
+
+
+def _with_unformed_spec(
+    manifest: dict[str, Any], yaml_text: str, queue: Queue | None
+) -> dict[str, Any]:
+    """Return the form's ``manifest`` with the spec fields it has no input for kept.
+
+    Why: a save replaces the whole spec, so a queue's ``affinity`` (which only the YAML view
+    shows) would be lost by editing its weight in the form. They come from the YAML view as
+    it stood (the page keeps it in step with the form), else from the stored queue.
+    """
+    previous, _error = parse_yaml(yaml_text) if yaml_text.strip() else (None, "")
+    if previous is None and queue is not None:
+        previous = QueueKind().dump(queue)
+    spec = (previous or {}).get("spec")
+    if not isinstance(spec, dict):
+        return manifest
+    kept = {key: value for key, value in spec.items() if key not in FORM_SPEC}
+    manifest["spec"] = {**manifest["spec"], **kept}
+    return manifest
+
+
 def read_editor(request: HttpRequest, queue: Queue | None) -> Editor:
     """Return what the user submitted (``request.POST``), read through the form or the YAML
     and Volcano's admission, for ``queue`` (None: a new one)."""
@@ -90,7 +124,7 @@ def read_editor(request: HttpRequest, queue: Queue | None) -> Editor:
     else:
         form = QueueForm(data=request.POST, resources=resources, fixed_name=fixed)
         if form.is_valid():
-            manifest = form.manifest()
+            manifest = _with_unformed_spec(form.manifest(), yaml_text, queue)
             yaml_text = manifest_yaml(manifest)
     editor = Editor(form=form, source=source, yaml_text=yaml_text, manifest=manifest)
     if parse_error:

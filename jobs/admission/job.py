@@ -15,6 +15,7 @@ from django.db.models import Sum
 
 from apis.errors import ManifestError
 from core.admission.template import qualified_name_error, validate_template
+from jobs.admission.partition import partition_min_available, validate_partition_policy
 from jobs.admission.policies import (
     validate_depends_on,
     validate_plugins,
@@ -26,6 +27,7 @@ from jobs.models import Job, TaskSpec
 from kube.admission_causes import Causes
 from kube.manifest_kinds import Loaded
 from kube.validators import dns1123_label_error
+from queues.admission.network_topology import validate_network_topology, validate_tier_exclusive
 from queues.models import Queue, QueueState
 
 __all__ = ["admit_job", "default_job", "validate_job", "validate_job_update"]
@@ -52,16 +54,14 @@ def default_job(job: Job, tasks: list[TaskSpec]) -> None:
     job.scheduler_name = job.scheduler_name or DEFAULT_SCHEDULER
     # Volcano's webhook: maxRetry 0 means "not set" and becomes 3.
     job.max_retry = job.max_retry or DEFAULT_MAX_RETRY
-    if not job.min_available:
-        job.min_available = sum(
-            task.replicas if task.min_available is None else task.min_available for task in tasks
-        )
     for index, task in enumerate(tasks):
         task.index = index
         task.name = task.name or f"default{index}"
         if task.min_available is None:
-            task.min_available = task.replicas
+            task.min_available = partition_min_available(task)
         task.max_retry = task.max_retry or DEFAULT_MAX_RETRY
+    if not job.min_available:  # after the tasks', as Volcano's webhook patches them first
+        job.min_available = sum(task.min_available or 0 for task in tasks)
     plugins = dict(job.plugins)
     for name, implied in IMPLIED_PLUGINS.items():
         if name in plugins:
@@ -101,7 +101,7 @@ def validate_job(job: Job, tasks: list[TaskSpec]) -> Causes:
 
 
 def _validate_numbers(job: Job, tasks: list[TaskSpec], causes: Causes) -> None:
-    """The numeric rules (CRD minimums and the webhook's sums); re-run on every update."""
+    """The rules re-run on every update: CRD minimums, the webhook's sums, the topology's."""
     total = 0
     for index, task in enumerate(tasks):
         at = f"spec.tasks[{index}]"
@@ -119,6 +119,7 @@ def _validate_numbers(job: Job, tasks: list[TaskSpec], causes: Causes) -> None:
                 )
         if task.max_retry is not None and task.max_retry < 0:
             causes.invalid(f"{at}.maxRetry", "must be greater than or equal to 0")
+        validate_partition_policy(job, task, at, causes)
     _validate_pod_caps(job, tasks, total, causes)
     if job.min_available < 0:
         causes.invalid("spec.minAvailable", "job 'minAvailable' must be >= 0")
@@ -136,6 +137,8 @@ def _validate_numbers(job: Job, tasks: list[TaskSpec], causes: Causes) -> None:
         )
     if job.min_success is not None and job.min_success < 1:
         causes.invalid("spec.minSuccess", "must be greater than or equal to 1")
+    topology = validate_network_topology(job.network_topology, "spec.networkTopology", causes)
+    validate_tier_exclusive(topology, "spec.networkTopology", causes)
 
 
 def _validate_pod_caps(job: Job, tasks: list[TaskSpec], total: int, causes: Causes) -> None:

@@ -30,6 +30,11 @@ from core.events import record_event
 from core.manifests.pod_template import pod_limits, pod_requests
 from core.models import Event, EventType
 from jobs.controller.context import JobContext
+from jobs.controller.sub_groups import (
+    pod_group_network_topology,
+    sub_group_policies,
+    updated_sub_group_policies,
+)
 from jobs.models import TaskSpec
 from queues.models import PodGroup, PodGroupPhase
 
@@ -98,9 +103,13 @@ def _min(task: TaskSpec) -> int:
 
 
 def ensure_pod_group(ctx: JobContext, *, create: bool) -> None:
-    """Create the PodGroup if missing (when ``create``) or bring its spec in line with the job."""
+    """Create the PodGroup if missing (when ``create``) or bring its spec in line with the job.
+
+    The job's networkTopology is copied when the group is created only (as Volcano does; the
+    job's own may not change); the partitioned tasks' subGroupPolicy follows the job.
+    """
     job = ctx.job
-    wanted = {
+    wanted: dict[str, Any] = {
         "min_member": job.min_available,
         "min_task_member": {task.name: _min(task) for task in ctx.tasks},
         "min_resources": min_resources(job.min_available, ctx.tasks, ctx.classes or {}),
@@ -118,10 +127,15 @@ def ensure_pod_group(ctx: JobContext, *, create: bool) -> None:
             phase=PodGroupPhase.PENDING,
             labels=dict(job.labels),
             annotations=dict(job.annotations),
+            network_topology=pod_group_network_topology(job.network_topology),
+            sub_group_policy=sub_group_policies(ctx.tasks),
             **wanted,
         )
         ctx.changed = True
         return
+    policies = updated_sub_group_policies(group.sub_group_policy or [], ctx.tasks)
+    if policies is not None:
+        wanted["sub_group_policy"] = policies
     drift = [name for name, value in wanted.items() if getattr(group, name) != value]
     if drift:
         for name in drift:

@@ -17,6 +17,7 @@ from core.manifests.pod_template import pod_requests
 from core.models import Event, EventType, Pod, PodPhase, stamp_class
 from jobs.controller.context import JOB_VERSION, JobContext
 from jobs.controller.plugins import apply_plugins
+from jobs.controller.sub_groups import PARTITION_ID, partition_id
 from jobs.models import TaskSpec
 
 __all__ = ["pod_name", "render_pod", "warn_unclaimed_volumes"]
@@ -67,6 +68,8 @@ def render_pod(ctx: JobContext, task: TaskSpec, index: int) -> tuple[Pod, bool]:
             "volcano.sh/task-index": str(index),
         }
     )
+    if (partition := partition_id(task, index)) is not None:
+        labels[PARTITION_ID] = partition
     annotations = dict(metadata.get("annotations") or {})
     annotations.update(
         {

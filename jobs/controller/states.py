@@ -25,6 +25,7 @@ from jobs.controller.actions import (
 )
 from jobs.controller.context import JobContext
 from jobs.controller.requests import Request
+from jobs.controller.sub_groups import PARTITION_ID, partition_id
 from jobs.models import JobPhase
 
 __all__ = ["execute"]
@@ -136,8 +137,23 @@ def _unchanged(ctx: JobContext) -> None:
 def _targets(ctx: JobContext, action: str, request: Request) -> list[Pod]:
     if action == "RestartPod":
         return [pod for pod in ctx.pods.values() if pod.name == request.pod]
-    # RestartTask; RestartPartition too (we have no partitions: a partition is the task).
-    return [pod for pod in ctx.pods.values() if pod.task_name == request.task]
+    task_pods = [pod for pod in ctx.pods.values() if pod.task_name == request.task]
+    if action == "RestartPartition":
+        # The pods of the task sharing the partition of the pod that raised it; none when
+        # the task has no partitionPolicy (Volcano then does nothing).
+        partition = _partition_of(ctx, request)
+        return [p for p in task_pods if partition and p.labels.get(PARTITION_ID) == partition]
+    return task_pods
+
+
+def _partition_of(ctx: JobContext, request: Request) -> str | None:
+    """Return the partition of the request's pod: its label, else its index's (pod gone)."""
+    pod = ctx.pods.get(request.pod)
+    if pod is not None:
+        return pod.labels.get(PARTITION_ID)
+    task = ctx.task(request.task)
+    index = request.pod.rpartition("-")[2]
+    return partition_id(task, int(index)) if task is not None and index.isdigit() else None
 
 
 def execute(ctx: JobContext, action: str, request: Request) -> None:
@@ -153,11 +169,10 @@ def execute(ctx: JobContext, action: str, request: Request) -> None:
                 transition=True,
             )
         elif action in RESTARTS:
-            kill_target(
-                ctx,
-                _targets(ctx, action, request),
-                _to(JobPhase.RESTARTING, retry=True, reason=reason),
-            )
+            targets = _targets(ctx, action, request)
+            if action == "RestartPartition" and not targets:
+                return  # Volcano: no such partition group, nothing to manage
+            kill_target(ctx, targets, _to(JobPhase.RESTARTING, retry=True, reason=reason))
         elif action in USER_STOPS:
             kill_job(ctx, RETAIN_SOFT, _to(USER_STOPS[action], reason=reason), transition=True)
         else:
@@ -166,7 +181,9 @@ def execute(ctx: JobContext, action: str, request: Request) -> None:
         if action in USER_STOPS and request.source.startswith("command"):
             kill_job(ctx, RETAIN_SOFT, _to(USER_STOPS[action], reason=reason), transition=True)
         elif action in RESTARTS:
-            kill_target(ctx, _targets(ctx, action, request), restart_rule)
+            targets = _targets(ctx, action, request)
+            if action != "RestartPartition" or targets:
+                kill_target(ctx, targets, restart_rule)
         elif action in ("SyncJob", "EnqueueJob") and not (stale := _stale_pods(ctx)):
             sync_job(ctx, restart_rule)
         elif action in ("SyncJob", "EnqueueJob"):

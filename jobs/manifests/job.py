@@ -14,6 +14,7 @@ from core.manifests.pod_template import read_pod_template
 from jobs.models import Job, JobPhase, TaskSpec
 from kube.manifest_kinds import Kind, Loaded
 from kube.validators import dns1123_label_error
+from queues.manifests.network_topology import read_network_topology
 
 __all__ = ["JobKind"]
 
@@ -66,6 +67,28 @@ def read_volumes(fields: Fields) -> list[dict[str, Any]]:
     return volumes
 
 
+def read_partition_policy(task: Fields) -> dict[str, Any] | None:
+    """Return a task's ``partitionPolicy`` in its wire shape (None when absent).
+
+    Only the shape is checked here; the minimums and the required counts are admission's,
+    which names every bad one at once. ``minPartitions`` gets the CRD's default, 0.
+    """
+    if not task.has("partitionPolicy"):
+        task.raw("partitionPolicy")
+        return None
+    fields = task.obj("partitionPolicy")
+    policy: dict[str, Any] = {}
+    for key in ("totalPartitions", "partitionSize"):
+        value = fields.optional_integer(key)
+        if value is not None:
+            policy[key] = value
+    if (topology := read_network_topology(fields)) is not None:
+        policy["networkTopology"] = topology
+    policy["minPartitions"] = fields.integer("minPartitions", 0)
+    fields.done()
+    return policy
+
+
 def read_task(task: Fields, index: int) -> TaskSpec:
     """Return one ``spec.tasks[i]`` as an unsaved TaskSpec."""
     spec = TaskSpec(index=index)
@@ -78,6 +101,7 @@ def read_task(task: Fields, index: int) -> TaskSpec:
     spec.template = read_pod_template(task.obj("template"))
     spec.policies = read_policies(task, "policies")
     spec.topology_policy = task.string("topologyPolicy")
+    spec.partition_policy = read_partition_policy(task)
     depends = task.obj("dependsOn")
     spec.depends_on = None
     if task.has("dependsOn"):
@@ -107,6 +131,7 @@ class JobKind(Kind):
         "policies",
         "plugins",
         "volumes",
+        "network_topology",
     )
     wire_paths: ClassVar[dict[str, str]] = {
         "name": "metadata.name",
@@ -128,6 +153,7 @@ class JobKind(Kind):
         job.policies = read_policies(spec, "policies")
         job.plugins = read_plugins(spec)
         job.volumes = read_volumes(spec)
+        job.network_topology = read_network_topology(spec)
         loaded.children = [
             read_task(task, index) for index, task in enumerate(spec.objects("tasks"))
         ]
@@ -170,6 +196,7 @@ class JobKind(Kind):
             "policies": job.policies or None,
             "plugins": job.plugins or None,
             "volumes": job.volumes or None,
+            "networkTopology": job.network_topology,
         }
         spec.update({key: value for key, value in optional.items() if value is not None})
         spec["tasks"] = [write_task(task) for task in sorted(tasks, key=lambda t: t.index)]
@@ -249,5 +276,7 @@ def write_task(task: TaskSpec) -> Manifest:
         item["dependsOn"] = task.depends_on
     if task.topology_policy:
         item["topologyPolicy"] = task.topology_policy
+    if task.partition_policy is not None:
+        item["partitionPolicy"] = task.partition_policy
     item["template"] = task.template
     return item

@@ -64,6 +64,10 @@ class Job(KubeObject):
     policies = models.JSONField(default=list, blank=True, help_text="[{event(s), action, ...}]")
     plugins = models.JSONField(default=dict, blank=True, help_text="{plugin: [arguments]}")
     volumes = models.JSONField(default=list, blank=True, help_text="[{mountPath, ...}]")
+    # {mode, highestTierAllowed, highestTierName}; the controller copies it to the PodGroup.
+    network_topology = models.JSONField(
+        null=True, blank=True, help_text="{mode, highestTierAllowed | highestTierName}"
+    )
 
     # status
     phase = models.CharField(max_length=16, choices=JobPhase.choices, blank=True)
@@ -112,6 +116,11 @@ class TaskSpec(models.Model):
     policies = models.JSONField(default=list, blank=True)
     depends_on = models.JSONField(null=True, blank=True, help_text="{name: [...], iteration}")
     topology_policy = models.CharField(max_length=32, blank=True)
+    # {totalPartitions, partitionSize, minPartitions, networkTopology}: the task's pods in
+    # groups of partitionSize, each a subGroupPolicy of the job's PodGroup.
+    partition_policy = models.JSONField(
+        null=True, blank=True, help_text="{totalPartitions, partitionSize, minPartitions, ...}"
+    )
 
     class Meta:
         ordering = ["job", "index"]

@@ -16,12 +16,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from apis.errors import ManifestError
-from apis.wire import format_resources
+from apis.wire import Fields, format_resources
 from core.models import Pod
 from kube.admission_causes import Causes, CauseType
 from kube.manifest_kinds import Loaded
 from kube.validators import dns1123_subdomain_error
 from queues.manifests import QueueKind
+from queues.manifests.affinity import read_affinity
+from queues.manifests.reread import reread
 from queues.models import PROTECTED_QUEUE_NAMES, DequeueStrategy, Queue, QueueState
 
 __all__ = [
@@ -77,6 +79,7 @@ def validate_queue(queue: Queue, *, old: Queue | None = None) -> Causes:
             f"{queue.state!r}: queue state must be in [{' '.join(SETTABLE_STATES)}]",
         )
     _validate_resources(queue, causes)
+    _validate_affinity(queue, causes)
     _validate_hierarchy_annotations(queue, causes)
     if queue.name == ROOT:
         _validate_root(queue, old, causes)
@@ -136,6 +139,18 @@ def _validate_resources(queue: Queue, causes: Causes) -> None:
                 f"deserved[{resource}]={_q(resource, deserved)} must be <= "
                 f"capability[{resource}]={_q(resource, capability)}",
             )
+
+
+def _read_affinity(fields: Fields, key: str) -> dict[str, Any] | None:
+    return read_affinity(fields)
+
+
+def _validate_affinity(queue: Queue, causes: Causes) -> None:
+    """The CRD checks only the shape of ``spec.affinity`` (the admin writes the JSON as typed)."""
+    try:
+        reread(_read_affinity, queue.affinity, "spec.affinity")
+    except ManifestError as exc:
+        causes.invalid(exc.field, exc.message)
 
 
 def _q(resource: str, milli: int) -> str:

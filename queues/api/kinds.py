@@ -3,7 +3,7 @@
 Names and printer columns are Volcano's CRDs' (``kubectl get pg`` prints STATUS, minMember,
 RUNNINGS, AGE; ``kubectl get q`` PARENT). Queues and PodGroups are read by everyone and written
 by operators; a queue that still holds jobs may not be deleted (Volcano's webhook), and a
-person's changes to a queue's share and limits are audited.
+person's changes to a queue's share, limits and node-group affinity are audited.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ QUEUE_ENTRY = Entry(
         "reclaimable",
         "parent",
         "priority",
+        "affinity",
     ),
     audited_quantities=("capability", "deserved", "guarantee"),
     example=QUEUES.example,

@@ -1,5 +1,9 @@
 """PodGroup manifests (scheduling.volcano.sh/v1beta1).
 
+``networkTopology`` and ``subGroupPolicy`` are kept in their wire shape, read for shape with
+the CRD's defaults (mode ``hard``, subGroupSize 1, minSubGroups 0); their ranges are
+admission's (``queues.admission.pod_group``).
+
 ``priorityClassName`` stays a plain name: Volcano accepts a PodGroup naming a
 class that does not exist (the example's ``high-prority`` typo loads). The
 owning job, when ``metadata.ownerReferences`` names one, is linked on apply.
@@ -10,8 +14,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from apis.wire import Fields, Manifest, format_resources
+from core.manifests.network_policy import read_label_selector
 from core.owners import read_owner, resolve_job, with_job_owner
 from kube.manifest_kinds import Kind, Loaded
+from queues.manifests.network_topology import read_network_topology
 from queues.models import PodGroup, PodGroupPhase
 
 __all__ = ["PodGroupKind"]
@@ -33,6 +39,8 @@ class PodGroupKind(Kind):
         "min_resources",
         "queue",
         "priority_class_name",
+        "network_topology",
+        "sub_group_policy",
     )
     wire_paths: ClassVar[dict[str, str]] = {"name": "metadata.name", "queue": "spec.queue"}
 
@@ -48,6 +56,10 @@ class PodGroupKind(Kind):
         group.min_resources = spec.resources("minResources")
         group.queue = spec.string("queue", "default")
         group.priority_class_name = spec.string("priorityClassName")
+        group.network_topology = read_network_topology(spec)
+        group.sub_group_policy = [
+            read_sub_group_policy(item) for item in spec.objects("subGroupPolicy")
+        ]
         spec.done()
         status = doc.obj("status")
         group.phase = status.string("phase", PodGroupPhase.PENDING)
@@ -81,6 +93,10 @@ class PodGroupKind(Kind):
         spec["queue"] = group.queue
         if group.priority_class_name:
             spec["priorityClassName"] = group.priority_class_name
+        if group.network_topology is not None:
+            spec["networkTopology"] = group.network_topology
+        if group.sub_group_policy:
+            spec["subGroupPolicy"] = group.sub_group_policy
         status: Manifest = {"phase": group.phase}
         if group.conditions:
             status["conditions"] = group.conditions
@@ -88,3 +104,22 @@ class PodGroupKind(Kind):
             if count := getattr(group, name):
                 status[name] = count
         return {"spec": spec, "status": status}
+
+
+def read_sub_group_policy(item: Fields) -> dict[str, Any]:
+    """Return one ``spec.subGroupPolicy[i]`` in its wire shape, with the CRD's defaults."""
+    policy: dict[str, Any] = {}
+    if name := item.string("name"):
+        policy["name"] = name
+    if (topology := read_network_topology(item)) is not None:
+        policy["networkTopology"] = topology
+    policy["subGroupSize"] = item.integer("subGroupSize", 1)
+    policy["minSubGroups"] = item.integer("minSubGroups", 0)
+    if item.has("labelSelector"):
+        policy["labelSelector"] = read_label_selector(item.obj("labelSelector"))
+    else:
+        item.raw("labelSelector")
+    if keys := item.strings("matchLabelKeys"):
+        policy["matchLabelKeys"] = keys
+    item.done()
+    return policy

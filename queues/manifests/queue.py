@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from apis.wire import Fields, Manifest, format_resources
 from kube.manifest_kinds import Kind, Loaded
+from queues.manifests.affinity import read_affinity
 from queues.models import DequeueStrategy, Queue, QueueState
 
 __all__ = ["QueueKind"]
@@ -38,6 +39,7 @@ class QueueKind(Kind):
         "parent",
         "priority",
         "dequeue_strategy",
+        "affinity",
     )
     wire_paths: ClassVar[dict[str, str]] = {
         "name": "metadata.name",
@@ -65,6 +67,7 @@ class QueueKind(Kind):
             raise spec.error(
                 "dequeueStrategy", f"unsupported value {queue.dequeue_strategy!r} (fifo, traverse)"
             )
+        queue.affinity = read_affinity(spec)
         spec.done()
 
         status = doc.obj("status")
@@ -100,6 +103,8 @@ class QueueKind(Kind):
             spec["priority"] = queue.priority
         if queue.dequeue_strategy != DequeueStrategy.TRAVERSE:
             spec["dequeueStrategy"] = queue.dequeue_strategy
+        if queue.affinity is not None:
+            spec["affinity"] = queue.affinity
         status: Manifest = {"state": queue.state}
         for name in _STATUS_COUNTS:
             if count := getattr(queue, name):

@@ -32,6 +32,10 @@ class PodGroup(KubeObject):
     queue = models.CharField(max_length=63, default="default")
     # A name, not a foreign key: Volcano accepts a PodGroup naming a class that does not exist.
     priority_class_name = models.CharField(max_length=253, blank=True)
+    # Wire shapes: {mode, highestTierAllowed | highestTierName} and
+    # [{name, networkTopology, subGroupSize, minSubGroups, labelSelector, matchLabelKeys}].
+    network_topology = models.JSONField(null=True, blank=True, help_text="{mode, ...}")
+    sub_group_policy = models.JSONField(default=list, blank=True, help_text="[{name, ...}]")
 
     phase = models.CharField(
         max_length=16, choices=PodGroupPhase.choices, default=PodGroupPhase.PENDING

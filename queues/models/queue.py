@@ -83,6 +83,8 @@ class Queue(ObjectMeta):
     dequeue_strategy = models.CharField(
         max_length=16, choices=DequeueStrategy.choices, default=DequeueStrategy.TRAVERSE
     )
+    # {nodeGroupAffinity, nodeGroupAntiAffinity: {required..., preferred...: [node group]}}
+    affinity = models.JSONField(null=True, blank=True, help_text="nodegroup (anti-)affinity")
 
     # status (the queue controller and the scheduler write these)
     state = models.CharField(max_length=16, choices=QueueState.choices, default=QueueState.OPEN)
