@@ -37,8 +37,17 @@ add_simulate_allocatable_fn (state, Q, T) -> bool                     all
 add_simulate_predicate_fn   (state, T, N) -> PredicateStatus | None    first failure
 add_simulate_add_task_fn    (state, T, T added, N) -> None             each called
 add_simulate_remove_task_fn (state, T, T removed, N) -> None           each called
+add_live_node_order_fn      (T, rows) -> float array | None            sum
+add_hypernode_order_fn      (J, [HyperNode name]) -> {name: float}     sum
+add_hypernode_gradient_fn   (J, root, tier, allocated, min) -> [[name]]  first plugin
 add_event_handler           EventHandler(allocate_func, deallocate_func)
 ==========================  =========================================  ======================
+
+The last three serve network topology (HyperNodes). ``live_node_order`` is a score that changes
+with every placement anywhere in a HyperNode (so it cannot sit in allocate's per-template cache):
+node selection adds it over the candidate rows at each choice. ``hypernode_gradient`` returns the
+HyperNodes a hard-topology job may try, grouped by tier, lowest first; ``hypernode_order`` scores
+the HyperNodes in which the job could be placed.
 
 The simulate hooks serve topology-aware preemption: ``state`` is a dict the action creates per
 preemptor (Volcano's CycleState) in which plugins keep what they simulate.
@@ -118,6 +127,9 @@ HOOK_FLAGS: dict[str, str | tuple[str, ...] | None] = {
     "simulate_predicate": "enablePredicate",
     "simulate_add_task": ("enablePreemptable", "enabledAllocatable"),
     "simulate_remove_task": ("enablePreemptable", "enabledAllocatable"),
+    "live_node_order": "enableNodeOrder",
+    "hypernode_order": "enabledHyperNodeOrder",
+    "hypernode_gradient": "enabledHyperNodeGradient",
 }
 
 
@@ -445,6 +457,27 @@ class SessionRegistrars:
     ) -> None:
         """Register a callback removing a task from a simulated state."""
         self._register("simulate_remove_task", plugin, fn)
+
+    def add_live_node_order_fn(
+        self, plugin: str, fn: Callable[[TaskInfo, IntArray], FloatArray | None]
+    ) -> None:
+        """Register a score node selection adds at each choice (None: nothing to add)."""
+        self._register("live_node_order", plugin, fn)
+
+    def add_hypernode_order_fn(
+        self, plugin: str, fn: Callable[[JobInfo, list[str]], dict[str, float]]
+    ) -> None:
+        """Register a score of candidate HyperNodes for a job (Volcano's HyperNodeOrderFn)."""
+        self._register("hypernode_order", plugin, fn)
+
+    def add_hypernode_gradient_fn(
+        self,
+        plugin: str,
+        fn: Callable[[JobInfo, str, int, str, IntArray | None], list[list[str]]],
+    ) -> None:
+        """Register the HyperNode search of hard-topology jobs (Volcano's HyperNodeGradientFn):
+        ``(job, search root, highest tier allowed, job's HyperNode, minimum request vector)``."""
+        self._register("hypernode_gradient", plugin, fn)
 
     def add_event_handler(self, handler: EventHandler) -> None:
         """Register allocate/deallocate callbacks."""
