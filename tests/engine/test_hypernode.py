@@ -119,16 +119,28 @@ def test_read_hypernode_reads_members() -> None:
     ("spec", "field"),
     [
         ({"tier": -1}, "objects[0].spec.tier"),
-        ({"tier": 1, "members": [{"type": "Rack", "selector": {}}]}, "objects[0].spec.members[0].type"),
         (
-            {"tier": 1, "members": [{"type": "HyperNode", "selector": {"regexMatch": {"pattern": "x"}}}]},
+            {"tier": 1, "members": [{"type": "Rack", "selector": {}}]},
+            "objects[0].spec.members[0].type",
+        ),
+        (
+            {
+                "tier": 1,
+                "members": [{"type": "HyperNode", "selector": {"regexMatch": {"pattern": "x"}}}],
+            },
             "objects[0].spec.members[0].selector.regexMatch",
         ),
         (
-            {"tier": 1, "members": [{"type": "Node", "selector": {"regexMatch": {"pattern": "("}}}]},
+            {
+                "tier": 1,
+                "members": [{"type": "Node", "selector": {"regexMatch": {"pattern": "("}}}],
+            },
             "objects[0].spec.members[0].selector.regexMatch.pattern",
         ),
-        ({"tier": 1, "members": [{"type": "Node", "selector": {}}]}, "objects[0].spec.members[0].selector"),
+        (
+            {"tier": 1, "members": [{"type": "Node", "selector": {}}]},
+            "objects[0].spec.members[0].selector",
+        ),
     ],
 )
 def test_bad_hypernode_names_the_field(spec: object, field: str) -> None:
@@ -144,7 +156,8 @@ def test_network_topology_defaults_to_hard_and_refuses_both_tier_fields() -> Non
     assert read_network_topology(None, "spec.networkTopology") is None
     with pytest.raises(ManifestError):
         read_network_topology(
-            {"mode": "hard", "highestTierAllowed": 1, "highestTierName": "x"}, "spec.networkTopology"
+            {"mode": "hard", "highestTierAllowed": 1, "highestTierName": "x"},
+            "spec.networkTopology",
         )
     with pytest.raises(ManifestError) as err:
         read_network_topology({"mode": "strict"}, "spec.networkTopology")

@@ -9,8 +9,13 @@ tier, lowest first. In each candidate HyperNode the job's own search runs again 
 sub-job's gradient, with the pending pods' summed request as the filter), and the pods are placed
 on that HyperNode's nodes only; each trial is undone. The first tier in which some HyperNode makes
 the job ready (or pipelined) wins; among its successes the best HyperNode score
-(``Session.hypernode_order``) wins (ties: the first in search order) and its placements are
-replayed. While a job's pods are placed, the HyperNode they are in is the LCA of the nodes so far
+(``Session.hypernode_order``) wins (ties: the first in search order).
+
+Volcano tries every HyperNode of the tier and then compares. The scores do not depend on the
+trials (each is undone before the next), so where a candidate's score is known before its trial
+(the sub-job level, and a job-level tier of HyperNodes without children) the candidates are tried
+best first and the first success wins: the same choice, without trying 600 leaf switches for
+every job. Elsewhere every candidate is tried and the winner's placements replayed. While a job's pods are placed, the HyperNode they are in is the LCA of the nodes so far
 (network-topology-aware scores nodes by it). After a commit the job's HyperNode widens to the LCA
 with the winner. A job with a topology that is not hard (an untranslatable ``highestTierName``)
 is placed over all nodes with the same LCA bookkeeping.
@@ -84,29 +89,78 @@ class TopologyAllocator:
             job, TOP_HYPERNODE, highest, job.allocated_hypernode, minimum
         )
         for group in gradient:
-            wins: dict[str, tuple[list[Placed], int, float, str]] = {}
-            for hypernode in group:
-                trial = sheet_copy(sheet)
-                self._sub_allocated[job.uid] = sub
-                stmt, score, chosen = self._allocate_sub_job(queue, job, trial, hypernode, highest)
-                if stmt is None or not len(stmt):
-                    continue
-                if self._ready(job) or ssn.job_pipelined(job):
-                    wins[hypernode] = (placements(stmt), trial.next, score, chosen)
-                stmt.discard()
-            self._sub_allocated[job.uid] = sub
-            if not wins:
+            if not any(self.tree.children.get(h) for h in group):
+                found = self._first_leaf(queue, job, sheet, group, highest, sub)
+            else:
+                found = self._best_of_all(queue, job, sheet, group, highest, sub)
+            if found is None:
                 continue
-            best = max(wins, key=lambda h: wins[h][2])  # max keeps the first of equal scores
-            placed, next_task, _score, chosen = wins[best]
-            final = replay(ssn, placed)
-            sheet.next = next_task
+            stmt, best, chosen = found
             ready = self._ready(job)
             if ready:
                 job.allocated_hypernode = self.tree.lca(job.allocated_hypernode, best)
                 self._sub_allocated[job.uid] = self.tree.lca(sub, chosen)
-            return final, ready
+            else:
+                self._sub_allocated[job.uid] = sub
+            return stmt, ready
         return None, False
+
+    def _first_leaf(
+        self,
+        queue: QueueInfo,
+        job: JobInfo,
+        sheet: _Worksheet,
+        group: list[str],
+        highest: int,
+        sub: str,
+    ) -> tuple[Statement, str, str] | None:
+        """Return the winner of a tier of HyperNodes without child HyperNodes, trying them best
+        score first: the job's search below such a HyperNode is that HyperNode alone, so its score
+        is its HyperNode score as the session stands (trials are undone), and the first success
+        in that order is the one Volcano's try-every-one-then-compare would pick."""
+        scores = self.ssn.hypernode_order(job, group, ties=False)
+        order = sorted(range(len(group)), key=lambda i: (-scores.get(group[i], 0.0), i))
+        for i in order:
+            hypernode = group[i]
+            trial = sheet_copy(sheet)
+            self._sub_allocated[job.uid] = sub
+            stmt, _score, chosen = self._allocate_sub_job(queue, job, trial, hypernode, highest)
+            if stmt is None or not len(stmt):
+                continue
+            if self._ready(job) or self.ssn.job_pipelined(job):
+                sheet.next = trial.next
+                return stmt, hypernode, chosen
+            stmt.discard()
+        self._sub_allocated[job.uid] = sub
+        return None
+
+    def _best_of_all(
+        self,
+        queue: QueueInfo,
+        job: JobInfo,
+        sheet: _Worksheet,
+        group: list[str],
+        highest: int,
+        sub: str,
+    ) -> tuple[Statement, str, str] | None:
+        """Return the best-scored success of a tier, each HyperNode tried and undone in turn."""
+        wins: dict[str, tuple[list[Placed], int, float, str]] = {}
+        for hypernode in group:
+            trial = sheet_copy(sheet)
+            self._sub_allocated[job.uid] = sub
+            stmt, score, chosen = self._allocate_sub_job(queue, job, trial, hypernode, highest)
+            if stmt is None or not len(stmt):
+                continue
+            if self._ready(job) or self.ssn.job_pipelined(job):
+                wins[hypernode] = (placements(stmt), trial.next, score, chosen)
+            stmt.discard()
+        self._sub_allocated[job.uid] = sub
+        if not wins:
+            return None
+        best = max(wins, key=lambda h: wins[h][2])  # max keeps the first of equal scores
+        placed, next_task, _score, chosen = wins[best]
+        sheet.next = next_task
+        return replay(self.ssn, placed), best, chosen
 
     def _allocate_sub_job(
         self, queue: QueueInfo, job: JobInfo, sheet: _Worksheet, within: str, highest: int
@@ -120,21 +174,21 @@ class TopologyAllocator:
             if task.resreq_vec is not None:
                 minimum += task.resreq_vec
         for group in ssn.hypernode_gradient(job, within, highest, allocated, minimum):
-            wins: dict[str, tuple[list[Placed], int]] = {}
-            for hypernode in group:
-                trial = sheet_copy(sheet)
-                stmt, _ = self._place(queue, job, trial, hypernode)
-                if stmt is not None and len(stmt):
-                    wins[hypernode] = (placements(stmt), trial.next)
-                    stmt.discard()
-            if not wins:
-                continue
-            scores = ssn.hypernode_order(job, list(wins))
-            best = max(wins, key=lambda h: scores.get(h, 0.0))
-            placed, next_task = wins[best]
-            sheet.next = next_task
-            self._sub_allocated[job.uid] = self.tree.lca(allocated, best)
-            return replay(ssn, placed), scores.get(best, 0.0), best
+            scores = ssn.hypernode_order(job, group, ties=False)
+            for run in _runs_by_score(group, scores):
+                if len(run) > 1:  # equal scores: the plugins' tie-break orders them
+                    tied = ssn.hypernode_order(job, run, ties=True)
+                    run = sorted(run, key=lambda h: -tied.get(h, 0.0))  # stable: search order
+                else:
+                    tied = scores
+                for hypernode in run:
+                    trial = sheet_copy(sheet)
+                    stmt, _ = self._place(queue, job, trial, hypernode)
+                    if stmt is None or not len(stmt):
+                        continue
+                    sheet.next = trial.next
+                    self._sub_allocated[job.uid] = self.tree.lca(allocated, hypernode)
+                    return stmt, tied.get(hypernode, 0.0), hypernode
         return None, 0.0, ""
 
     def _mask(self, hypernode: str) -> BoolArray | None:
@@ -197,6 +251,14 @@ class TopologyAllocator:
             return stmt, True
         stmt.discard()
         return None, False
+
+
+def _runs_by_score(names: list[str], scores: dict[str, float]) -> list[list[str]]:
+    """Return ``names`` in runs of equal score, best first, search order kept within a run."""
+    runs: dict[float, list[str]] = {}
+    for name in names:
+        runs.setdefault(scores.get(name, 0.0), []).append(name)
+    return [runs[score] for score in sorted(runs, reverse=True)]
 
 
 def sheet_copy(sheet: _Worksheet) -> _Worksheet:

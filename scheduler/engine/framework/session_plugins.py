@@ -441,11 +441,14 @@ class SessionPlugins(SessionRegistrars):
             return answer
         return [[root]]
 
-    def hypernode_order(self, job: JobInfo, names: list[str]) -> dict[str, float]:
-        """Return the summed HyperNode scores for ``job`` (0 where no plugin scores)."""
+    def hypernode_order(
+        self, job: JobInfo, names: list[str], *, ties: bool = True
+    ) -> dict[str, float]:
+        """Return the summed HyperNode scores for ``job`` (0 where no plugin scores); without
+        ``ties``, the plain scores (no tie-break at the top)."""
         total = dict.fromkeys(names, 0.0)
         for fn in self._flat("hypernode_order"):
-            for name, score in fn(job, names).items():
+            for name, score in fn(job, names, ties).items():
                 total[name] = total.get(name, 0.0) + score
         return total
 

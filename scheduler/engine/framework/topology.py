@@ -47,7 +47,9 @@ def open_topology(ssn: Session) -> None:
             if tier is not None:
                 spec = replace(spec, highest_tier_allowed=tier, highest_tier_name="")
         if spec.mode == SOFT:
-            spec = replace(spec, mode=HARD, highest_tier_allowed=tree.top_tier, highest_tier_name="")
+            spec = replace(
+                spec, mode=HARD, highest_tier_allowed=tree.top_tier, highest_tier_name=""
+            )
         job.network_topology = spec
         job.allocated_hypernode = _recovered(ssn, tree, job)
 

@@ -183,7 +183,7 @@ class NetworkTopologyAwarePlugin(Plugin):
         scores[over] = 0.0
         return scores
 
-    def _hypernode_order(self, job: JobInfo, names: list[str]) -> dict[str, float]:
+    def _hypernode_order(self, job: JobInfo, names: list[str], ties: bool) -> dict[str, float]:
         """Return the binpacking score of each candidate HyperNode for all of ``job``'s pods."""
         request = np.zeros(self._used.shape[1], dtype=np.int64)
         for task in job.tasks.values():
@@ -193,7 +193,7 @@ class NetworkTopologyAwarePlugin(Plugin):
         scores = self._binpack(request, among).tolist()
         best = max(scores, default=0.0)
         tied = [i for i, s in enumerate(scores) if s == best]
-        if len(tied) > 1 and job.tasks:
+        if ties and len(tied) > 1 and job.tasks:
             for i in tied:
                 rows = set(self._tree.rows[names[i]].tolist())
                 scores[i] += self._pods_in(job, rows) / len(job.tasks)
@@ -209,13 +209,20 @@ class NetworkTopologyAwarePlugin(Plugin):
         return count
 
     # --- node scores ---------------------------------------------------------------------------
-    def _node_scores(self, task: TaskInfo, rows: IntArray) -> FloatArray | None:
+    def _node_scores(self, task: TaskInfo, rows: IntArray, scores: FloatArray) -> FloatArray | None:
+        """Return ``scores`` (the candidate rows' scores so far) with this plugin's added."""
         job = self._ssn.jobs.get(task.job)
         if job is not None and job.network_topology is not None:
-            return self._lca_scores(task, job, rows)
+            extra = self._lca_scores(task, job, rows)
+            return None if extra is None else scores + extra
         if not self._normal or task.resreq_vec is None:
             return None
-        return self._normal_scores(task.resreq_vec, rows)
+        # Binpacking adds at most the scale: a row already further behind the best cannot win,
+        # so only the rows near the top are scored (the choice stays exact).
+        near = np.flatnonzero(scores >= scores.max() - self._scale)
+        total = scores.copy()
+        total[near] += self._normal_scores(task.resreq_vec, rows[near])
+        return total
 
     def _normal_scores(self, request: IntArray, rows: IntArray) -> FloatArray:
         """HyperNode binpacking of one pod, per tier, faded by tier (a node outside every

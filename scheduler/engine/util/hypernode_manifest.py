@@ -81,9 +81,7 @@ def read_hypernode(obj: Mapping[str, Any], meta: Mapping[str, Any], path: str) -
     raw_members = spec.get("members") or []
     if not isinstance(raw_members, list):
         raise ManifestError(f"{path}.spec.members", "expected a list")
-    members = tuple(
-        _member(m, f"{path}.spec.members[{i}]") for i, m in enumerate(raw_members)
-    )
+    members = tuple(_member(m, f"{path}.spec.members[{i}]") for i, m in enumerate(raw_members))
     return HyperNodeInfo(name=str(meta["name"]), tier=tier, tier_name=tier_name, members=members)
 
 

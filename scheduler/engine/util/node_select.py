@@ -265,9 +265,9 @@ class NodeSelector:
                 continue
             scores = masked[rows]
             for fn in self._live:
-                extra = fn(task, rows)
-                if extra is not None:
-                    scores = scores + extra
+                total = fn(task, rows, scores)
+                if total is not None:
+                    scores = total
             if self.best_node_hook:
                 full = np.full(len(self.nodes), -np.inf)
                 full[rows] = scores

@@ -36,6 +36,7 @@ from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import SchedulerConf, load_conf
 from scheduler.engine.framework.decisions import Decisions
+from scheduler.engine.util.hypernode_manifest import read_hypernode, read_network_topology
 from scheduler.engine.util.manifests import (
     GROUP_ANNOTATION,
     METADATA_KEYS,
@@ -46,7 +47,6 @@ from scheduler.engine.util.manifests import (
     read_pod,
     read_queue,
 )
-from scheduler.engine.util.hypernode_manifest import read_hypernode, read_network_topology
 from scheduler.engine.util.node_usage import read_node_usage
 from scheduler.engine.util.numa_manifest import read_numatopology
 from scheduler.engine.util.pdb_manifest import read_pdb
