@@ -54,9 +54,14 @@ def _topology(names: list[str]) -> list[HyperNodeInfo]:
     for i, members in enumerate(leaves):
         nodes = tuple(HyperNodeMember(type="Node", exact_match=n) for n in members)
         out.append(HyperNodeInfo(f"leaf-{i:03d}", 1, "leaf", nodes))
-    spines = [list(range(i, min(i + SPINE_LEAVES, len(leaves)))) for i in range(0, len(leaves), SPINE_LEAVES)]
+    spines = [
+        list(range(i, min(i + SPINE_LEAVES, len(leaves))))
+        for i in range(0, len(leaves), SPINE_LEAVES)
+    ]
     for s, leaf_ids in enumerate(spines):
-        children = tuple(HyperNodeMember(type="HyperNode", exact_match=f"leaf-{i:03d}") for i in leaf_ids)
+        children = tuple(
+            HyperNodeMember(type="HyperNode", exact_match=f"leaf-{i:03d}") for i in leaf_ids
+        )
         out.append(HyperNodeInfo(f"spine-{s:02d}", 2, "spine", children))
     for p, pattern in enumerate(POD_PATTERNS):
         member = HyperNodeMember(type="Node", regex_match=pattern)
@@ -103,9 +108,7 @@ def l_topology(seed: int) -> Workload:
              VGPU_MEMORY: 4000 * 1000}
         )  # fmt: skip
         devices = DeviceContainers(
-            containers=(
-                ContainerDevices(limits={VGPU_NUMBER: 1, VGPU_MEMORY: 4000}, requests={}),
-            )
+            containers=(ContainerDevices(limits={VGPU_NUMBER: 1, VGPU_MEMORY: 4000}, requests={}),)
         )
         for j in range(100):
             gpu_job = job_of(f"g-{j}", f"q{j % 8}", vgpu_request, 10, min_member=10,

@@ -26,13 +26,13 @@ handler (a placed pod adds its request to every HyperNode holding its node).
 from __future__ import annotations
 
 import math
-from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.engine.api.hypernode import HyperNodeTree
+from scheduler.engine.api.hypernode import TOP_HYPERNODE, HyperNodeTree
 from scheduler.engine.api.resource import CPU, MEMORY
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.framework import ArgSpec, register_plugin
@@ -62,6 +62,17 @@ MAX_NODE_SCORE = 100.0
 def _weight(value: int) -> int:
     """Return ``value``, or 1 when negative (Volcano resets negative weights to 1)."""
     return 1 if value < 0 else value
+
+
+@dataclass(slots=True)
+class _NormalPodState:
+    """Binpacking of one request: per HyperNode (last: none) and per row (tiers below the top),
+    up to date with the change log up to ``read``."""
+
+    cols: IntArray
+    by_hypernode: FloatArray
+    by_row: FloatArray
+    read: int = 0
 
 
 @register_plugin
@@ -109,6 +120,7 @@ class NetworkTopologyAwarePlugin(Plugin):
                 self._used[i] = arrays.used[rows].sum(axis=0)
                 self._idle[i] = arrays.idle[rows].sum(axis=0)
                 self._future_idle[i] = arrays.future_idle[rows].sum(axis=0)
+        self._allocatable_list: list[list[int]] = self._allocatable.tolist()
         self._holding = [
             np.array([self._index[x] for x in held], dtype=np.int64) for held in tree.containing
         ]
@@ -117,7 +129,24 @@ class NetworkTopologyAwarePlugin(Plugin):
             [self._index[x] if x else none for x in tree.leaf_of_row], dtype=np.int64
         )
         self._lca_tables: dict[str, FloatArray] = {}
+        self._tier_of = np.array([tree.tier[n] for n in self._names], dtype=np.int64)
+        # hypernode -> indices of it and every HyperNode below it (for the LCA tables)
+        self._subtree: dict[str, IntArray] = {}
+        # HyperNodes whose use changed, in order (binpacking caches catch up from it)
+        self._changes: list[int] = []
+        self._normal_cache: dict[tuple[object, ...], _NormalPodState] = {}
+        # job uid -> pods per lowest-tier HyperNode index (kept by the event handler once made)
+        self._job_leaf_pods: dict[str, IntArray] = {}
+        self._bfs: dict[str, list[str]] = {}
+        self._per_tier: dict[int, IntArray] | None = None
+        self._narrow: tuple[float, list[tuple[IntArray, float]]] | None = None
         self._tier_scores = self._tier_weights(tree)
+        self._top_index = self._index[TOP_HYPERNODE]
+        weight_sum = sum(w for _t, w in self._tier_scores)
+        self._normal_factor = self._scale / weight_sum if weight_sum > 0 else 0.0
+        self._top_weight = dict(self._tier_scores).get(tree.top_tier, 0.0)
+        self._wide = self._wide_tiers(tree)
+        self._wide_levels = {level for level, _w in self._wide}
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
         ssn.add_hypernode_gradient_fn(self.name, self._gradient)
         ssn.add_hypernode_order_fn(self.name, self._hypernode_order)
@@ -136,6 +165,20 @@ class NetworkTopologyAwarePlugin(Plugin):
             key = BINPACK_RESOURCE_PREFIX + name
             weights[position[name]] = _weight(args.get_int(key)) if args.is_set(key) else 1
         return weights  # NaN: the resource has no weight (not scored at all)
+
+    def _wide_tiers(self, tree: HyperNodeTree) -> list[tuple[int, float]]:
+        """Return (tier, weight) of the tiers below the top whose HyperNodes hold, on average,
+        an eighth of the nodes or more."""
+        nodes = max(len(tree.containing), 1)
+        out = []
+        for level, weight in self._tier_scores:
+            names = [n for n in self._names if tree.tier[n] == level]
+            if level == tree.top_tier or not names:
+                continue
+            mean = sum(len(tree.rows[n]) for n in names) / len(names)
+            if mean * 8 >= nodes:
+                out.append((level, weight))
+        return out
 
     def _tier_weights(self, tree: HyperNodeTree) -> list[tuple[int, float]]:
         """Return (tier, fading^(tier-1)) for every tier from the lowest to the top."""
@@ -164,6 +207,10 @@ class NetworkTopologyAwarePlugin(Plugin):
             self._used[held] += task.resreq_vec
         else:
             self._used[held] -= task.resreq_vec
+        self._changes.extend(held.tolist())
+        counts = self._job_leaf_pods.get(task.job)
+        if counts is not None:
+            counts[self._leaf[node.index]] += sign
 
     # --- HyperNode binpacking ------------------------------------------------------------------
     def _binpack(self, request: IntArray, among: IntArray | None = None) -> FloatArray:
@@ -227,25 +274,52 @@ class NetworkTopologyAwarePlugin(Plugin):
     def _normal_scores(self, request: IntArray, rows: IntArray) -> FloatArray:
         """HyperNode binpacking of one pod, per tier, faded by tier (a node outside every
         HyperNode of a tier scores 1 there)."""
-        by_hypernode = np.append(self._binpack(request), 1.0)  # "none" scores 1
-        total = np.zeros(len(rows), dtype=np.float64)
-        weight_sum = 0.0
-        per_tier: dict[int, IntArray] = self._tier_rows()
-        for level, weight in self._tier_scores:
-            weight_sum += weight
-            index = per_tier.get(level)
-            if index is None:
-                total += weight
-            else:
-                total += weight * by_hypernode[index[rows]]
-        if weight_sum <= 0:
-            return np.zeros(len(rows), dtype=np.float64)
-        scores: FloatArray = total / weight_sum * self._scale
+        state = self._normal_state(request)
+        by_hypernode = state.by_hypernode
+        total = state.by_row[rows]
+        per_tier = self._tier_rows()
+        for level, weight in self._wide:
+            total += weight * by_hypernode[per_tier[level][rows]]
+        total += by_hypernode[self._top_index] * self._top_weight
+        scores: FloatArray = total * self._normal_factor
         return scores
+
+    def _normal_state(self, request: IntArray) -> _NormalPodState:
+        """Return the per-request HyperNode and per-row scores, brought up to date.
+
+        ``by_row`` sums the narrow tiers (leaf switches, spines): the rows of such a HyperNode
+        whose use changed since are recomputed from their tiers' HyperNode scores (exactly, in
+        the same order, so ties stay ties). Wide tiers (a HyperNode over an eighth of the nodes
+        or more) and the top are added when asked: recomputing their thousands of rows after
+        every placement would cost more.
+        """
+        key = tuple(request.tolist())
+        state = self._normal_cache.get(key)
+        log = self._changes
+        if state is None or len(log) - state.read > len(self._names):
+            weights = self._column_weights
+            cols = np.flatnonzero((request > 0) & ~np.isnan(weights))
+            state = _NormalPodState(cols=cols, by_hypernode=np.ones(0), by_row=np.zeros(0))
+            state.by_hypernode = np.append(self._binpack(request), 1.0)
+            state.by_row = self._row_terms(state.by_hypernode, None)
+            self._normal_cache[key] = state
+        elif state.read < len(log):
+            changed = sorted(set(log[state.read :]))
+            by_hypernode = state.by_hypernode
+            for h, score in zip(
+                changed, self._binpack_few(request, state.cols, changed), strict=True
+            ):
+                by_hypernode[h] = score
+            narrow = [h for h in changed if self._tier_of_index(h) not in self._wide_levels]
+            if narrow:
+                rows = self._rows_of(narrow)
+                state.by_row[rows] = self._row_terms(by_hypernode, rows)
+        state.read = len(log)
+        return state
 
     def _tier_rows(self) -> dict[int, IntArray]:
         """Return, per tier in use, each row's HyperNode index at that tier ("none" if absent)."""
-        found: dict[int, IntArray] | None = getattr(self, "_per_tier", None)
+        found = self._per_tier
         if found is None:
             tree, none = self._tree, len(self._names)
             found = {}
@@ -260,51 +334,123 @@ class NetworkTopologyAwarePlugin(Plugin):
             self._per_tier = found
         return found
 
+    def _rows_of(self, hypernodes: list[int]) -> IntArray:
+        """Return the rows of ``hypernodes`` (repeats allowed: they are assigned, not added)."""
+        parts = [self._tree.rows[self._names[h]] for h in hypernodes]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _tier_of_index(self, h: int) -> int:
+        return int(self._tier_of[h]) if h < len(self._names) else -1
+
+    def _row_terms(self, by_hypernode: FloatArray, rows: IntArray | None) -> FloatArray:
+        """Return the faded sum of the narrow tiers for ``rows`` (None: every row)."""
+        terms = self._narrow_terms()
+        size = len(self._leaf) if rows is None else len(rows)
+        total = np.full(size, terms[0], dtype=np.float64)
+        for index, weight in terms[1]:
+            total += weight * by_hypernode[index if rows is None else index[rows]]
+        return total
+
+    def _narrow_terms(self) -> tuple[float, list[tuple[IntArray, float]]]:
+        """Return the narrow tiers' constant part (tiers without HyperNodes score 1) and, per
+        tier with HyperNodes, each row's HyperNode index and the tier's weight."""
+        found = self._narrow
+        if found is None:
+            per_tier = self._tier_rows()
+            constant, indexed = 0.0, []
+            for level, weight in self._tier_scores:
+                if level == self._tree.top_tier or level in self._wide_levels:
+                    continue
+                index = per_tier.get(level)
+                if index is None:
+                    constant += weight
+                else:
+                    indexed.append((index, weight))
+            found = self._narrow = (constant, indexed)
+        return found
+
+    def _binpack_few(self, request: IntArray, cols: IntArray, hypernodes: list[int]) -> list[float]:
+        """Return the binpacking score of a few HyperNodes (plain Python: cheaper than numpy)."""
+        col_list = cols.tolist()
+        weights = [float(self._column_weights[c]) for c in col_list]
+        total = sum(weights)
+        if not weights or total <= 0:
+            return [0.0] * len(hypernodes)
+        req = [int(request[c]) for c in col_list]
+        used_rows = self._used[np.ix_(hypernodes, cols)].tolist()
+        out = []
+        for h, used in zip(hypernodes, used_rows, strict=True):
+            cap = self._allocatable_list[h]
+            score = 0.0
+            for w, u, r, c in zip(weights, used, req, col_list, strict=True):
+                a = cap[c]
+                if u + r > a:
+                    score = -1.0
+                    break
+                score += w * (float(u + r) / float(a) if a > 0 else 0.0)  # as numpy divides
+            out.append(0.0 if score < 0 else score / total)
+        return out
+
     def _lca_scores(self, task: TaskInfo, job: JobInfo, rows: IntArray) -> FloatArray | None:
         """Closeness of each row to the task's job HyperNode, ties broken by pods already there."""
         allocated = task.job_allocated_hypernode
         if not allocated or allocated not in self._index:
             return None
         leaf = self._leaf[rows]
-        scores = self._lca_table(allocated)[leaf]
-        best = scores.max()
-        tied = scores == best
-        if int(tied.sum()) > 1 and job.tasks:
-            counts: Counter[int] = Counter()
+        scores = self._lca_table(allocated)[leaf]  # a fresh array (fancy indexing copies)
+        tied = scores == scores.max()
+        if job.tasks and np.count_nonzero(tied) > 1:
+            bonus = self._leaf_pods(job)[leaf[tied]]
+            scores[tied] += bonus / len(job.tasks)
+        out: FloatArray = scores * self._scale
+        return out
+
+    def _leaf_pods(self, job: JobInfo) -> IntArray:
+        """Return the job's pods per lowest-tier HyperNode ("none" counts nothing)."""
+        counts = self._job_leaf_pods.get(job.uid)
+        if counts is None:
+            counts = np.zeros(len(self._names) + 1, dtype=np.int64)
             nodes = self._ssn.nodes
             for other in job.tasks.values():
                 node = nodes.get(other.node_name) if other.node_name else None
                 if node is not None:
-                    counts[int(self._leaf[node.index])] += 1
-            counts.pop(len(self._names), None)
-            if counts:
-                bonus = np.array([counts.get(int(x), 0) for x in leaf[tied]], dtype=np.float64)
-                scores[tied] += bonus / len(job.tasks)
-        out: FloatArray = scores * self._scale
-        return out
+                    counts[self._leaf[node.index]] += 1
+            self._job_leaf_pods[job.uid] = counts
+        counts[len(self._names)] = 0
+        return counts
 
     def _lca_table(self, allocated: str) -> FloatArray:
         """Return the score of a node in each HyperNode (last entry: no HyperNode) for a job
-        in ``allocated``."""
+        in ``allocated``: 1 in ``allocated`` itself, else by the tier of their LCA."""
         table = self._lca_tables.get(allocated)
         if table is None:
             tree = self._tree
             low, top = tree.min_tier, tree.top_tier
             table = np.zeros(len(self._names) + 1, dtype=np.float64)
-            for i, name in enumerate(self._names):
-                if name == allocated:
-                    table[i] = 1.0
-                    continue
-                common = tree.lca(name, allocated)
-                if not common:
-                    continue
-                level = tree.tier[common]
+            done = np.zeros(len(self._names) + 1, dtype=np.bool_)
+            for ancestor in tree.ancestors(allocated):  # nearest first: the LCA wins
+                below = self._below(ancestor)
+                fresh = below[~done[below]]
+                level = tree.tier[ancestor]
                 if low == top:
-                    table[i] = 1.0
+                    table[fresh] = 1.0
                 elif low <= level <= top:
-                    table[i] = (top - level) / (top - low)
+                    table[fresh] = (top - level) / (top - low)
+                done[fresh] = True
+            table[self._index[allocated]] = 1.0
             self._lca_tables[allocated] = table
-        return table.copy()
+        return table
+
+    def _below(self, name: str) -> IntArray:
+        """Return the indices of ``name`` and every HyperNode under it."""
+        found = self._subtree.get(name)
+        if found is None:
+            out = [self._index[name]]
+            for child in self._tree.children.get(name, ()):
+                out.extend(self._below(child).tolist())
+            found = np.array(out, dtype=np.int64)
+            self._subtree[name] = found
+        return found
 
     # --- the gradient --------------------------------------------------------------------------
     def _gradient(
@@ -315,17 +461,32 @@ class NetworkTopologyAwarePlugin(Plugin):
         start = self._search_root(root, highest, allocated)
         if start is None:
             return []
+        eligible = self._tier_of <= highest
+        if not allocated and minimum is not None:
+            eligible &= (minimum <= self._idle).all(axis=1) | (minimum <= self._future_idle).all(
+                axis=1
+            )
         by_tier: dict[int, list[str]] = {}
-        queue, seen = [start], {start}
-        while queue:
-            current = queue.pop(0)
-            if self._eligible(current, highest, allocated, minimum):
-                by_tier.setdefault(tree.tier[current], []).append(current)
-            for child in tree.children.get(current, ()):
-                if child not in seen:
-                    seen.add(child)
-                    queue.append(child)
+        index = self._index
+        for name in self._breadth_first(start):
+            if eligible[index[name]]:
+                by_tier.setdefault(tree.tier[name], []).append(name)
         return [by_tier[t] for t in sorted(by_tier)]
+
+    def _breadth_first(self, start: str) -> list[str]:
+        """Return ``start`` and the HyperNodes below it, breadth-first (cached per start)."""
+        order = self._bfs.get(start)
+        if order is None:
+            order, seen = [start], {start}
+            i = 0
+            while i < len(order):
+                for child in self._tree.children.get(order[i], ()):
+                    if child not in seen:
+                        seen.add(child)
+                        order.append(child)
+                i += 1
+            self._bfs[start] = order
+        return order
 
     def _search_root(self, root: str, highest: int, allocated: str) -> str | None:
         """Return where to search: ``root``, narrowed for a job already in a HyperNode to its
@@ -346,11 +507,3 @@ class NetworkTopologyAwarePlugin(Plugin):
         if common == root:
             return widest
         return None
-
-    def _eligible(self, name: str, highest: int, allocated: str, minimum: IntArray | None) -> bool:
-        if self._tree.tier[name] > highest:
-            return False
-        if allocated or minimum is None:
-            return True
-        i = self._index[name]
-        return bool((minimum <= self._idle[i]).all() or (minimum <= self._future_idle[i]).all())
