@@ -377,7 +377,7 @@ class NetworkTopologyAwarePlugin(Plugin):
         if not weights or total <= 0:
             return [0.0] * len(hypernodes)
         req = [int(request[c]) for c in col_list]
-        used_rows = self._used[np.ix_(hypernodes, cols)].tolist()
+        used_rows = self._used[np.ix_(np.array(hypernodes, dtype=np.int64), cols)].tolist()
         out = []
         for h, used in zip(hypernodes, used_rows, strict=True):
             cap = self._allocatable_list[h]
