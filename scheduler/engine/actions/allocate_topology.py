@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TopologyAllocator"]
 
-BoolArray = npt.NDArray[np.bool_]
+IntArray = npt.NDArray[np.int64]
 # (task, node, pipelined): one placement of a trial, replayed for the winner.
 Placed = tuple["TaskInfo", "NodeInfo", bool]
 
@@ -66,7 +66,6 @@ class TopologyAllocator:
         self.selector = selector
         self.role_cache = role_cache
         self.allocatable_fns, self.ready_fns = fns
-        self._masks: dict[str, BoolArray] = {}
         # The default sub-job's HyperNode per job (Volcano keeps it apart from the job's own).
         self._sub_allocated: dict[str, str] = {}
 
@@ -191,15 +190,9 @@ class TopologyAllocator:
                     return stmt, tied.get(hypernode, 0.0), hypernode
         return None, 0.0, ""
 
-    def _mask(self, hypernode: str) -> BoolArray | None:
-        if hypernode == TOP_HYPERNODE:
-            return None
-        mask = self._masks.get(hypernode)
-        if mask is None:
-            mask = np.zeros(len(self.ssn.node_list), dtype=np.bool_)
-            mask[self.tree.rows[hypernode]] = True
-            self._masks[hypernode] = mask
-        return mask
+    def _rows(self, hypernode: str) -> IntArray | None:
+        """Return the node rows of ``hypernode`` (None for the top: every node)."""
+        return None if hypernode == TOP_HYPERNODE else self.tree.rows[hypernode]
 
     def _ready(self, job: JobInfo) -> bool:
         return all(fn(job) for fn in self.ready_fns)
@@ -214,7 +207,7 @@ class TopologyAllocator:
         ssn, selector, tree = self.ssn, self.selector, self.tree
         if hypernode != TOP_HYPERNODE and not len(tree.rows.get(hypernode, ())):
             return None, False
-        allowed = self._mask(hypernode)
+        allowed = self._rows(hypernode)
         allocated = self._sub_allocated.get(job.uid, job.allocated_hypernode)
         stmt = Statement(ssn)
         pre_filters = ssn.has_fns("pre_predicate")

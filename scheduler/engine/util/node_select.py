@@ -244,9 +244,9 @@ class NodeSelector:
         node = self._best(task, entry.best_future)
         return None if node is None else Placement(node, pipelined=True)
 
-    def select_in(self, task: TaskInfo, allowed: BoolArray | None) -> Placement | None:
-        """Return ``select(task)`` among the rows ``allowed`` marks (None: every row), with the
-        live scores (``live_node_order``) added over each candidate list.
+    def select_in(self, task: TaskInfo, allowed: npt.NDArray[np.int64] | None) -> Placement | None:
+        """Return ``select(task)`` among the rows ``allowed`` (sorted; None: every row), with
+        the live scores (``live_node_order``) added over each candidate list.
 
         As Volcano's ``prioritizeNodes``: nodes whose Idle fits are scored first, among
         themselves; only without one are the future-idle nodes scored (pipeline).
@@ -254,13 +254,15 @@ class NodeSelector:
         entry = self.entry(task)
         if task.nominated_node_name:
             nominated = self._nominated(task, entry)
-            if nominated is not None and (allowed is None or allowed[nominated.node.index]):
+            if nominated is not None and (
+                allowed is None or bool((allowed == nominated.node.index).any())
+            ):
                 return nominated
         for masked, pipelined in ((entry.best_now, False), (entry.best_future, True)):
-            usable = masked > -np.inf
-            if allowed is not None:
-                usable &= allowed
-            rows = np.flatnonzero(usable)
+            if allowed is None:
+                rows = np.flatnonzero(masked > -np.inf)
+            else:
+                rows = allowed[masked[allowed] > -np.inf]
             if not len(rows):
                 continue
             scores = masked[rows]
