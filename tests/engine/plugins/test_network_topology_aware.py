@@ -185,3 +185,44 @@ def test_topology_pods_of_a_job_with_no_pods_placed_score_zero() -> None:
     pods = [_pod("p1", "", {"cpu": "2", "memory": "4G"})]
     got = _scores([*_nodes(), *THREE_TIERS, *pods], {}, {"mode": "hard", "highestTierAllowed": 2})
     assert set(got.values()) == {0.0}
+
+
+def _gradient_session(busy_cpu: str):  # type: ignore[no-untyped-def]
+    objects = [
+        _node("a1", "4", "8Gi"), _node("a2", "4", "8Gi"), _node("b1", "4", "8Gi"),
+        _node("b2", "4", "8Gi"),
+        _hypernode("a", 1, ["a1", "a2"]), _hypernode("b", 1, ["b1", "b2"]),
+        _hypernode("spine", 2, ["a", "b"], "HyperNode"),
+        _pod("p1", "", {"cpu": "1"}),
+        {**_pod("busy", "a1", {"cpu": busy_cpu}),
+         "metadata": {"name": "busy", "namespace": "other"}},
+    ]  # fmt: skip
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+             "metadata": {"name": "pg1", "namespace": "ns1"},
+             "spec": {"minMember": 1, "minResources": {"cpu": "6"},
+                      "networkTopology": {"mode": "hard", "highestTierAllowed": 2}},
+             "status": {"phase": "Inqueue"}}  # fmt: skip
+    conf = 'actions: "allocate"\ntiers:\n- plugins:\n  - name: network-topology-aware\n'
+    loaded = load_scenario(
+        yaml.safe_dump({"name": "g", "config": conf, "objects": [*objects, group]})
+    )
+    return open_session(loaded.cluster, loaded.conf)
+
+
+def test_gradient_keeps_hypernodes_with_room_for_the_minimum_lowest_tier_first() -> None:
+    # TestHyperNodeGradientPreFiltering: a HyperNode is kept when its idle (or future idle)
+    # resources cover the job's minResources; groups run from the lowest tier.
+    ssn = _gradient_session("3")
+    job = ssn.jobs["ns1/pg1"]
+    minimum = ssn.resource_index.vector(job.min_resources)
+    assert ssn.hypernode_gradient(job, "<cluster-top-hypernode>", 2, "", minimum) == [
+        ["b"],
+        ["spine"],
+    ]
+    # A job already placed somewhere skips the filter (and searches below its HyperNode's
+    # highest allowed ancestor).
+    assert ssn.hypernode_gradient(job, "<cluster-top-hypernode>", 2, "a", minimum) == [
+        ["a", "b"],
+        ["spine"],
+    ]
+    assert ssn.hypernode_gradient(job, "<cluster-top-hypernode>", 1, "a", minimum) == [["a"]]
