@@ -88,7 +88,7 @@ class TopologyAllocator:
             job, TOP_HYPERNODE, highest, job.allocated_hypernode, minimum
         )
         for group in gradient:
-            if not any(self.tree.children.get(h) for h in group):
+            if len(group) == 1 or not any(self.tree.children.get(h) for h in group):
                 found = self._first_leaf(queue, job, sheet, group, highest, sub)
             else:
                 found = self._best_of_all(queue, job, sheet, group, highest, sub)
@@ -113,10 +113,11 @@ class TopologyAllocator:
         highest: int,
         sub: str,
     ) -> tuple[Statement, str, str] | None:
-        """Return the winner of a tier of HyperNodes without child HyperNodes, trying them best
-        score first: the job's search below such a HyperNode is that HyperNode alone, so its score
-        is its HyperNode score as the session stands (trials are undone), and the first success
-        in that order is the one Volcano's try-every-one-then-compare would pick."""
+        """Return the winner of a tier of HyperNodes without child HyperNodes (or of a single
+        HyperNode), trying them best score first: the job's search below such a HyperNode is that
+        HyperNode alone, so its score is its HyperNode score as the session stands (trials are
+        undone), and the first success in that order is the one Volcano's try-every-one-then-
+        compare would pick."""
         scores = self.ssn.hypernode_order(job, group, ties=False)
         order = sorted(range(len(group)), key=lambda i: (-scores.get(group[i], 0.0), i))
         for i in order:
