@@ -45,8 +45,9 @@ add_event_handler           EventHandler(allocate_func, deallocate_func)
 
 The last three serve network topology (HyperNodes). ``live_node_order`` is a score that changes
 with every placement anywhere in a HyperNode (so it cannot sit in allocate's per-template cache):
-node selection hands it the candidate rows with their scores so far, and it returns them with its
-own score added (it may leave out rows too far behind to win, which keeps the choice exact). ``hypernode_gradient`` returns the
+node selection hands it the candidate rows with their scores so far (rows None: every row, with
+-inf where a node is no candidate), and it returns them with its own score added (it may leave
+out rows too far behind to win, which keeps the choice exact). ``hypernode_gradient`` returns the
 HyperNodes a hard-topology job may try, grouped by tier, lowest first; ``hypernode_order`` scores
 the HyperNodes in which the job could be placed (``ties``: break ties at the top score as the
 plugin does; False: the plain scores, which allocate uses to order its trials).
@@ -461,7 +462,9 @@ class SessionRegistrars:
         self._register("simulate_remove_task", plugin, fn)
 
     def add_live_node_order_fn(
-        self, plugin: str, fn: Callable[[TaskInfo, IntArray, FloatArray], FloatArray | None]
+        self,
+        plugin: str,
+        fn: Callable[[TaskInfo, IntArray | None, FloatArray], FloatArray | None],
     ) -> None:
         """Register a score node selection adds at each choice: ``fn(task, rows, scores)``
         returns ``scores`` with its own added (None: nothing to add)."""

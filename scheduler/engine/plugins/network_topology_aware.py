@@ -256,14 +256,28 @@ class NetworkTopologyAwarePlugin(Plugin):
         return count
 
     # --- node scores ---------------------------------------------------------------------------
-    def _node_scores(self, task: TaskInfo, rows: IntArray, scores: FloatArray) -> FloatArray | None:
-        """Return ``scores`` (the candidate rows' scores so far) with this plugin's added."""
+    def _node_scores(
+        self, task: TaskInfo, rows: IntArray | None, scores: FloatArray
+    ) -> FloatArray | None:
+        """Return ``scores`` (the candidate rows' scores so far; rows None: every row, -inf where
+        no candidate) with this plugin's added."""
         job = self._ssn.jobs.get(task.job)
         if job is not None and job.network_topology is not None:
+            if rows is None:  # the LCA tie-break looks at the candidates only
+                candidates = np.flatnonzero(scores > -np.inf)
+                extra = self._lca_scores(task, job, candidates)
+                if extra is None:
+                    return None
+                total = scores.copy()
+                total[candidates] += extra
+                return total
             extra = self._lca_scores(task, job, rows)
             return None if extra is None else scores + extra
         if not self._normal or task.resreq_vec is None:
             return None
+        if rows is None:
+            full: FloatArray = scores + self._normal_scores(task.resreq_vec, None)
+            return full
         # Binpacking adds at most the scale: a row already further behind the best cannot win,
         # so only the rows near the top are scored (the choice stays exact).
         near = np.flatnonzero(scores >= scores.max() - self._scale)
@@ -271,15 +285,16 @@ class NetworkTopologyAwarePlugin(Plugin):
         total[near] += self._normal_scores(task.resreq_vec, rows[near])
         return total
 
-    def _normal_scores(self, request: IntArray, rows: IntArray) -> FloatArray:
-        """HyperNode binpacking of one pod, per tier, faded by tier (a node outside every
-        HyperNode of a tier scores 1 there)."""
+    def _normal_scores(self, request: IntArray, rows: IntArray | None) -> FloatArray:
+        """HyperNode binpacking of one pod on ``rows`` (None: every row), per tier, faded by
+        tier (a node outside every HyperNode of a tier scores 1 there)."""
         state = self._normal_state(request)
         by_hypernode = state.by_hypernode
-        total = state.by_row[rows]
+        total = state.by_row.copy() if rows is None else state.by_row[rows]
         per_tier = self._tier_rows()
         for level, weight in self._wide:
-            total += weight * by_hypernode[per_tier[level][rows]]
+            index = per_tier[level]
+            total += weight * by_hypernode[index if rows is None else index[rows]]
         total += by_hypernode[self._top_index] * self._top_weight
         scores: FloatArray = total * self._normal_factor
         return scores

@@ -259,6 +259,16 @@ class NodeSelector:
             ):
                 return nominated
         for masked, pipelined in ((entry.best_now, False), (entry.best_future, True)):
+            if allowed is None and not self.best_node_hook:
+                # Every row at once (-inf: not a candidate): no candidate list to build.
+                if masked.max() == -np.inf:
+                    continue
+                total = masked
+                for fn in self._live:
+                    added = fn(task, None, total)
+                    if added is not None:
+                        total = added
+                return Placement(self.nodes[int(total.argmax())], pipelined=pipelined)
             if allowed is None:
                 rows = np.flatnonzero(masked > -np.inf)
             else:
