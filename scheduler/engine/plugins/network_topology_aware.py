@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.engine.api.hypernode import TOP_HYPERNODE, HyperNodeTree
+from scheduler.engine.api.hypernode import HyperNodeTree
 from scheduler.engine.api.resource import CPU, MEMORY
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.framework import ArgSpec, register_plugin
@@ -66,12 +66,14 @@ def _weight(value: int) -> int:
 
 @dataclass(slots=True)
 class _NormalPodState:
-    """Binpacking of one request: per HyperNode (last: none) and per row (tiers below the top),
+    """Binpacking of one request: per HyperNode (last: none) and each tier's faded term per row,
     up to date with the change log up to ``read``."""
 
     cols: IntArray
     by_hypernode: FloatArray
-    by_row: FloatArray
+    terms: list[FloatArray]
+    constant: float  # the tiers without HyperNodes (1 x their weight)
+    tier_weight: dict[int, tuple[int, float]]  # tier -> (its index in ``terms``, its weight)
     read: int = 0
 
 
@@ -110,20 +112,25 @@ class NetworkTopologyAwarePlugin(Plugin):
         arrays = ssn.arrays
         h, r = len(self._names), arrays.allocatable.shape[1]
         self._allocatable = np.zeros((h, r), dtype=np.int64)
-        self._used = np.zeros((h, r), dtype=np.int64)
+        self._used_array = np.zeros((h, r), dtype=np.int64)
         self._idle = np.zeros((h, r), dtype=np.int64)
         self._future_idle = np.zeros((h, r), dtype=np.int64)
         for i, name in enumerate(self._names):
             rows = tree.rows[name]
             if len(rows):
                 self._allocatable[i] = arrays.allocatable[rows].sum(axis=0)
-                self._used[i] = arrays.used[rows].sum(axis=0)
+                self._used_array[i] = arrays.used[rows].sum(axis=0)
                 self._idle[i] = arrays.idle[rows].sum(axis=0)
                 self._future_idle[i] = arrays.future_idle[rows].sum(axis=0)
         self._allocatable_list: list[list[int]] = self._allocatable.tolist()
+        # Use per HyperNode, kept as plain lists (a placement touches a handful of HyperNodes:
+        # list arithmetic beats numpy's per-call cost); ``_used`` is its array, rebuilt on demand.
+        self._used_list: list[list[int]] = self._used_array.tolist()
+        self._used_at = 0  # len(self._changes) when ``_used_array`` was last rebuilt
         self._holding = [
             np.array([self._index[x] for x in held], dtype=np.int64) for held in tree.containing
         ]
+        self._holding_list = [held.tolist() for held in self._holding]
         none = len(self._names)
         self._leaf = np.array(
             [self._index[x] if x else none for x in tree.leaf_of_row], dtype=np.int64
@@ -139,14 +146,9 @@ class NetworkTopologyAwarePlugin(Plugin):
         self._job_leaf_pods: dict[str, IntArray] = {}
         self._bfs: dict[str, list[str]] = {}
         self._per_tier: dict[int, IntArray] | None = None
-        self._narrow: tuple[float, list[tuple[IntArray, float]]] | None = None
         self._tier_scores = self._tier_weights(tree)
-        self._top_index = self._index[TOP_HYPERNODE]
         weight_sum = sum(w for _t, w in self._tier_scores)
         self._normal_factor = self._scale / weight_sum if weight_sum > 0 else 0.0
-        self._top_weight = dict(self._tier_scores).get(tree.top_tier, 0.0)
-        self._wide = self._wide_tiers(tree)
-        self._wide_levels = {level for level, _w in self._wide}
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
         ssn.add_hypernode_gradient_fn(self.name, self._gradient)
         ssn.add_hypernode_order_fn(self.name, self._hypernode_order)
@@ -165,20 +167,6 @@ class NetworkTopologyAwarePlugin(Plugin):
             key = BINPACK_RESOURCE_PREFIX + name
             weights[position[name]] = _weight(args.get_int(key)) if args.is_set(key) else 1
         return weights  # NaN: the resource has no weight (not scored at all)
-
-    def _wide_tiers(self, tree: HyperNodeTree) -> list[tuple[int, float]]:
-        """Return (tier, weight) of the tiers below the top whose HyperNodes hold, on average,
-        an eighth of the nodes or more."""
-        nodes = max(len(tree.containing), 1)
-        out = []
-        for level, weight in self._tier_scores:
-            names = [n for n in self._names if tree.tier[n] == level]
-            if level == tree.top_tier or not names:
-                continue
-            mean = sum(len(tree.rows[n]) for n in names) / len(names)
-            if mean * 8 >= nodes:
-                out.append((level, weight))
-        return out
 
     def _tier_weights(self, tree: HyperNodeTree) -> list[tuple[int, float]]:
         """Return (tier, fading^(tier-1)) for every tier from the lowest to the top."""
@@ -202,15 +190,25 @@ class NetworkTopologyAwarePlugin(Plugin):
         node = self._ssn.nodes.get(task.node_name) if task.node_name else None
         if node is None or task.resreq_vec is None:
             return
-        held = self._holding[node.index]
-        if sign > 0:
-            self._used[held] += task.resreq_vec
-        else:
-            self._used[held] -= task.resreq_vec
-        self._changes.extend(held.tolist())
+        held = self._holding_list[node.index]
+        request = task.resreq_vec.tolist()
+        for h in held:
+            used = self._used_list[h]
+            for c, amount in enumerate(request):
+                if amount:
+                    used[c] += sign * amount
+        self._changes.extend(held)
         counts = self._job_leaf_pods.get(task.job)
         if counts is not None:
             counts[self._leaf[node.index]] += sign
+
+    @property
+    def _used(self) -> IntArray:
+        """Return the use per HyperNode as an array (rebuilt when a placement changed it)."""
+        if self._used_at != len(self._changes):
+            self._used_array = np.array(self._used_list, dtype=np.int64)
+            self._used_at = len(self._changes)
+        return self._used_array
 
     # --- HyperNode binpacking ------------------------------------------------------------------
     def _binpack(self, request: IntArray, among: IntArray | None = None) -> FloatArray:
@@ -289,24 +287,25 @@ class NetworkTopologyAwarePlugin(Plugin):
         """HyperNode binpacking of one pod on ``rows`` (None: every row), per tier, faded by
         tier (a node outside every HyperNode of a tier scores 1 there)."""
         state = self._normal_state(request)
-        by_hypernode = state.by_hypernode
-        total = state.by_row.copy() if rows is None else state.by_row[rows]
-        per_tier = self._tier_rows()
-        for level, weight in self._wide:
-            index = per_tier[level]
-            total += weight * by_hypernode[index if rows is None else index[rows]]
-        total += by_hypernode[self._top_index] * self._top_weight
+        constant, terms = state.constant, state.terms
+        if rows is None:
+            total = terms[0] + constant if terms else np.full(len(self._leaf), constant)
+            for term in terms[1:]:
+                total += term
+        else:
+            total = terms[0][rows] + constant if terms else np.full(len(rows), constant)
+            for term in terms[1:]:
+                total += term[rows]
         scores: FloatArray = total * self._normal_factor
         return scores
 
     def _normal_state(self, request: IntArray) -> _NormalPodState:
-        """Return the per-request HyperNode and per-row scores, brought up to date.
+        """Return the per-request HyperNode scores and per-tier row terms, brought up to date.
 
-        ``by_row`` sums the narrow tiers (leaf switches, spines): the rows of such a HyperNode
-        whose use changed since are recomputed from their tiers' HyperNode scores (exactly, in
-        the same order, so ties stay ties). Wide tiers (a HyperNode over an eighth of the nodes
-        or more) and the top are added when asked: recomputing their thousands of rows after
-        every placement would cost more.
+        ``terms[i][row]`` is the faded score of the row's HyperNode in the i-th tier holding
+        HyperNodes (tiers without any add the constant 1 x their weight): a HyperNode whose use
+        changed since gets its new score written on its rows, one assignment per HyperNode, and
+        every row's sum is taken in the same order, so equal rows stay equal.
         """
         key = tuple(request.tolist())
         state = self._normal_cache.get(key)
@@ -314,21 +313,27 @@ class NetworkTopologyAwarePlugin(Plugin):
         if state is None or len(log) - state.read > len(self._names):
             weights = self._column_weights
             cols = np.flatnonzero((request > 0) & ~np.isnan(weights))
-            state = _NormalPodState(cols=cols, by_hypernode=np.ones(0), by_row=np.zeros(0))
-            state.by_hypernode = np.append(self._binpack(request), 1.0)
-            state.by_row = self._row_terms(state.by_hypernode, None)
+            by_hypernode = np.append(self._binpack(request), 1.0)
+            per_tier = self._tier_rows()
+            constant, terms, tier_weight = 0.0, [], {}
+            for level, weight in self._tier_scores:
+                index = per_tier.get(level)
+                if index is None:
+                    constant += weight
+                else:
+                    terms.append(weight * by_hypernode[index])
+                    tier_weight[level] = (len(terms) - 1, weight)
+            state = _NormalPodState(cols, by_hypernode, terms, constant, tier_weight)
             self._normal_cache[key] = state
         elif state.read < len(log):
             changed = sorted(set(log[state.read :]))
             by_hypernode = state.by_hypernode
-            for h, score in zip(
-                changed, self._binpack_few(request, state.cols, changed), strict=True
-            ):
+            scores = self._binpack_few(request, state.cols, changed)
+            for h, score in zip(changed, scores, strict=True):
                 by_hypernode[h] = score
-            narrow = [h for h in changed if self._tier_of_index(h) not in self._wide_levels]
-            if narrow:
-                rows = self._rows_of(narrow)
-                state.by_row[rows] = self._row_terms(by_hypernode, rows)
+                slot, weight = state.tier_weight[int(self._tier_of[h])]
+                # a row outside every HyperNode of the tier keeps its 1 x weight
+                state.terms[slot][self._tree.rows[self._names[h]]] = weight * score
         state.read = len(log)
         return state
 
@@ -349,41 +354,6 @@ class NetworkTopologyAwarePlugin(Plugin):
             self._per_tier = found
         return found
 
-    def _rows_of(self, hypernodes: list[int]) -> IntArray:
-        """Return the rows of ``hypernodes`` (repeats allowed: they are assigned, not added)."""
-        parts = [self._tree.rows[self._names[h]] for h in hypernodes]
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-    def _tier_of_index(self, h: int) -> int:
-        return int(self._tier_of[h]) if h < len(self._names) else -1
-
-    def _row_terms(self, by_hypernode: FloatArray, rows: IntArray | None) -> FloatArray:
-        """Return the faded sum of the narrow tiers for ``rows`` (None: every row)."""
-        terms = self._narrow_terms()
-        size = len(self._leaf) if rows is None else len(rows)
-        total = np.full(size, terms[0], dtype=np.float64)
-        for index, weight in terms[1]:
-            total += weight * by_hypernode[index if rows is None else index[rows]]
-        return total
-
-    def _narrow_terms(self) -> tuple[float, list[tuple[IntArray, float]]]:
-        """Return the narrow tiers' constant part (tiers without HyperNodes score 1) and, per
-        tier with HyperNodes, each row's HyperNode index and the tier's weight."""
-        found = self._narrow
-        if found is None:
-            per_tier = self._tier_rows()
-            constant, indexed = 0.0, []
-            for level, weight in self._tier_scores:
-                if level == self._tree.top_tier or level in self._wide_levels:
-                    continue
-                index = per_tier.get(level)
-                if index is None:
-                    constant += weight
-                else:
-                    indexed.append((index, weight))
-            found = self._narrow = (constant, indexed)
-        return found
-
     def _binpack_few(self, request: IntArray, cols: IntArray, hypernodes: list[int]) -> list[float]:
         """Return the binpacking score of a few HyperNodes (plain Python: cheaper than numpy)."""
         col_list = cols.tolist()
@@ -392,13 +362,13 @@ class NetworkTopologyAwarePlugin(Plugin):
         if not weights or total <= 0:
             return [0.0] * len(hypernodes)
         req = [int(request[c]) for c in col_list]
-        used_rows = self._used[np.ix_(np.array(hypernodes, dtype=np.int64), cols)].tolist()
         out = []
-        for h, used in zip(hypernodes, used_rows, strict=True):
+        for h in hypernodes:
             cap = self._allocatable_list[h]
+            used = self._used_list[h]
             score = 0.0
-            for w, u, r, c in zip(weights, used, req, col_list, strict=True):
-                a = cap[c]
+            for w, r, c in zip(weights, req, col_list, strict=True):
+                a, u = cap[c], used[c]
                 if u + r > a:
                     score = -1.0
                     break
