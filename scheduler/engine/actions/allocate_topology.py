@@ -196,14 +196,17 @@ class TopologyAllocator:
         return None if hypernode == TOP_HYPERNODE else self.tree.rows[hypernode]
 
     def _ready(self, job: JobInfo) -> bool:
-        return all(fn(job) for fn in self.ready_fns)
+        for fn in self.ready_fns:  # noqa: SIM110 - cheaper than all() over a generator
+            if not fn(job):
+                return False
+        return True
 
     def _place(
         self, queue: QueueInfo, job: JobInfo, sheet: _Worksheet, hypernode: str
     ) -> tuple[Statement | None, bool]:
         """Place ``sheet``'s tasks on the nodes of ``hypernode``, as allocate's flat round does,
         widening the job's HyperNode (the LCA) after each pod; None when not ready/pipelined."""
-        from scheduler.engine.actions.allocate import need_continue
+        from scheduler.engine.actions.allocate import all_say, need_continue
 
         ssn, selector, tree = self.ssn, self.selector, self.tree
         if hypernode != TOP_HYPERNODE and not len(tree.rows.get(hypernode, ())):
@@ -216,7 +219,7 @@ class TopologyAllocator:
         while sheet.next < len(tasks):
             task = tasks[sheet.next]
             sheet.next += 1
-            if not all(fn(queue, task) for fn in self.allocatable_fns):
+            if not all_say(self.allocatable_fns, queue, task):
                 continue
             if self.role_cache and task.role and task.role in sheet.failed_roles:
                 continue
