@@ -25,11 +25,13 @@ if __package__ in (None, ""):
 
 from apis.errors import EngineError
 from bench.queueing import run_queueing
+from bench.topology import l_topology
 from bench.workloads import SETS, Case
 from scheduler.engine.conf import SchedulerConf, load_conf
 from scheduler.engine.framework import run_session
 from scheduler.engine.framework.decisions import Decisions
 
+SETS = {**SETS, "L-topology": l_topology}  # the network topology set (bench/topology.py)
 ALL = [*SETS, "Q-queueing"]
 # The machine is shared: each case also prints the session's CPU time (process time), which
 # load inflates far less than wall time, and the load average at the end of each set.
@@ -42,6 +44,7 @@ TARGETS = {
     "L-mixed": "session <= 10 s, peak RSS <= 1.5 GiB",
     "P-preempt": "all 1,000 placed, session <= 5 s",
     "P-guards": "session <= 1.5x P-preempt's; no victim a guard protects",
+    "L-topology": "session <= 2x L-basic's",
     "Q-queueing": "mean admission below Kueue's (large 6.7 s, medium 77 s, small 215 s)",
 }
 

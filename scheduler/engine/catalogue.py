@@ -58,6 +58,9 @@ _ACTION_HELP: dict[str, str] = {
 
 _PLUGIN_HELP: dict[str, str] = {
     "binpack": "Scores nodes so pods pack onto the fullest nodes first (fewer, fuller nodes).",
+    "network-topology-aware": "Places jobs with a networkTopology inside one HyperNode of the "
+    "lowest tier that fits (hard mode: never above highestTierAllowed) and keeps every job's pods "
+    "close in the network; packs other pods into fuller HyperNodes.",
     "cdp": "Cool-down protection: a pod labelled volcano.sh/cooldown-time is not evicted until "
     "that long after it was scheduled.",
     "capacity": "Queue quotas from each queue's deserved and capability (configured, not "
@@ -171,6 +174,11 @@ _PLUGIN_FLAGS: dict[str, tuple[str, ...]] = {
     "usage": ("enablePredicate", "enableNodeOrder"),
     "deviceshare": ("enablePredicate", "enableNodeOrder"),
     "numa-aware": ("enablePredicate", "enableNodeOrder"),
+    "network-topology-aware": (
+        "enableNodeOrder",
+        "enabledHyperNodeOrder",
+        "enabledHyperNodeGradient",
+    ),
     "task-topology": ("enableTaskOrder", "enableNodeOrder"),
 }
 

@@ -50,7 +50,8 @@ def as_json(result: Result) -> dict[str, Any]:
     """Return the output object of one file (scenario-format.md's keys).
 
     ``podAnnotations`` (what the bind writes on each pod, e.g. deviceshare's cards) appears only
-    when some pod has any.
+    when some pod has any; ``allocatedHyperNodes`` (each topology job's HyperNode) only when
+    some job has one.
     """
     d = result.decisions
     out: dict[str, Any] = {
@@ -65,6 +66,8 @@ def as_json(result: Result) -> dict[str, Any]:
         out["podAnnotations"] = {
             k: dict(sorted(v.items())) for k, v in sorted(d.pod_annotations.items())
         }
+    if d.allocated_hypernodes:
+        out["allocatedHyperNodes"] = dict(sorted(d.allocated_hypernodes.items()))
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from scheduler.engine.actions.allocate_topology import TopologyAllocator
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.task_info import TaskInfo
@@ -141,6 +142,12 @@ class AllocateAction(Action):
         overused_fns = ssn.flat_fns("overused")
         fns = (ssn.flat_fns("allocatable"), ssn.flat_fns("job_ready"))
         allocate_job = self._allocate_job
+        # Jobs with a networkTopology take the HyperNode path (``allocate_topology.py``).
+        topology = (
+            None
+            if ssn.hypernodes is None
+            else TopologyAllocator(ssn, ssn.hypernodes, selector, role_cache, fns)
+        )
         while queues:
             queue = queues.pop()
             if any_says(overused_fns, queue):
@@ -150,9 +157,12 @@ class AllocateAction(Action):
                 continue
             job = jobs.pop()
             sheet = sheets[job.uid]
-            stmt, ready = allocate_job(
-                ssn, selector, queue, job, sheet, role_cache, pre_filters, fns
-            )
+            if topology is not None and job.network_topology is not None:
+                stmt, ready = topology.allocate(queue, job, sheet)
+            else:
+                stmt, ready = allocate_job(
+                    ssn, selector, queue, job, sheet, role_cache, pre_filters, fns
+                )
             # 4. Commit a ready job; push it back if it has more to place.
             if stmt is not None and ready:
                 stmt.commit()

@@ -49,11 +49,16 @@ def pending_tasks(ssn: Session, job: JobInfo) -> deque[TaskInfo]:
 
 
 def preemptor_jobs(ssn: Session) -> dict[str, list[JobInfo]]:
-    """Return, per queue, the admitted, valid, starving jobs (uid order)."""
+    """Return, per queue, the admitted, valid, starving jobs (uid order).
+
+    Jobs with a networkTopology never preempt (Volcano does not support it yet).
+    """
     out: dict[str, list[JobInfo]] = {}
     for uid in sorted(ssn.jobs):
         job = ssn.jobs[uid]
         if job.is_pending() or job.queue not in ssn.queues:
+            continue
+        if job.network_topology is not None:
             continue
         if ssn.job_valid(job) is not None or not ssn.job_starving(job):
             continue

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from scheduler.engine.api.hypernode import HyperNodeInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeArrays, NodeInfo
 from scheduler.engine.api.pdb_info import PdbInfo
@@ -53,6 +54,8 @@ class ClusterInfo:
     pdbs: list[PdbInfo] = field(default_factory=list)
     # namespace -> its ResourceQuotas (by name): what the resourcequota plugin admits against
     resource_quotas: dict[str, list[QuotaInfo]] = field(default_factory=dict)
+    # The cluster's HyperNodes (network topology), by name; the session derives the tree.
+    hypernodes: dict[str, HyperNodeInfo] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -67,6 +70,7 @@ class ClusterInfo:
         occupants: Iterable[TaskInfo] = (),
         pdbs: Iterable[PdbInfo] = (),
         resource_quotas: Iterable[QuotaInfo] = (),
+        hypernodes: Iterable[HyperNodeInfo] = (),
     ) -> ClusterInfo:
         """Return a snapshot of ``nodes``, ``jobs`` and ``queues`` with accounting filled in.
 
@@ -145,6 +149,7 @@ class ClusterInfo:
             dropped_jobs=dropped,
             pdbs=list(pdbs),
             resource_quotas=_quotas_by_namespace(resource_quotas),
+            hypernodes={h.name: h for h in sorted(hypernodes, key=lambda h: h.name)},
         )
 
     def quotas_of(self, namespace: str) -> list[QuotaInfo]:

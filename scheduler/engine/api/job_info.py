@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from scheduler.engine.api.hypernode import NetworkTopology
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import (
@@ -65,6 +66,12 @@ class JobInfo:
     # ``count/pods``) included: what resourcequota compares with a ResourceQuota's status.
     # None: the same as ``min_resources``.
     quota_min_resources: Resource | None = None
+    # ``spec.networkTopology`` (None: none). The session may rewrite it (soft -> hard at the top
+    # tier, a tier name -> its tier), as Volcano adjusts its copy at session open.
+    network_topology: NetworkTopology | None = None
+    # The HyperNode the job's placed pods are in (session state; "" = none): recovered at
+    # session open from its allocated pods, widened by allocate (Volcano's AllocatedHyperNode).
+    allocated_hypernode: str = ""
 
     def __post_init__(self) -> None:
         if not self.uid:

@@ -144,6 +144,9 @@ class TaskInfo:
     device_containers: DeviceContainers | None = None
     # Guaranteed pods' NUMA ask (numa-aware); None for other QoS classes.
     numa: NumaTask | None = None
+    # The HyperNode the task's job is in while allocate places this task (network topology;
+    # Volcano's ``TaskInfo.JobAllocatedHyperNode``): network-topology-aware scores by it.
+    job_allocated_hypernode: str = ""
 
     def __post_init__(self) -> None:
         if not self.uid:

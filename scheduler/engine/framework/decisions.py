@@ -119,3 +119,7 @@ class Decisions:
     # pod uid -> (node, resource -> cpuset) numa-aware chose for the pods bound this session
     # (Volcano's ``AddUnassignedNumaPods``): the exclusive CPUs to record for the node.
     numa_assignments: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+    # PodGroup uid -> the HyperNode its job is in after the session, for jobs with
+    # ``networkTopology`` that have one: what the cache writes to the PodGroup annotation
+    # ``volcano.sh/job-allocated-hypernode`` (Volcano's ``JobInfo.AllocatedHyperNode``).
+    allocated_hypernodes: dict[str, str] = field(default_factory=dict)

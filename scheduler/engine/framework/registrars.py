@@ -37,8 +37,20 @@ add_simulate_allocatable_fn (state, Q, T) -> bool                     all
 add_simulate_predicate_fn   (state, T, N) -> PredicateStatus | None    first failure
 add_simulate_add_task_fn    (state, T, T added, N) -> None             each called
 add_simulate_remove_task_fn (state, T, T removed, N) -> None           each called
+add_live_node_order_fn      (T, rows, scores) -> scores | None         chained
+add_hypernode_order_fn      (J, [HyperNode name], ties) -> {name: f}   sum
+add_hypernode_gradient_fn   (J, root, tier, allocated, min) -> [[name]]  first plugin
 add_event_handler           EventHandler(allocate_func, deallocate_func)
 ==========================  =========================================  ======================
+
+The last three serve network topology (HyperNodes). ``live_node_order`` is a score that changes
+with every placement anywhere in a HyperNode (so it cannot sit in allocate's per-template cache):
+node selection hands it the candidate rows with their scores so far (rows None: every row, with
+-inf where a node is no candidate), and it returns them with its own score added (it may leave
+out rows too far behind to win, which keeps the choice exact). ``hypernode_gradient`` returns the
+HyperNodes a hard-topology job may try, grouped by tier, lowest first; ``hypernode_order`` scores
+the HyperNodes in which the job could be placed (``ties``: break ties at the top score as the
+plugin does; False: the plain scores, which allocate uses to order its trials).
 
 The simulate hooks serve topology-aware preemption: ``state`` is a dict the action creates per
 preemptor (Volcano's CycleState) in which plugins keep what they simulate.
@@ -118,6 +130,9 @@ HOOK_FLAGS: dict[str, str | tuple[str, ...] | None] = {
     "simulate_predicate": "enablePredicate",
     "simulate_add_task": ("enablePreemptable", "enabledAllocatable"),
     "simulate_remove_task": ("enablePreemptable", "enabledAllocatable"),
+    "live_node_order": "enableNodeOrder",
+    "hypernode_order": "enabledHyperNodeOrder",
+    "hypernode_gradient": "enabledHyperNodeGradient",
 }
 
 
@@ -445,6 +460,30 @@ class SessionRegistrars:
     ) -> None:
         """Register a callback removing a task from a simulated state."""
         self._register("simulate_remove_task", plugin, fn)
+
+    def add_live_node_order_fn(
+        self,
+        plugin: str,
+        fn: Callable[[TaskInfo, IntArray | None, FloatArray], FloatArray | None],
+    ) -> None:
+        """Register a score node selection adds at each choice: ``fn(task, rows, scores)``
+        returns ``scores`` with its own added (None: nothing to add)."""
+        self._register("live_node_order", plugin, fn)
+
+    def add_hypernode_order_fn(
+        self, plugin: str, fn: Callable[[JobInfo, list[str], bool], dict[str, float]]
+    ) -> None:
+        """Register a score of candidate HyperNodes for a job (Volcano's HyperNodeOrderFn)."""
+        self._register("hypernode_order", plugin, fn)
+
+    def add_hypernode_gradient_fn(
+        self,
+        plugin: str,
+        fn: Callable[[JobInfo, str, int, str, IntArray | None], list[list[str]]],
+    ) -> None:
+        """Register the HyperNode search of hard-topology jobs (Volcano's HyperNodeGradientFn):
+        ``(job, search root, highest tier allowed, job's HyperNode, minimum request vector)``."""
+        self._register("hypernode_gradient", plugin, fn)
 
     def add_event_handler(self, handler: EventHandler) -> None:
         """Register allocate/deallocate callbacks."""

@@ -39,12 +39,14 @@ from scheduler.engine.framework.memory import PluginMemory
 from scheduler.engine.framework.registry import get_action, get_plugin_class
 from scheduler.engine.framework.session_plugins import SessionPlugins
 from scheduler.engine.framework.statement import Statement
+from scheduler.engine.framework.topology import open_topology, record_allocated_hypernodes
 from scheduler.engine.util.gc_pause import no_automatic_gc
 from scheduler.engine.util.quota import forget_job_amounts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from scheduler.engine.api.hypernode import HyperNodeTree
     from scheduler.engine.conf import SchedulerConf
 
 __all__ = [
@@ -116,6 +118,9 @@ class Session(SessionPlugins):
         # keeps in the cycle state (inter-pod affinity) then changes only through the
         # SimulateAddTask/SimulateRemoveTask hooks, not through the statements' events.
         self.simulating = False
+        # The HyperNode tree (``framework/topology.py``); None for a cluster without HyperNodes
+        # whose jobs carry no networkTopology.
+        self.hypernodes: HyperNodeTree | None = None
         self._init_hooks()
 
     def release(self) -> None:
@@ -271,6 +276,7 @@ def open_session(
 ) -> Session:
     """Return a session on ``cluster`` with every enabled plugin opened, in conf order."""
     ssn = Session(cluster, conf, uid=uid, bind_listener=bind_listener, binder=binder, memory=memory)
+    open_topology(ssn)
     for option in conf.plugin_options():
         cls = get_plugin_class(option.name)
         if cls is None:  # load_conf refuses these; a hand-built conf may not
@@ -306,6 +312,7 @@ def close_session(ssn: Session) -> Decisions:
         started = time.perf_counter()
         plugin.on_session_close(ssn)
         ssn.decisions.timings.plugins_close[name] = time.perf_counter() - started
+    record_allocated_hypernodes(ssn)
     update_jobs(ssn)
     return ssn.decisions
 

@@ -430,6 +430,28 @@ class SessionPlugins(SessionRegistrars):
         for fn in self._flat("simulate_remove_task"):
             fn(state, task, removed, node)
 
+    # --- network topology (HyperNodes) ----------------------------------------------------------
+    def hypernode_gradient(
+        self, job: JobInfo, root: str, tier: int, allocated: str, minimum: IntArray | None
+    ) -> list[list[str]]:
+        """Return the HyperNodes ``job`` may try under ``root``, by tier (the first plugin's
+        answer; without one, ``root`` alone)."""
+        for fn in self._flat("hypernode_gradient"):
+            answer: list[list[str]] = fn(job, root, tier, allocated, minimum)
+            return answer
+        return [[root]]
+
+    def hypernode_order(
+        self, job: JobInfo, names: list[str], *, ties: bool = True
+    ) -> dict[str, float]:
+        """Return the summed HyperNode scores for ``job`` (0 where no plugin scores); without
+        ``ties``, the plain scores (no tie-break at the top)."""
+        total = dict.fromkeys(names, 0.0)
+        for fn in self._flat("hypernode_order"):
+            for name, score in fn(job, names, ties).items():
+                total[name] = total.get(name, 0.0) + score
+        return total
+
     def best_node_fn(self, task: TaskInfo, scores: dict[float, list[NodeInfo]]) -> NodeInfo | None:
         """Return the node a BestNode plugin picks, or None to take the highest score."""
         answer: NodeInfo | None = dispatch.first_answer(

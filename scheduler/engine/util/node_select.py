@@ -68,6 +68,7 @@ class NodeSelector:
         "_catch_up_limit",
         "_entries",
         "_explained",
+        "_live",
         "_one_predicate",
         "_row_predicate",
         "_row_scorers",
@@ -102,6 +103,8 @@ class NodeSelector:
         self._allocate_at: list[Placement | None] = [None] * len(self.nodes)
         # entry(): past this many changed rows, one full recomputation beats row refreshes
         self._catch_up_limit = max(len(self.nodes) // 4, 8)
+        # Scores that change with placements elsewhere (network topology): added at each choice.
+        self._live = ssn.flat_fns("live_node_order")
 
     @classmethod
     def of(cls, ssn: Session) -> NodeSelector:
@@ -225,6 +228,8 @@ class NodeSelector:
         Candidates fit the node's FutureIdle and pass the predicates; among them, nodes whose Idle
         fits are preferred (allocate) and only without one a future-idle node is taken (pipeline).
         """
+        if self._live:
+            return self.select_in(task, None)
         entry = self.entry(task)
         if task.nominated_node_name:
             nominated = self._nominated(task, entry)
@@ -238,6 +243,52 @@ class NodeSelector:
             return placement
         node = self._best(task, entry.best_future)
         return None if node is None else Placement(node, pipelined=True)
+
+    def select_in(self, task: TaskInfo, allowed: npt.NDArray[np.int64] | None) -> Placement | None:
+        """Return ``select(task)`` among the rows ``allowed`` (sorted; None: every row), with
+        the live scores (``live_node_order``) added over each candidate list.
+
+        As Volcano's ``prioritizeNodes``: nodes whose Idle fits are scored first, among
+        themselves; only without one are the future-idle nodes scored (pipeline).
+        """
+        entry = self.entry(task)
+        if task.nominated_node_name:
+            nominated = self._nominated(task, entry)
+            if nominated is not None and (
+                allowed is None or bool((allowed == nominated.node.index).any())
+            ):
+                return nominated
+        for masked, pipelined in ((entry.best_now, False), (entry.best_future, True)):
+            if allowed is None and not self.best_node_hook:
+                # Every row at once (-inf: not a candidate): no candidate list to build.
+                if masked.max() == -np.inf:
+                    continue
+                total = masked
+                for fn in self._live:
+                    added = fn(task, None, total)
+                    if added is not None:
+                        total = added
+                return Placement(self.nodes[int(total.argmax())], pipelined=pipelined)
+            if allowed is None:
+                rows = np.flatnonzero(masked > -np.inf)
+            else:
+                rows = allowed[masked[allowed] > -np.inf]
+            if not len(rows):
+                continue
+            scores = masked[rows]
+            for fn in self._live:
+                total = fn(task, rows, scores)
+                if total is not None:
+                    scores = total
+            if self.best_node_hook:
+                full = np.full(len(self.nodes), -np.inf)
+                full[rows] = scores
+                node = self._best(task, full)
+            else:
+                node = self.nodes[int(rows[int(scores.argmax())])]
+            if node is not None:
+                return Placement(node, pipelined=pipelined)
+        return None
 
     def _nominated(self, task: TaskInfo, entry: _Entry) -> Placement | None:
         node = self.ssn.nodes.get(task.nominated_node_name) if task.nominated_node_name else None

@@ -64,6 +64,11 @@ def _selector(raw: object, field: str) -> PdbSelector | None:
     )
 
 
+def read_label_selector(raw: object, field: str) -> PdbSelector:
+    """Return a ``metav1.LabelSelector`` at ``field`` (absent reads as the empty selector)."""
+    return _selector(raw, field) or PdbSelector()
+
+
 def _count(value: object, field: str) -> int:
     if value is None:
         return 0

@@ -4,6 +4,12 @@ The format is ``shared/docs/scenario-format.md``: ``name``, ``description``, ``c
 text), ``objects`` (manifests) and ``expect``. One addition: an optional ``now`` (RFC 3339) is the
 session's clock; without it the clock is the latest creationTimestamp in the file, so a scenario
 always gives the same decisions.
+
+Network topology: ``HyperNode`` objects (``topology.volcano.sh/v1alpha1``) and PodGroups'
+``spec.networkTopology`` are read (``util/hypernode_manifest.py``); ``expect.allocatedHyperNodes``
+(PodGroup ``<namespace>/<name>`` -> HyperNode name) checks the HyperNode each listed job is in
+after the session, what Volcano writes to the PodGroup annotation
+``volcano.sh/job-allocated-hypernode`` (the virtual top is ``<cluster-top-hypernode>``).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import yaml
 from apis.errors import ConfError, ManifestError
 from apis.safe_yaml import YamlLimitError, load_one
 from scheduler.engine.api.cluster_info import ClusterInfo
+from scheduler.engine.api.hypernode import HyperNodeInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.numa import NumatopoInfo
@@ -29,6 +36,7 @@ from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.conf import SchedulerConf, load_conf
 from scheduler.engine.framework.decisions import Decisions
+from scheduler.engine.util.hypernode_manifest import read_hypernode, read_network_topology
 from scheduler.engine.util.manifests import (
     GROUP_ANNOTATION,
     METADATA_KEYS,
@@ -49,7 +57,7 @@ __all__ = ["Expect", "Scenario", "diff", "load_scenario"]
 _TOP_KEYS = frozenset({"name", "description", "config", "objects", "expect", "now"})
 _EXPECT_KEYS = frozenset(
     {"binds", "bindCount", "evictions", "evictionCount", "pipelined", "podGroupPhases",
-     "podAnnotations"}
+     "podAnnotations", "allocatedHyperNodes"}
 )  # fmt: skip
 _EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -66,6 +74,8 @@ class Expect:
     pod_group_phases: dict[str, str] | None = None
     # pod -> annotation -> value the bind writes (only the pods and keys listed are checked).
     pod_annotations: dict[str, dict[str, str]] | None = None
+    # PodGroup -> the HyperNode its job is in after the session (only the jobs listed).
+    allocated_hypernodes: dict[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -142,6 +152,9 @@ def _read_pod_group(
             str(k): str(v)
             for k, v in mapping(meta.get("labels"), f"{path}.metadata.labels").items()
         },
+        network_topology=read_network_topology(
+            spec.get("networkTopology"), f"{path}.spec.networkTopology"
+        ),
     )
 
 
@@ -160,7 +173,7 @@ def _objects(raw: object) -> list[tuple[str, Mapping[str, Any], Mapping[str, Any
         ns = meta.get("namespace") or "default"
         label = (
             f"{name}"
-            if kind in ("Node", "Queue", "PriorityClass", "Numatopology")
+            if kind in ("Node", "Queue", "PriorityClass", "Numatopology", "HyperNode")
             else f"{ns}/{name}"
         )
         out.append((f"objects[{i}] ({kind} {label})", obj_map, meta))
@@ -191,6 +204,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
     pdbs: dict[str, PdbInfo] = {}
     quotas: list[QuotaInfo] = []
     numa: dict[str, NumatopoInfo] = {}
+    hypernodes: dict[str, HyperNodeInfo] = {}
     times: list[datetime] = []
     for path, obj, meta in objects:
         kind = obj.get("kind")
@@ -228,6 +242,11 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
             if topo.name in numa:
                 raise ManifestError(f"{path}.metadata.name", "duplicate Numatopology")
             numa[topo.name] = topo
+        elif kind == "HyperNode":
+            hypernode = read_hypernode(obj, meta, path)
+            if hypernode.name in hypernodes:
+                raise ManifestError(f"{path}.metadata.name", "duplicate HyperNode")
+            hypernodes[hypernode.name] = hypernode
         else:
             raise ManifestError(f"{path}.kind", f"unsupported kind {kind!r}")
     # 3. Pods join their PodGroup; a pod without one is its own group of one.
@@ -269,6 +288,7 @@ def _build_cluster(raw_objects: object, now: datetime | None) -> ClusterInfo:
         default_priority=default_priority,
         pdbs=pdbs.values(),
         resource_quotas=quotas,
+        hypernodes=hypernodes.values(),
     )
 
 
@@ -313,6 +333,7 @@ def _read_expect(raw: object) -> Expect | None:
         pipelined=str_map("pipelined"),
         pod_group_phases=str_map("podGroupPhases"),
         pod_annotations=pod_annotations,
+        allocated_hypernodes=str_map("allocatedHyperNodes"),
     )
 
 
@@ -381,4 +402,9 @@ def diff(expect: Expect, decisions: Decisions) -> list[str]:
                     out.append(
                         f"podAnnotations[{pod}][{key}]: expected {want!r}, got {written.get(key)!r}"
                     )
+    if expect.allocated_hypernodes is not None:
+        for job, want in sorted(expect.allocated_hypernodes.items()):
+            have = decisions.allocated_hypernodes.get(job, "")
+            if have != want:
+                out.append(f"allocatedHyperNodes[{job}]: expected {want!r}, got {have!r}")
     return out
