@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.test import Client
+from prometheus_client.parser import text_string_to_metric_families
 
 from core.models import Node, Pod
 from kubelet.models import Numatopology
@@ -89,6 +91,22 @@ def test_two_vgpu_jobs_share_one_card_until_its_memory_runs_out() -> None:
     # 16,000 of the card's 16,384 MiB are held by the two pods read back from their rows.
     assert "Insufficient volcano.sh/vgpu-memory" in scheduled["message"]
 
+    # Volcano's vGPU gauges: the card's share, memory and limit, and each pod's part.
+    text = Client().get("/metrics").content.decode()
+    samples = {
+        (s.name, s.labels.get("devID"), s.labels.get("podName", "")): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+        if s.name.startswith("volcano_vgpu_device_")
+    }
+    assert samples[("volcano_vgpu_device_shared_number", card, "")] == 2
+    assert samples[("volcano_vgpu_device_allocated_memory", card, "")] == 16000
+    assert samples[("volcano_vgpu_device_memory_limit", card, "")] == 16384
+    assert samples[("volcano_vgpu_device_allocated_cores", card, "")] == 0
+    assert samples[("volcano_vgpu_device_memory_allocation_for_a_certain_pod", card,
+                    "a-task-0")] == 8000  # fmt: skip
+    assert "# HELP volcano_vgpu_device_shared_number The number of vgpu tasks sharing this card" in text
+
 
 def guaranteed(cpus: int) -> dict[str, Any]:
     asked = {"cpu": str(cpus), "memory": "1Gi"}
@@ -127,3 +145,24 @@ def test_a_single_numa_node_pod_lands_where_a_whole_cell_is_free() -> None:
     allocations = Numatopology.objects.get(name="whole").pod_allocations
     mine = next(a for a in allocations if a["uid"] == str(pod.uid))
     assert mine["containerAllocations"][0]["allocations"]["cpu"] in ("4-5", "6-7")
+
+
+def test_a_single_numa_node_pod_waits_while_free_cpus_span_two_cells() -> None:
+    use_conf(NUMA_CONF)
+    split = make_node("split", cpu=8, annotations={"volcano.sh/sim-numa": "cells=2"})
+    for index in range(2):
+        Pod.objects.create(
+            name=f"held-{index}", namespace="default", node=split, phase="Running",
+            spec=guaranteed(3), requests={"cpu": 3000, "memory": GI}, cpu_milli=3000,
+            memory_milli=GI)  # fmt: skip
+    _, (pod,) = make_gang("numa", replicas=1, cpu=2, spec=guaranteed(2))
+    Pod.objects.filter(pk=pod.pk).update(
+        annotations={"volcano.sh/numa-topology-policy": "single-numa-node"})
+
+    run_once()
+
+    pod.refresh_from_db()
+    assert pod.node is None  # 2 CPUs are free, but one in each cell
+    scheduled = next(c for c in pod.conditions if c["type"] == "PodScheduled")
+    assert scheduled["reason"] == "Unschedulable"
+    assert "numa" in scheduled["message"].lower(), scheduled
