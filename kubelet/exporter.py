@@ -47,7 +47,7 @@ from kubelet.sim_devices import (
     registered,
 )
 
-__all__ = ["MANAGED_BY", "EXPORTER", "guaranteed_cpus", "numa_spec", "reconcile"]
+__all__ = ["EXPORTER", "MANAGED_BY", "guaranteed_cpus", "numa_spec", "reconcile"]
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +101,10 @@ def _export_numa() -> int:
         "pk", "name", "annotations", "capacity"
     ):
         try:
-            knobs[name] = (pk, parse_numa(str(notes[SIM_NUMA]), int(capacity.get("cpu", 0)) // 1000))
+            knobs[name] = (
+                pk,
+                parse_numa(str(notes[SIM_NUMA]), int(capacity.get("cpu", 0)) // 1000),
+            )
         except KnobError as exc:
             logger.warning("node %s: %s; no Numatopology published", name, exc)
     existing = {t.name: t for t in Numatopology.objects.all()}
@@ -111,21 +114,21 @@ def _export_numa() -> int:
             topology.delete()
             writes += 1
     pods: dict[int, list[tuple[Any, ...]]] = {}
-    for row in Pod.objects.filter(node_id__in=[pk for pk, _ in knobs.values()], phase__in=ACTIVE)\
-            .order_by("created_at", "pk").values_list("node_id", "uid", "name", "namespace", "spec"):  # fmt: skip
-        pods.setdefault(row[0], []).append(row[1:])
+    live = Pod.objects.filter(node_id__in=[pk for pk, _ in knobs.values()], phase__in=ACTIVE)
+    for node_pk, *pod in live.order_by("created_at", "pk").values_list(
+        "node_id", "uid", "name", "namespace", "spec"
+    ):
+        pods.setdefault(node_pk, []).append(tuple(pod))
     for name, (pk, knob) in knobs.items():
-        topology = existing.get(name)
-        if topology is None:
-            topology = Numatopology(name=name, labels={MANAGED_BY: EXPORTER})
-        spec = numa_spec(knob, pods.get(pk, ()), topology.pod_allocations or [])
-        current = (topology.policies, topology.res_reserved, topology.numares,
-                   topology.cpu_detail, topology.pod_allocations)  # fmt: skip
-        if topology.pk is not None and current == spec:
+        found = existing.get(name)
+        row = found or Numatopology(name=name, labels={MANAGED_BY: EXPORTER})
+        spec = numa_spec(knob, pods.get(pk, ()), row.pod_allocations or [])
+        current = (row.policies, row.res_reserved, row.numares, row.cpu_detail,
+                   row.pod_allocations)  # fmt: skip
+        if found is not None and current == spec:
             continue
-        (topology.policies, topology.res_reserved, topology.numares, topology.cpu_detail,
-         topology.pod_allocations) = spec  # fmt: skip
-        topology.save()
+        row.policies, row.res_reserved, row.numares, row.cpu_detail, row.pod_allocations = spec
+        row.save()
         writes += 1
     return writes
 

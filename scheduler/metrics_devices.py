@@ -38,11 +38,11 @@ def _devices() -> Iterator[tuple[VgpuDevices, dict[str, str]]]:
     rows = Node.objects.filter(ready=True, annotations__has_key=NODE_REGISTER).values_list(
         "pk", "name", "annotations", "allocatable"
     )
-    for pk, name, annotations, allocatable in rows:
+    for pk, name, notes, allocatable in rows:
         node = NodeInfo(
             name=name,
             allocatable=Resource({k: int(v) for k, v in (allocatable or {}).items()}),
-            annotations=dict(annotations or {}),
+            annotations=dict(notes or {}),
         )
         devices = VgpuDevices.from_node(node)
         if devices is None:
@@ -51,18 +51,16 @@ def _devices() -> Iterator[tuple[VgpuDevices, dict[str, str]]]:
         pods = Pod.objects.filter(
             node_id=pk, phase__in=("Pending", "Running"), annotations__has_key=ASSIGNED_IDS
         ).values_list("namespace", "name", "annotations")
-        for namespace, pod_name, notes in pods:
+        for namespace, pod_name, pod_notes in pods:
             uid = f"{namespace}/{pod_name}"
             names[uid] = pod_name
-            devices.book(uid, str(notes.get(ASSIGNED_IDS, "")), "")
+            devices.book(uid, str(pod_notes.get(ASSIGNED_IDS, "")), "")
         yield devices, names
 
 
 def device_families() -> list[Family]:
     """Return the ``volcano_vgpu_device_*`` families (no samples when no node has vGPUs)."""
-    cards = {
-        key: Family(f"volcano_vgpu_device_{key}", "gauge", text) for key, text in _GAUGES
-    }
+    cards = {key: Family(f"volcano_vgpu_device_{key}", "gauge", text) for key, text in _GAUGES}
     per_pod = {
         key: Family(f"volcano_vgpu_device_{key}", "gauge", text) for key, text in _POD_GAUGES
     }

@@ -93,9 +93,7 @@ def apply_decisions(
             else:
                 result.bound = binds_written
             # The binds' device and NUMA decisions, on the pods whose bind was written.
-            write_bind_devices(
-                snapshot, decisions, {*result.skipped_binds, *result.failed_binds}
-            )
+            write_bind_devices(snapshot, decisions, {*result.skipped_binds, *result.failed_binds})
             _write_evictions(snapshot, decisions, now, result)
             _write_pending_pods(snapshot, decisions, pods, result)
             group_rows = (

@@ -67,7 +67,8 @@ def test_a_numa_node_publishes_its_numatopology(server: KubeServer) -> None:
     assert refused.returncode != 0
     assert "forbidden" in refused.stderr.lower(), refused.stderr
     read = kubectl(server, "get", "numatopo", kubeconfig=server.submitter_kubeconfig)
-    assert read.returncode == 0 and "numa-node-1" in read.stdout, read.stderr
+    assert read.returncode == 0, read.stderr
+    assert "numa-node-1" in read.stdout
 
     deleted = kubectl(server, "delete", "node", "numa-node-1")
     assert deleted.returncode == 0, deleted.stderr

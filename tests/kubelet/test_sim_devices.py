@@ -15,7 +15,7 @@ from kubelet.sim_devices import KnobError, card_uuid, parse_gpus, parse_numa
 GI = 1024**3 * 1000
 
 
-def node(name: str, cpu: int = 8, **notes: str) -> Node:
+def node(name: str, notes: dict[str, str], cpu: int = 8) -> Node:
     alloc = {"cpu": cpu * 1000, "memory": 16 * GI, "pods": 110_000}
     return Node.objects.create(name=name, capacity=alloc, allocatable=alloc, annotations=notes)
 
@@ -54,9 +54,9 @@ def test_card_uuids_are_stable_and_per_node() -> None:
 
 @pytest.mark.django_db
 def test_gpushare_and_exclusive_cards_register_their_resources() -> None:
-    node("share", **{"volcano.sh/sim-gpus": "count=2,memory=8000,mode=gpushare"})
-    node("whole", **{"volcano.sh/sim-gpus": "count=4,mode=exclusive"})
-    node("broken", **{"volcano.sh/sim-gpus": "count=0"})
+    node("share", {"volcano.sh/sim-gpus": "count=2,memory=8000,mode=gpushare"})
+    node("whole", {"volcano.sh/sim-gpus": "count=4,mode=exclusive"})
+    node("broken", {"volcano.sh/sim-gpus": "count=0"})
 
     assert reconcile() == 2
     assert reconcile() == 0  # nothing changed: nothing written
@@ -69,7 +69,8 @@ def test_gpushare_and_exclusive_cards_register_their_resources() -> None:
     assert "nvidia.com/gpu" not in Node.objects.get(name="broken").allocatable
     # Switching the mode takes the other mode's resources off.
     Node.objects.filter(name="whole").update(
-        annotations={"volcano.sh/sim-gpus": "count=1,mode=vgpu,slots=4"})
+        annotations={"volcano.sh/sim-gpus": "count=1,mode=vgpu,slots=4"}
+    )
     reconcile()
     whole = Node.objects.get(name="whole")
     assert "nvidia.com/gpu" not in whole.allocatable
@@ -78,7 +79,7 @@ def test_gpushare_and_exclusive_cards_register_their_resources() -> None:
 
 @pytest.mark.django_db
 def test_exclusive_cpus_leave_the_allocatable_set_and_come_back_when_the_pod_ends() -> None:
-    host = node("numa", cpu=8, **{"volcano.sh/sim-numa": "cells=2,policy=restricted"})
+    host = node("numa", {"volcano.sh/sim-numa": "cells=2,policy=restricted"})
     pod = Pod.objects.create(name="g", namespace="default", node=host, phase="Running",
                              spec=guaranteed("3"))  # fmt: skip
     Pod.objects.create(name="shared", namespace="default", node=host, phase="Running",
@@ -102,7 +103,7 @@ def test_exclusive_cpus_leave_the_allocatable_set_and_come_back_when_the_pod_end
 
 @pytest.mark.django_db
 def test_the_numatopology_goes_with_its_node_but_a_hand_made_one_stays() -> None:
-    host = node("numa", **{"volcano.sh/sim-numa": "cells=1"})
+    host = node("numa", {"volcano.sh/sim-numa": "cells=1"})
     Numatopology.objects.create(name="real-node", policies={"CPUManagerPolicy": "static"})
     reconcile()
     assert set(Numatopology.objects.values_list("name", flat=True)) == {"numa", "real-node"}

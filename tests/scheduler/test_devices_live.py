@@ -105,7 +105,10 @@ def test_two_vgpu_jobs_share_one_card_until_its_memory_runs_out() -> None:
     assert samples[("volcano_vgpu_device_allocated_cores", card, "")] == 0
     assert samples[("volcano_vgpu_device_memory_allocation_for_a_certain_pod", card,
                     "a-task-0")] == 8000  # fmt: skip
-    assert "# HELP volcano_vgpu_device_shared_number The number of vgpu tasks sharing this card" in text
+    assert (
+        "# HELP volcano_vgpu_device_shared_number The number of vgpu tasks sharing this card"
+        in text
+    )
 
 
 def guaranteed(cpus: int) -> dict[str, Any]:
@@ -117,8 +120,10 @@ def guaranteed(cpus: int) -> dict[str, Any]:
 def test_a_single_numa_node_pod_lands_where_a_whole_cell_is_free() -> None:
     use_conf(NUMA_CONF)
     knob = {"volcano.sh/sim-numa": "cells=2,policy=single-numa-node"}
-    split, whole = make_node("split", cpu=8, annotations=knob), make_node("whole", cpu=8,
-                                                                          annotations=knob)
+    split, whole = (
+        make_node("split", cpu=8, annotations=knob),
+        make_node("whole", cpu=8, annotations=knob),
+    )
     # Three CPUs of each cell of "split" are taken: 2 free in each, 4 in all.
     for index in range(2):
         Pod.objects.create(
@@ -136,12 +141,14 @@ def test_a_single_numa_node_pod_lands_where_a_whole_cell_is_free() -> None:
     assert Numatopology.objects.get(name="whole").numares["cpu"]["allocatable"] == "4-7"
     _, (pod,) = make_gang("numa", replicas=1, cpu=2, spec=guaranteed(2))
     Pod.objects.filter(pk=pod.pk).update(
-        annotations={"volcano.sh/numa-topology-policy": "single-numa-node"})
+        annotations={"volcano.sh/numa-topology-policy": "single-numa-node"}
+    )
 
     run_once()
 
     pod.refresh_from_db()
-    assert pod.node is not None and pod.node.name == "whole"
+    assert pod.node is not None
+    assert pod.node.name == "whole"
     allocations = Numatopology.objects.get(name="whole").pod_allocations
     mine = next(a for a in allocations if a["uid"] == str(pod.uid))
     assert mine["containerAllocations"][0]["allocations"]["cpu"] in ("4-5", "6-7")
@@ -157,7 +164,8 @@ def test_a_single_numa_node_pod_waits_while_free_cpus_span_two_cells() -> None:
             memory_milli=GI)  # fmt: skip
     _, (pod,) = make_gang("numa", replicas=1, cpu=2, spec=guaranteed(2))
     Pod.objects.filter(pk=pod.pk).update(
-        annotations={"volcano.sh/numa-topology-policy": "single-numa-node"})
+        annotations={"volcano.sh/numa-topology-policy": "single-numa-node"}
+    )
 
     run_once()
 
