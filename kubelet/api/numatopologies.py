@@ -2,14 +2,15 @@
 resource ``numatopologies``, short name ``numatopo``, no printer columns but the age.
 
 Volcano's resource exporter is its only writer (one per node, named after it); here the
-simulated exporter (``kubelet.exporter``) is, writing rows directly. Everyone may read them;
-only admins may write through the API (to describe a real node's layout by hand, or import one
-dumped from a real cluster), as the exporter's service account alone may in Volcano.
+simulated exporter (``kubelet.exporter``) is, writing rows directly. Everyone may read them.
+Through the API, operators may write them as they write Nodes: to describe by hand the layout of
+a node without ``volcano.sh/sim-numa``, or import one dumped from a real cluster (the exporter
+leaves those alone and rewrites only the ones of knobbed nodes, each cycle).
 """
 
 from __future__ import annotations
 
-from accounts.roles import ADMIN, EVERYONE
+from accounts.roles import EVERYONE, OPERATORS
 from kube import registry
 from kube.registry import KUBE_AGE, AccessRule, Entry, Invalid
 from kube.resources import Resource
@@ -52,5 +53,5 @@ NUMATOPOLOGY_ENTRY = Entry(
 def register() -> None:
     """Serve Numatopology (``KubeletConfig.ready``)."""
     registry.register_kind(
-        NUMATOPOLOGY_ENTRY, access=AccessRule(EVERYONE, frozenset({ADMIN}), namespaced=False)
+        NUMATOPOLOGY_ENTRY, access=AccessRule(EVERYONE, OPERATORS, namespaced=False)
     )

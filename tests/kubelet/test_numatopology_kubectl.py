@@ -62,8 +62,10 @@ def test_a_numa_node_publishes_its_numatopology(server: KubeServer) -> None:
     assert shown["status"]["allocatable"]["volcano.sh/vgpu-memory"] == "49152"
     assert shown["metadata"]["annotations"]["volcano.sh/node-vgpu-register"].count(":") == 2
 
-    # An operator may read it but not change it: only the exporter (and admins) write it.
-    refused = kubectl(server, "delete", "numatopo", "numa-node-1")
+    # A submitter may read it but not change it (the exporter and operators write it).
+    refused = kubectl(
+        server, "delete", "numatopo", "numa-node-1", kubeconfig=server.submitter_kubeconfig
+    )
     assert refused.returncode != 0
     assert "forbidden" in refused.stderr.lower(), refused.stderr
     read = kubectl(server, "get", "numatopo", kubeconfig=server.submitter_kubeconfig)
