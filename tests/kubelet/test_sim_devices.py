@@ -112,3 +112,25 @@ def test_the_numatopology_goes_with_its_node_but_a_hand_made_one_stays() -> None
     reconcile()
 
     assert list(Numatopology.objects.values_list("name", flat=True)) == ["real-node"]
+
+
+@pytest.mark.django_db
+def test_a_pod_naming_a_card_its_node_lacks_fails_to_start() -> None:
+    from kubelet.runtime import tick
+
+    host = node("gpu", {"volcano.sh/sim-gpus": "count=1"})
+    reconcile()
+    mine = card_uuid("gpu", 0)
+    good = Pod.objects.create(name="good", namespace="default", node=host,
+                              annotations={"volcano.sh/vgpu-ids-new": f"{mine},NVIDIA,100,0:"})  # fmt: skip
+    bad = Pod.objects.create(name="bad", namespace="default", node=host,
+                             annotations={"volcano.sh/vgpu-ids-new": "GPU-elsewhere,NVIDIA,100,0:"})  # fmt: skip
+
+    result = tick()
+
+    good.refresh_from_db()
+    bad.refresh_from_db()
+    assert result.refused == 1
+    assert (good.phase, good.start_time is not None) == ("Pending", True)
+    assert (bad.phase, bad.reason) == ("Failed", "UnexpectedAdmissionError")
+    assert "GPU-elsewhere not found on node gpu" in bad.message
