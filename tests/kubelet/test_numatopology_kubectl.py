@@ -62,6 +62,11 @@ def test_a_numa_node_publishes_its_numatopology(server: KubeServer) -> None:
     assert shown["status"]["allocatable"]["volcano.sh/vgpu-memory"] == "49152"
     assert shown["metadata"]["annotations"]["volcano.sh/node-vgpu-register"].count(":") == 2
 
+    # kubectl describe lists the cards with the other resources, and what pods hold of them.
+    node_text = kubectl(server, "describe", "node", "numa-node-1").stdout
+    allocated = node_text.split("Allocated resources:")[1]
+    assert "volcano.sh/vgpu-memory" in allocated, node_text
+
     # A submitter may read it but not change it (the exporter and operators write it).
     refused = kubectl(
         server, "delete", "numatopo", "numa-node-1", kubeconfig=server.submitter_kubeconfig
