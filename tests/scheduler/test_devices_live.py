@@ -174,3 +174,41 @@ def test_a_single_numa_node_pod_waits_while_free_cpus_span_two_cells() -> None:
     scheduled = next(c for c in pod.conditions if c["type"] == "PodScheduled")
     assert scheduled["reason"] == "Unschedulable"
     assert "numa" in scheduled["message"].lower(), scheduled
+
+
+GPUSHARE_CONF = VGPU_CONF.replace(
+    "deviceshare.VGPUEnable: true\n      deviceshare.SchedulePolicy: binpack",
+    "deviceshare.GPUSharingEnable: true",
+)
+
+
+def gpushare_gang(name: str, memory: int) -> Pod:
+    asked = {"volcano.sh/gpu-memory": str(memory)}
+    spec = {"containers": [{"name": "main", "image": "cuda", "resources": {
+        "requests": {"cpu": "1", "memory": "1Gi", **asked}, "limits": asked}}]}  # fmt: skip
+    _, (pod,) = make_gang(name, replicas=1, spec=spec)
+    Pod.objects.filter(pk=pod.pk).update(
+        requests={"cpu": 1000, "memory": GI, "volcano.sh/gpu-memory": memory * 1000}
+    )
+    return pod
+
+
+def test_gpushare_books_each_pod_on_a_card_with_room_across_sessions() -> None:
+    use_conf(GPUSHARE_CONF)
+    make_node("share-1", annotations={"volcano.sh/sim-gpus": "count=2,memory=10000,mode=gpushare"})
+    first = gpushare_gang("a", 6000)
+    run_once()
+    second = gpushare_gang("b", 6000)  # the first pod's card is read back from its annotation
+    run_once()
+    third = gpushare_gang("c", 6000)  # 8,000 MiB free in all, but 4,000 on each card
+    run_once()
+
+    for pod in (first, second, third):
+        pod.refresh_from_db()
+    assert {first.annotations["volcano.sh/gpu-index"],
+            second.annotations["volcano.sh/gpu-index"]} == {"0", "1"}  # fmt: skip
+    assert third.node is None
+    assert "volcano.sh/gpu-index" not in third.annotations
+    scheduled = next(c for c in third.conditions if c["type"] == "PodScheduled")
+    # The node has the memory in all; no card has it (deviceshare's reason, not node fit's).
+    assert "no enough gpu memory on node share-1" in scheduled["message"], scheduled
