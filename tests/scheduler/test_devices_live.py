@@ -212,3 +212,21 @@ def test_gpushare_books_each_pod_on_a_card_with_room_across_sessions() -> None:
     scheduled = next(c for c in third.conditions if c["type"] == "PodScheduled")
     # The node has the memory in all; no card has it (deviceshare's reason, not node fit's).
     assert "no enough gpu memory on node share-1" in scheduled["message"], scheduled
+
+
+def test_a_vgpu_pod_waits_when_no_single_card_has_its_memory() -> None:
+    use_conf(VGPU_CONF)
+    make_node("gpu-2", annotations={"volcano.sh/sim-gpus": "count=2,memory=16384"})
+    first, second = vgpu_gang("a", 10000), vgpu_gang("b", 10000)
+    run_once()
+    third = vgpu_gang("c", 10000)  # 12,768 MiB free on the node, 6,384 on each card
+    run_once()
+
+    for pod in (first, second, third):
+        pod.refresh_from_db()
+    cards = {pod.annotations["volcano.sh/vgpu-ids-new"].split(",")[0] for pod in (first, second)}
+    assert cards == {card_uuid("gpu-2", 0), card_uuid("gpu-2", 1)}
+    assert third.node is None
+    scheduled = next(c for c in third.conditions if c["type"] == "PodScheduled")
+    # The node has the memory in all: deviceshare refuses it, not node fit.
+    assert "vgpuDeviceSharing error" in scheduled["message"], scheduled
