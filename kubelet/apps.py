@@ -15,9 +15,10 @@ class KubeletConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Register the kubelet's API names and the simulated runtime (``kube.registry``)."""
+        """Register the kubelet's API names, the simulated runtime and exporter (``kube.registry``)."""
         register_access()
         register_runtimes()
+        register_exporter()
 
 
 def register_access() -> None:
@@ -26,6 +27,9 @@ def register_access() -> None:
     from kubelet.api import access
 
     access.register()
+    from kubelet.api import numatopologies
+
+    numatopologies.register()
 
 
 def register_runtimes() -> None:
@@ -35,3 +39,11 @@ def register_runtimes() -> None:
     from kubelet.runtime import tick
 
     registry.add_runtime("kubelet.simulated", tick)
+
+
+def register_exporter() -> None:
+    """Have the worker run the simulated device plugins and resource exporter before each
+    session (``kubelet.exporter``): knobbed nodes register their GPUs and publish Numatopology."""
+    from kubelet.exporter import reconcile
+
+    registry.add_controller(registry.Controller("kubelet.exporter", reconcile, order=5))

@@ -18,6 +18,9 @@ moves every pod one step, level-triggered, with set-wise UPDATEs:
    period when it carries ``volcano.sh/sim-ignore-sigterm: "true"``. It ends Failed, its
    reason kept (``Evicted``), its deletionTimestamp kept, so the job controller sees the
    eviction and then removes the row, as the API server would.
+1b. A new bind whose device assignment (``volcano.sh/vgpu-ids-new``, ``volcano.sh/gpu-index``)
+   names a card its node lacks fails (reason ``UnexpectedAdmissionError``) instead of being
+   acknowledged, as the device plugin refuses it (``kubelet.device_admission``).
 5. A pod on a NotReady node fails (reason ``NodeNotReady``), as the node lifecycle controller
    evicts pods off a lost node (there without the five-minute grace period).
 
@@ -58,6 +61,8 @@ from core.network import allocate_pod_ips
 from core.row_events import KUBELET, RowEvents, record_query_events
 from kube import clock, failpoints
 from kube.changes import record_rows
+from kubelet.device_admission import REASON as REFUSED_REASON
+from kubelet.device_admission import refused
 
 __all__ = [
     "DURATION_ANNOTATION",
@@ -115,6 +120,7 @@ class TickResult:
     stopped: int = 0
     lost: int = 0
     restarted: int = 0  # containers that crashed and wait in CrashLoopBackOff
+    refused: int = 0  # new binds whose devices the node lacks (``device_admission``)
 
 
 def parse_duration(text: str) -> float | None:
@@ -357,8 +363,14 @@ def tick(*, now: datetime | None = None, config: RuntimeSettings | None = None) 
             ),
             now, config, {"phase": "Running", "task_status": "", **bump}, address=True,
         )  # fmt: skip
-        result.acknowledged = _update(
-            live.filter(phase="Pending", node__isnull=False, start_time__isnull=True),
-            start_time=now, **bump,
-        )  # fmt: skip
+        #    A new bind whose device assignment names a card the node lacks fails instead
+        #    (``device_admission``), as the device plugin's Allocate refuses it.
+        new_binds = live.filter(phase="Pending", node__isnull=False, start_time__isnull=True)
+        for pk, message in refused(new_binds).items():
+            result.refused += _update(
+                Pod.objects.filter(pk=pk, phase="Pending"),
+                phase="Failed", reason=REFUSED_REASON, message=message, finish_time=now,
+                task_status="", **bump,
+            )  # fmt: skip
+        result.acknowledged = _update(new_binds, start_time=now, **bump)
     return result

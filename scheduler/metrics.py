@@ -33,6 +33,7 @@ from apis.histograms import HISTOGRAMS
 from apis.prometheus_text import CONTENT_TYPE, Family, render
 from queues.models import PodGroup
 from scheduler.metrics_cluster import cluster_families
+from scheduler.metrics_devices import device_families
 
 __all__ = ["MetricsState", "forget_deleted_jobs", "load_state", "metrics_view", "save_state"]
 
@@ -199,5 +200,5 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     """
     state = load_state()
     forget_deleted_jobs(state)
-    families = [*state.families(), *cluster_families()]
+    families = [*state.families(), *cluster_families(), *device_families()]
     return HttpResponse(render(families), content_type=CONTENT_TYPE)

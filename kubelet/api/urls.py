@@ -1,15 +1,27 @@
-"""Kubernetes paths the kubelet serves: pod logs, metrics.k8s.io (``kubectl top``), faults."""
+"""Kubernetes paths the kubelet serves: pod logs, metrics.k8s.io (``kubectl top``), faults, and
+the resource exporter's Numatopologies (``nodeinfo.volcano.sh``)."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
+from kube.routes import resource_urls
+from kube.serializers import KubeObjectSerializer, list_serializer
 from kubelet.api import faults, resource_metrics
+from kubelet.api.numatopologies import NUMATOPOLOGIES
 from kubelet.api.pod_log import PodLogView
+
+
+class NumatopologySerializer(KubeObjectSerializer):
+    """``nodeinfo.volcano.sh/v1alpha1`` Numatopology: policies, numares, cpuDetail, ..."""
+
+
+NumatopologyListSerializer = list_serializer(NumatopologySerializer, "NumatopologyListSerializer")
 
 _METRICS = f"apis/{resource_metrics.GROUP_VERSION}"
 
 urlpatterns: list[URLPattern] = [
+    *resource_urls(NUMATOPOLOGIES, NumatopologySerializer, NumatopologyListSerializer),
     path(
         "api/v1/namespaces/<str:namespace>/pods/<str:name>/log",
         PodLogView.as_view(),

@@ -32,6 +32,7 @@ from core.row_events import RowEvents
 from kube import failpoints
 from queues.models import PodGroup
 from scheduler.cache.binds import write_binds
+from scheduler.cache.device_binds import write_bind_devices
 from scheduler.cache.group_events import write_pod_group_events
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import write_rows
@@ -91,6 +92,8 @@ def apply_decisions(
                 result.failed_binds.update(binds.failed)
             else:
                 result.bound = binds_written
+            # The binds' device and NUMA decisions, on the pods whose bind was written.
+            write_bind_devices(snapshot, decisions, {*result.skipped_binds, *result.failed_binds})
             _write_evictions(snapshot, decisions, now, result)
             _write_pending_pods(snapshot, decisions, pods, result)
             group_rows = (

@@ -30,7 +30,9 @@ from apis.errors import EngineError
 from core.models import Node, Pod, PodDisruptionBudget, PriorityClass, ResourceQuota
 from kubelet.sim_usage import SIM_USAGE
 from queues.models import PodGroup, Queue
+from scheduler.cache.device_rows import DeviceAsks
 from scheduler.cache.node_usage import MeasuredUsage
+from scheduler.cache.numa_rows import read_numatopologies
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo, Taint
@@ -96,6 +98,8 @@ class _Decoder:
         self.specs: dict[tuple[str, str | None], tuple[TaskTemplate, str, str]] = {}
         # template key → the pods' limits (replicas of one task share their resources)
         self.limits: dict[tuple[object, ...], Resource | None] = {}
+        # spec text → the pods' device and NUMA asks (deviceshare, numa-aware)
+        self.device_asks = DeviceAsks(self)
 
     def template(
         self, namespace: str, spec_text: str | None, labels_text: str | None
@@ -181,15 +185,19 @@ def _read(now: datetime) -> Snapshot:
     nodes: list[NodeInfo] = []
     ready_nodes: dict[int, NodeInfo] = {}
     decode = _Decoder()
-    for pk, name, version, ready, alloc, labels, notes, taints, cordoned in _node_rows():
+    for pk, name, version, ready, alloc, labels, notes, taints, cordoned, cap in _node_rows():
         node_names[pk] = name
         if ready:
             snapshot.nodes[name] = (pk, version)
             nodes.append(
                 _node(name, decode(alloc), decode(labels), decode(notes), decode(taints),
-                      bool(cordoned))
+                      bool(cordoned), decode(cap))
             )  # fmt: skip
             ready_nodes[pk] = nodes[-1]
+    # 3b. Their Numatopologies (numa-aware), published by the resource exporter.
+    by_name = {node.name: node for node in nodes}
+    for name, topology in read_numatopologies(by_name).items():
+        by_name[name].numatopology = topology
     # 4. PodGroups that are not finished, and pods of them (or still holding a node).
     jobs: dict[str, JobInfo] = {}
     group_uids: dict[int, str] = {}
@@ -341,7 +349,7 @@ def _queue(row: tuple[Any, ...]) -> QueueInfo:
 
 _NODE_SQL = """
 SELECT id, name, resource_version, ready, CAST(allocatable AS TEXT), CAST(labels AS TEXT),
-       CAST(annotations AS TEXT), CAST(taints AS TEXT), unschedulable
+       CAST(annotations AS TEXT), CAST(taints AS TEXT), unschedulable, CAST(capacity AS TEXT)
 FROM {node}
 """
 
@@ -374,6 +382,7 @@ def _node(
     annotations: dict[str, str],
     taints: list[dict[str, str]],
     unschedulable: bool,
+    capacity: dict[str, int] | None = None,
 ) -> NodeInfo:
     return NodeInfo(
         name=name,
@@ -385,6 +394,8 @@ def _node(
             for t in taints or ()
         ),
         unschedulable=unschedulable,
+        # status.capacity: gpushare reads its cards there.
+        capacity=Resource({k: int(v) for k, v in capacity.items()}) if capacity else None,
     )
 
 
@@ -625,6 +636,7 @@ def _task(
         limits = decode.limits[key] = _limits(decode(spec_text))
     annotations: dict[str, str] = decode(annotations_text) or {}
     resreq = decode.request(requests_text)
+    devices, numa = decode.device_asks(spec_text, annotations)
     return TaskInfo(
         name=name,
         namespace=ns,
@@ -645,6 +657,8 @@ def _task(
         creation_timestamp=_aware(created),
         annotations=annotations,
         template=template,
+        device_containers=devices,
+        numa=numa,
         scheduling_gated=_gated(spec_text),
         # cdp's cool-down start: decoded only for the pods cdp reads it of (two dict lookups for
         # every other pod, on dicts the read decodes anyway).

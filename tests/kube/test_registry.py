@@ -182,12 +182,13 @@ def test_each_app_serves_its_own_kinds() -> None:
         "training": {"pytorchjobs", "tfjobs", "mpijobs"},
         "flow": {"jobtemplates", "jobflows", "cronjobs"},
         "topology": {"hypernodes"},
+        "kubelet": {"numatopologies"},
     }
 
 
 def test_manifests_are_applied_in_dependency_order() -> None:
     assert [kind.kind for kind in registry.manifest_kinds()] == [
-        "PriorityClass", "ResourceQuota", "Queue", "Node", "HyperNode", "ConfigMap", "JobTemplate",
-        "JobFlow", "CronJob", "Job", "PyTorchJob", "TFJob", "MPIJob",
+        "PriorityClass", "ResourceQuota", "Queue", "Node", "Numatopology", "HyperNode",
+        "ConfigMap", "JobTemplate", "JobFlow", "CronJob", "Job", "PyTorchJob", "TFJob", "MPIJob",
         "PodGroup", "Service", "NetworkPolicy", "PodDisruptionBudget", "Pod", "Command", "Event",
     ]  # fmt: skip
