@@ -31,6 +31,8 @@ class SchedulerConfigurationKind(Kind):
     kind = "ConfigMap"
     resource = "schedulerconfiguration"
     model = SchedulerConfiguration
+    # The row keeps no namespace (``read_metadata``): no bundle namespace to create for it.
+    namespaced: ClassVar[bool] = False
     wire_paths: ClassVar[dict[str, str]] = {"text": f"data.{CONF_KEY}"}
 
     def read_metadata(self, meta: Fields, instance: Any) -> None:

@@ -1,10 +1,15 @@
 """The demo cluster and its steady stream of jobs (``make run DEMO=1``, ``manage.py demo_cluster``).
 
-About twenty simulated nodes of mixed shapes (small and large CPU nodes, tainted GPU nodes, a
-tainted infra pair, zone labels), three queues of weights 1, 2 and 4, and jobs that keep coming:
+About twenty-five simulated nodes of mixed shapes (small and large CPU nodes, tainted GPU nodes,
+a pool of vGPU nodes whose cards pods share, large nodes with two NUMA cells, a tainted infra
+pair, zone labels) wired into a two-tier network of HyperNodes (``manifests/topology.yaml``),
+a scheduler configuration that turns on deviceshare, numa-aware and network-topology-aware
+(``manifests/scheduler-conf.yaml``, applied only over the default one, so an operator's own
+policy survives a restart), three queues of weights 1, 2 and 4, and jobs that keep coming:
 Volcano's four example jobs (the submit page's templates in ``jobs/examples/``, renamed per
-submission) in turn with generated ones (CPU gangs, GPU jobs that tolerate the GPU taint, and now
-and then one that exits non-zero and is restarted by its policy). Every job goes through
+submission) in turn with generated ones (CPU gangs, GPU jobs that tolerate the GPU taint, vGPU jobs that
+share a card, hard-topology gangs that must land under one leaf switch, and now and then one
+that exits non-zero and is restarted by its policy). Every job goes through
 admission like any other submission. Finished jobs are removed after ``ttlSecondsAfterFinished``
 so the demo can run all day. Beside them run the workflows of ``manifests/workflows.yaml``: a
 three-step JobFlow (prepare, train, evaluate) and a CronJob that reports every five minutes of
@@ -27,8 +32,11 @@ from jobs.models import Job
 from jobs.services import job_submit
 from jobs.submit import EXAMPLES_DIR
 from kube.manifests import apply_manifests, read_manifests
+from kubelet.sim_devices import SIM_GPUS, SIM_NUMA
 from queues.models import Queue
 from queues.services import queue_ensure_builtin
+from scheduler.defaults import DEFAULT_SCHEDULER_CONF
+from scheduler.models import SchedulerConfiguration
 
 __all__ = ["DemoStream", "generated_job", "load_demo_cluster", "submit_next"]
 
@@ -47,7 +55,14 @@ NODE_SHAPES: list[tuple[str, int, int, int, int, dict[str, str] | None, dict[str
      {"accelerator": "nvidia-a100"}),
     ("infra", 2, 8, 16, 0, {"key": "dedicated", "value": "infra", "effect": "NoSchedule"},
      {"node-role.kubernetes.io/infra": ""}),
+    ("vgpu", 4, 16, 64, 0, None, {"accelerator": "nvidia-a10", "demo.volcano.sh/leaf": "b2"}),
 ]  # fmt: skip
+# The simulation knobs per pool (``kubelet.sim_devices``): the simulated device plugin and
+# resource exporter register the cards and publish the NUMA cells from them.
+NODE_KNOBS: dict[str, dict[str, str]] = {
+    "vgpu": {SIM_GPUS: "count=2,memory=24576,type=NVIDIA-A10,mode=vgpu,slots=4"},
+    "cpu-large": {SIM_NUMA: "cells=2,policy=single-numa-node"},
+}
 
 
 def load_demo_cluster() -> list[str]:
@@ -61,13 +76,18 @@ def load_demo_cluster() -> list[str]:
                     alloc["nvidia.com/gpu"] = gpus * 1000
                 node_labels = {**labels, "topology.kubernetes.io/zone": "zone-" + "ab"[i % 2],
                                "kubernetes.io/hostname": f"{prefix}-{i}"}  # fmt: skip
-                _, made = Node.objects.get_or_create(
+                knobs = NODE_KNOBS.get(prefix, {})
+                node, made = Node.objects.get_or_create(
                     name=f"{prefix}-{i}",
                     defaults={"capacity": alloc, "allocatable": alloc, "labels": node_labels,
-                              "taints": [taint] if taint else []},
+                              "annotations": dict(knobs), "taints": [taint] if taint else []},
                 )  # fmt: skip
                 if made:
                     created.append(f"node/{prefix}-{i}")
+                elif any(node.annotations.get(key) is None for key in knobs):
+                    # A demo database from before the pool had knobs: give them (keep the rest).
+                    node.annotations = {**knobs, **node.annotations}
+                    node.save()
         for name, weight in QUEUES.items():
             _, made = Queue.objects.get_or_create(name=name, defaults={"weight": weight})
             if made:
@@ -78,6 +98,10 @@ def load_demo_cluster() -> list[str]:
     apply_manifests(read_manifests(MANIFESTS / "test.yaml"))
     apply_manifests(read_manifests(MANIFESTS / "high-priority-class.yaml"))
     apply_manifests(read_manifests(MANIFESTS / "workflows.yaml"))
+    apply_manifests(read_manifests(MANIFESTS / "topology.yaml"))
+    active = SchedulerConfiguration.objects.filter(is_active=True).first()
+    if active is None or active.text == DEFAULT_SCHEDULER_CONF:
+        apply_manifests(read_manifests(MANIFESTS / "scheduler-conf.yaml"))
     return created
 
 
@@ -90,11 +114,16 @@ def _example(n: int) -> dict[str, Any]:
 
 
 def generated_job(n: int, rng: random.Random) -> dict[str, Any]:
-    """Return the manifest of generated job number ``n`` (a CPU gang, a GPU job or a failing one)."""
-    kind = rng.choices(["small", "gang", "gpu", "flaky"], weights=[5, 3, 2, 1])[0]
+    """Return the manifest of generated job number ``n``.
+
+    A CPU gang, a GPU job, a vGPU job sharing cards, a hard-topology gang or a failing one.
+    """
+    kind = rng.choices(["small", "gang", "gpu", "vgpu", "topology", "flaky"],
+                       weights=[5, 3, 2, 2, 2, 1])[0]  # fmt: skip
     replicas = {"small": rng.randint(1, 4), "gang": rng.randint(2, 6), "gpu": rng.randint(1, 2),
-                "flaky": 2}[kind]  # fmt: skip
-    cpu, memory = {"small": (1, 2), "gang": (4, 8), "gpu": (4, 16), "flaky": (1, 1)}[kind]
+                "vgpu": rng.randint(1, 3), "topology": 4, "flaky": 2}[kind]  # fmt: skip
+    cpu, memory = {"small": (1, 2), "gang": (4, 8), "gpu": (4, 16), "vgpu": (2, 8),
+                   "topology": (2, 4), "flaky": (1, 1)}[kind]  # fmt: skip
     requests: dict[str, Any] = {"cpu": str(cpu), "memory": f"{memory}Gi"}
     annotations = {"volcano.sh/sim-duration": f"{rng.randint(20, 120)}s"}
     spec: dict[str, Any] = {"restartPolicy": "Never", "containers": [{
@@ -108,6 +137,13 @@ def generated_job(n: int, rng: random.Random) -> dict[str, Any]:
             {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
         ]
         spec["nodeSelector"] = {"accelerator": "nvidia-a100"}
+    if kind == "vgpu":
+        # One shared card each: a slice of its memory and of its cores (HAMi-core's limits).
+        limits = spec["containers"][0]["resources"]["limits"]
+        limits["volcano.sh/vgpu-number"] = "1"
+        limits["volcano.sh/vgpu-memory"] = str(rng.choice([4096, 8192, 12288]))
+        limits["volcano.sh/vgpu-cores"] = str(rng.choice([25, 50]))
+        spec["nodeSelector"] = {"accelerator": "nvidia-a10"}
     if kind == "flaky":
         annotations["volcano.sh/sim-exit-code"] = "1"
     job: dict[str, Any] = {
@@ -127,6 +163,9 @@ def generated_job(n: int, rng: random.Random) -> dict[str, Any]:
                        "template": {"metadata": {"annotations": annotations}, "spec": spec}}],
         },
     }  # fmt: skip
+    if kind == "topology":
+        # All four pods under one leaf switch (tier 1), or none: a hard network topology.
+        job["spec"]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 1}
     if not job["spec"]["priorityClassName"]:
         del job["spec"]["priorityClassName"]
     return job

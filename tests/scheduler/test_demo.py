@@ -66,3 +66,54 @@ def test_the_demo_has_a_three_step_pipeline_and_a_cron_job() -> None:
         "Forbid",
         False,
     )
+
+
+def test_the_demo_has_a_vgpu_pool_numa_nodes_and_a_two_tier_network() -> None:
+    from core.models import Node
+    from kubelet.sim_devices import SIM_GPUS, SIM_NUMA
+    from scheduler.models import SchedulerConfiguration
+    from topology.models import HyperNode
+
+    load_demo_cluster()
+    load_demo_cluster()  # idempotent
+    vgpu = Node.objects.filter(name__startswith="vgpu-")
+    assert vgpu.count() == 4
+    assert all("mode=vgpu" in node.annotations[SIM_GPUS] for node in vgpu)
+    large = Node.objects.filter(name__startswith="cpu-large-")
+    assert all(node.annotations[SIM_NUMA].startswith("cells=2") for node in large)
+    tiers = dict(HyperNode.objects.values_list("name", "tier"))
+    assert tiers == {
+        "leaf-a1": 1, "leaf-a2": 1, "leaf-b1": 1, "leaf-b2": 1, "spine-a": 2, "spine-b": 2,
+    }  # fmt: skip
+    active = SchedulerConfiguration.objects.get(is_active=True)
+    for plugin in ("deviceshare", "numa-aware", "network-topology-aware"):
+        assert f"name: {plugin}" in active.text
+
+
+def test_the_demo_leaves_an_operators_own_policy_alone() -> None:
+    from scheduler.models import SchedulerConfiguration
+    from scheduler.services import scheduler_conf_create
+
+    own = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n'
+    scheduler_conf_create(text=own, activate=True)
+    load_demo_cluster()
+    assert SchedulerConfiguration.objects.get(is_active=True).text == own
+
+
+def test_the_demo_generates_vgpu_jobs_and_hard_topology_gangs() -> None:
+    from scheduler.demo import generated_job
+
+    rng = random.Random(3)
+    jobs = [generated_job(n, rng) for n in range(1, 80)]
+    vgpu = [job for job in jobs if job["metadata"]["name"].startswith("vgpu-")]
+    gangs = [job for job in jobs if job["metadata"]["name"].startswith("topology-")]
+    assert vgpu
+    assert gangs
+    limits = vgpu[0]["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"]
+    assert limits["limits"]["volcano.sh/vgpu-number"] == "1"
+    assert gangs[0]["spec"]["networkTopology"] == {"mode": "hard", "highestTierAllowed": 1}
+    load_demo_cluster()
+    for job in (vgpu[0], gangs[0]):
+        from jobs.services import job_submit
+
+        assert job_submit(manifest=job).name == job["metadata"]["name"]
