@@ -27,7 +27,7 @@ def register_access() -> None:
     from kubelet.api import access
 
     access.register()
-    from kubelet.api import numatopologies
+    from kubelet.api import numatopologies  # the same: its kind's entry reads the model
 
     numatopologies.register()
 
@@ -44,6 +44,7 @@ def register_runtimes() -> None:
 def register_exporter() -> None:
     """Have the worker run the simulated device plugins and resource exporter before each
     session (``kubelet.exporter``): knobbed nodes register their GPUs and publish Numatopology."""
+    # Imported once the apps are ready: the exporter imports the models.
     from kubelet.exporter import reconcile
 
     registry.add_controller(registry.Controller("kubelet.exporter", reconcile, order=5))

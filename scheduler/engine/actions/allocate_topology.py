@@ -206,6 +206,7 @@ class TopologyAllocator:
     ) -> tuple[Statement | None, bool]:
         """Place ``sheet``'s tasks on the nodes of ``hypernode``, as allocate's flat round does,
         widening the job's HyperNode (the LCA) after each pod; None when not ready/pipelined."""
+        # allocate imports this module for its HyperNode path: its helpers come at call time.
         from scheduler.engine.actions.allocate import all_say, need_continue
 
         ssn, selector, tree = self.ssn, self.selector, self.tree
