@@ -34,6 +34,7 @@ from queues.models import PodGroup
 from scheduler.cache.binds import write_binds
 from scheduler.cache.device_binds import write_bind_devices
 from scheduler.cache.group_events import write_pod_group_events
+from scheduler.cache.hypernode_notes import write_allocated_hypernodes
 from scheduler.cache.pod_status import PodStatusWriter
 from scheduler.cache.rows import write_rows
 from scheduler.cache.snapshot import Snapshot
@@ -102,6 +103,7 @@ def apply_decisions(
                 else _pod_group_rows(snapshot, decisions, now, session_uid)
             )
             _write_pod_groups(group_rows, now, result)
+            write_allocated_hypernodes(snapshot, decisions)
             write_queue_status()
             result.pod_group_events = write_pod_group_events(snapshot, decisions, now)
             failpoints.hit("session.binds-staged", when=result.bound > 0)

@@ -13,6 +13,13 @@ from typing import Any
 import yaml
 
 from apis.quantity import format_quantity
+from scheduler.cache.export_topology import (
+    hypernode_objects,
+    label_selector,
+    network_topology,
+    numatopology_objects,
+    queue_affinity,
+)
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.resource import PODS, Resource
 from scheduler.engine.api.task_info import TaskInfo
@@ -111,13 +118,7 @@ def _guards(cluster: ClusterInfo) -> list[dict[str, Any]]:
     for pdb in sorted(cluster.pdbs, key=lambda p: p.uid):
         spec: dict[str, Any] = {}
         if pdb.selector is not None:
-            selector: dict[str, Any] = {"matchLabels": dict(pdb.selector.match_labels)}
-            if pdb.selector.expressions:
-                selector["matchExpressions"] = [
-                    {"key": key, "operator": op, **({"values": list(values)} if values else {})}
-                    for key, op, values in pdb.selector.expressions
-                ]
-            spec["selector"] = selector
+            spec["selector"] = label_selector(pdb.selector)
         status: dict[str, Any] = {"disruptionsAllowed": pdb.disruptions_allowed}
         if pdb.disrupted_pods:  # when each was evicted is not kept: the snapshot's instant
             status["disruptedPods"] = {
@@ -151,14 +152,22 @@ def snapshot_to_scenario(
             spec["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect}
                               for t in node.taints]  # fmt: skip
         node_meta: dict[str, Any] = {"name": node.name, "labels": dict(node.labels)}
+        # Device registrations (volcano.sh/node-vgpu-register, gpu-unhealthy-ids) among them.
+        notes = dict(node.annotations)
         usage = node_usage_annotation(node.resource_usage, cluster.now)
         if usage is not None:
-            node_meta["annotations"] = {SIM_NODE_USAGE: usage}
+            notes[SIM_NODE_USAGE] = usage
+        if notes:
+            node_meta["annotations"] = notes
+        node_status: dict[str, Any] = {"allocatable": _quantities(node.allocatable)}
+        if node.capacity is not None:  # gpushare reads its cards from capacity
+            node_status["capacity"] = _quantities(node.capacity)
         objects.append({
             "apiVersion": "v1", "kind": "Node",
-            "metadata": node_meta,
-            "spec": spec, "status": {"allocatable": _quantities(node.allocatable)},
+            "metadata": node_meta, "spec": spec, "status": node_status,
         })  # fmt: skip
+    objects.extend(numatopology_objects(cluster))
+    objects.extend(hypernode_objects(cluster))
     for queue in sorted(cluster.queues.values(), key=lambda q: q.name):
         qspec: dict[str, Any] = {"weight": queue.weight, "reclaimable": queue.reclaimable}
         for key, res in (("capability", queue.capability), ("deserved", queue.deserved)):
@@ -168,8 +177,13 @@ def snapshot_to_scenario(
             qspec["guarantee"] = {"resource": _quantities(queue.guarantee)}
         if queue.parent:
             qspec["parent"] = queue.parent
+        if queue.affinity is not None:
+            qspec["affinity"] = queue_affinity(queue.affinity)
+        qmeta: dict[str, Any] = {"name": queue.name}
+        if queue.annotations:  # nodegroup's volcano.sh/nodegroup-resource-limits among them
+            qmeta["annotations"] = dict(queue.annotations)
         objects.append({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
-                        "metadata": {"name": queue.name}, "spec": qspec,
+                        "metadata": qmeta, "spec": qspec,
                         "status": {"state": str(queue.state)}})  # fmt: skip
     for job in sorted(cluster.jobs.values(), key=lambda j: j.uid):
         bare = len(job.tasks) == 1 and next(iter(job.tasks.values())).name == job.name
@@ -184,7 +198,11 @@ def snapshot_to_scenario(
                 gspec["minResources"] = _quantities(min_resources)
             if job.priority_class_name:
                 gspec["priorityClassName"] = job.priority_class_name
+            if job.network_topology is not None:
+                gspec["networkTopology"] = network_topology(job.network_topology)
             meta: dict[str, Any] = {"name": job.name, "namespace": job.namespace}
+            if job.annotations:  # task-topology's volcano.sh/task-topology-* among them
+                meta["annotations"] = dict(job.annotations)
             if job.creation_timestamp is not None:
                 meta["creationTimestamp"] = _time(job.creation_timestamp)
             if job.labels:

@@ -33,6 +33,7 @@ from queues.models import PodGroup, Queue
 from scheduler.cache.device_rows import DeviceAsks
 from scheduler.cache.node_usage import MeasuredUsage
 from scheduler.cache.numa_rows import read_numatopologies
+from scheduler.cache.topology_rows import hypernode_infos, job_network_topology, queue_affinity
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo, Taint
@@ -256,6 +257,7 @@ def _read(now: datetime) -> Snapshot:
         occupants=occupants,
         pdbs=_pdbs(),
         resource_quotas=_quotas(),
+        hypernodes=hypernode_infos(),
     )
     return snapshot
 
@@ -314,7 +316,7 @@ def _quotas() -> list[QuotaInfo]:
 
 _QUEUE_FIELDS = (
     "name", "weight", "capability", "deserved", "guarantee", "reclaimable", "state", "parent",
-    "priority", "created_at", "annotations",
+    "priority", "created_at", "annotations", "affinity",
 )  # fmt: skip
 
 
@@ -331,6 +333,7 @@ def _queue(row: tuple[Any, ...]) -> QueueInfo:
         prio,
         created,
         ann,
+        affinity,
     ) = row
     return QueueInfo(
         name=name,
@@ -344,6 +347,7 @@ def _queue(row: tuple[Any, ...]) -> QueueInfo:
         priority=prio,
         creation_timestamp=created,
         annotations=dict(ann or {}),
+        affinity=queue_affinity(name, affinity),
     )
 
 
@@ -403,7 +407,8 @@ _GROUP_SQL = """
 SELECT g.id, g.namespace, g.name, g.resource_version, g.min_member,
        CAST(g.min_task_member AS TEXT), CAST(g.min_resources AS TEXT), g.queue,
        g.priority_class_name, g.phase, CAST(g.conditions AS TEXT), {created},
-       CAST(g.annotations AS TEXT), g.running, g.succeeded, g.failed, CAST(g.labels AS TEXT)
+       CAST(g.annotations AS TEXT), g.running, g.succeeded, g.failed, CAST(g.labels AS TEXT),
+       CAST(g.network_topology AS TEXT)
 FROM {group} g WHERE {where}
 """
 
@@ -427,7 +432,8 @@ def _job(
     snapshot: Snapshot,
 ) -> JobInfo:
     pk, ns, name, version, min_member, task_min_text, min_res_text, queue, class_name, *rest = row
-    phase, conds_text, created, annotations_text, running, succeeded, failed, labels_text = rest
+    phase, conds_text, created, annotations_text, running, succeeded, failed, *rest = rest
+    labels_text, topology_text = rest
     task_min: dict[str, Any] = decode(task_min_text) or {}
     conds: list[dict[str, Any]] = decode(conds_text) or []
     annotations: dict[str, str] = decode(annotations_text) or {}
@@ -461,6 +467,7 @@ def _job(
         annotations=dict(annotations),
         labels=dict(decode(labels_text) or {}),
         uid=uid,
+        network_topology=job_network_topology(uid, decode(topology_text)),
     )
 
 
