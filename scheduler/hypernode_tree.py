@@ -269,9 +269,7 @@ def topology(readable: frozenset[str] | None) -> Topology:
     hyper_nodes = {hn.name: hn for hn in HyperNode.objects.all()}
     if not hyper_nodes:
         return Topology([], {}, Node.objects.count())
-    nodes = list(
-        Node.objects.only("pk", "name", "labels", "allocatable", "ready", "unschedulable")
-    )
+    nodes = list(Node.objects.only("pk", "name", "labels", "allocatable", "ready", "unschedulable"))
     labels = [NodeLabels(node.name, node.labels or {}) for node in nodes]
     members = {name: list(hn.members or []) for name, hn in hyper_nodes.items()}
     covered = covered_nodes(members, labels)

@@ -179,7 +179,8 @@ def test_without_hypernodes_the_page_says_what_they_are_and_how_to_make_them(
     assert "A HyperNode groups nodes" in text
     assert "kind: HyperNode" in text  # an example to apply
     assert "kubectl apply -f" in text
-    assert "label" in text and "volcano-system/volcano-controller-configmap" in text
+    assert "<code>label</code> source" in text
+    assert "volcano-system/volcano-controller-configmap" in text
     assert 'href="/nodes/"' in text  # somewhere to go on
 
 
