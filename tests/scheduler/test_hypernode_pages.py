@@ -206,3 +206,21 @@ def test_the_tree_costs_the_same_queries_for_few_or_many_jobs(console_login: Log
     with CaptureQueriesContext(connection) as many:
         client.get("/topology/", headers=headers)
     assert len(many) == len(few)
+
+
+def test_a_child_named_by_two_parents_hangs_under_the_first_and_a_cycle_is_still_drawn(
+    console_login: Login,
+) -> None:
+    make_node("c-0")
+    _hyper_node("leaf", 1, _exact("c-0"))
+    _hyper_node("p-a", 2, _exact("leaf", member_type="HyperNode"))
+    _hyper_node("p-b", 2, _exact("leaf", member_type="HyperNode"))
+    _hyper_node("loop-x", 3, _exact("loop-y", member_type="HyperNode"))
+    _hyper_node("loop-y", 3, _exact("loop-x", member_type="HyperNode"))
+    tree = topology(None)
+    assert [c.name for c in tree.by_name["p-a"].children] == ["leaf"]
+    assert tree.by_name["p-b"].children == []
+    drawn = [item.name for item in tree.walk()]
+    assert sorted(drawn) == ["leaf", "loop-x", "loop-y", "p-a", "p-b"]  # each once
+    text = console_login("vic", "viewer").get("/topology/").content.decode()
+    assert 'href="/topology/loop-y/"' in text
