@@ -28,10 +28,9 @@ from scheduler.node_selectors import GPU, Load, node_loads
 from topology.discovery.label import SOURCE_LABEL
 from topology.members import NodeLabels, children, covered_nodes, selected_nodes
 from topology.models import HyperNode, MemberType
-from topology.placement import lowest_holding
+from topology.placement import PLACED_PHASES, lowest_holding
 
 __all__ = [
-    "PLACED_PHASES",
     "Free",
     "JobRef",
     "MemberRow",
@@ -42,7 +41,6 @@ __all__ = [
     "topology",
 ]
 
-PLACED_PHASES = ("Pending", "Running")  # bound to a node in these: holding its place
 RESOURCES = ("cpu", "memory", GPU)
 NAMES_SHOWN = 3  # exact node names listed in the tree before "+N"
 _OPERATORS = {"In": "in", "NotIn": "notin"}

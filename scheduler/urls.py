@@ -1,4 +1,4 @@
-"""The scheduler app's console URLs: the Nodes pages, the Topology (HyperNode) pages, the policy editor, its versions, what-if;
+"""The scheduler app's console URLs: the Nodes pages, the policy editor, its versions, what-if;
 the scheduler's health;
 the queue editor's share preview and what-if (at the editor's addresses), and the queues
 page's weight preview."""
@@ -15,6 +15,7 @@ urlpatterns: list[URLPattern] = [
     path("nodes/", nodes.node_list, name="node_list"),
     path("nodes/<str:name>/", nodes.node_detail, name="node_detail"),
     path("nodes/<str:name>/action/", nodes.node_action, name="node_action"),
+    # The Topology pages: the HyperNode tree and one HyperNode.
     path("topology/", hypernodes.hypernode_list, name="hypernode_list"),
     path("topology/<str:name>/", hypernodes.hypernode_detail, name="hypernode_detail"),
     path("scheduler/health/", health.scheduler_health, name="health"),

@@ -16,7 +16,10 @@ from core.models import Node
 from topology.members import NodeLabels, covered_nodes
 from topology.models import HyperNode
 
-__all__ = ["lowest_holding", "placed_in"]
+__all__ = ["PLACED_PHASES", "lowest_holding", "placed_in"]
+
+# A pod bound to a node in these phases holds its place there (Volcano's allocated states).
+PLACED_PHASES = ("Pending", "Running")
 
 
 def lowest_holding(

@@ -29,12 +29,11 @@ from jobs.timeline import PodSpan, drf_share_steps, pod_span
 from kube.manifests import dump_manifest
 from kubelet.pod_log import pod_logs
 from topology.models import HyperNode
-from topology.placement import placed_in
+from topology.placement import PLACED_PHASES, placed_in
 
-__all__ = ["PLACED_PHASES", "TIMELINE_PODS", "job_action", "job_charts", "job_detail", "placement"]
+__all__ = ["TIMELINE_PODS", "job_action", "job_charts", "job_detail", "placement"]
 
 TIMELINE_PODS = 200  # rows of the timeline; the DRF share still counts every pod
-PLACED_PHASES = ("Pending", "Running")  # bound to a node in these: holding its place there
 
 
 def _spans(pods: list[Pod], job_name: str) -> list[PodSpan]:
