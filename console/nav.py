@@ -47,6 +47,7 @@ NAV: tuple[NavEntry, ...] = (
     NavEntry(_("Workflows"), "flow:flow_list", "⇶", also=("flow:cronjob_list",)),
     NavEntry(_("Queues"), "queues:queue_list", "≡"),
     NavEntry(_("Nodes"), "scheduler:node_list", "▦"),
+    NavEntry(_("Topology"), "scheduler:hypernode_list", "⋔"),
     NavEntry(_("Scheduler"), "scheduler:policy", "⚙", also=("scheduler:health",)),
     NavEntry(_("Metrics"), "monitoring:dashboard", "∿"),
     NavEntry(_("Audit"), "console:audit", "✎", frozenset({"operator", "admin"})),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from scheduler.views import health, nodes, policy, queue_edit
+from scheduler.views import health, hypernodes, nodes, policy, queue_edit
 
 app_name = "scheduler"
 
@@ -15,6 +15,9 @@ urlpatterns: list[URLPattern] = [
     path("nodes/", nodes.node_list, name="node_list"),
     path("nodes/<str:name>/", nodes.node_detail, name="node_detail"),
     path("nodes/<str:name>/action/", nodes.node_action, name="node_action"),
+    # The Topology pages: the HyperNode tree and one HyperNode.
+    path("topology/", hypernodes.hypernode_list, name="hypernode_list"),
+    path("topology/<str:name>/", hypernodes.hypernode_detail, name="hypernode_detail"),
     path("scheduler/health/", health.scheduler_health, name="health"),
     path("scheduler/policy/", policy.policy_editor, name="policy"),
     path("scheduler/policy/sync/", policy.policy_sync, name="policy_sync"),

@@ -28,8 +28,10 @@ from jobs.services import CONSOLE_ACTIONS, job_act, job_actions
 from jobs.timeline import PodSpan, drf_share_steps, pod_span
 from kube.manifests import dump_manifest
 from kubelet.pod_log import pod_logs
+from topology.models import HyperNode
+from topology.placement import PLACED_PHASES, placed_in
 
-__all__ = ["TIMELINE_PODS", "job_action", "job_charts", "job_detail"]
+__all__ = ["TIMELINE_PODS", "job_action", "job_charts", "job_detail", "placement"]
 
 TIMELINE_PODS = 200  # rows of the timeline; the DRF share still counts every pod
 
@@ -78,6 +80,20 @@ def job_charts(pods: list[Pod], span: TimeRange, *, job_name: str = "") -> dict[
     }
 
 
+def placement(pods: list[Pod]) -> HyperNode | None:
+    """Return the HyperNode the job's gang landed in: the lowest-tier one holding the nodes of
+    all its bound, live pods (as Volcano recovers a job's allocated HyperNode); None without.
+
+    ``pods`` come with their nodes (``job_page`` reads them so): two queries at most.
+    """
+    names = {
+        pod.node.name
+        for pod in pods
+        if pod.node is not None and pod.phase in PLACED_PHASES and pod.deletion_time is None
+    }
+    return placed_in(names)
+
+
 @role_required()
 def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     """Render one job, live; a job a person deleted says when and by whom (404)."""
@@ -104,6 +120,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         "actions": job_actions(page.job),
         "stuck_minutes": int(STUCK_PENDING.total_seconds() // 60),
         "guards": job_guards(page.job.namespace, page.pods, timezone.now()),
+        "placed_in": placement(page.pods),
     }
     return render_page(request, "jobs/job_detail.html", context, fragments=("job-body",))
 
