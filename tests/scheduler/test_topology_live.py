@@ -96,7 +96,9 @@ def test_a_hard_topology_gang_waits_for_one_leaf_with_room_then_lands_inside_it(
     Pod.objects.filter(pk=blocker.pk).update(phase="Succeeded")  # leaf-1 now has 8 CPUs free
     run_once()
 
-    placed = {p.node.name for p in Pod.objects.filter(pk__in=[p.pk for p in pods])}
+    placed = set(
+        Pod.objects.filter(pk__in=[p.pk for p in pods]).values_list("node__name", flat=True)
+    )
     assert placed == {"n1", "n2"}
     group.refresh_from_db()
     assert group.annotations[ALLOCATED_HYPERNODE] == "leaf-1"
@@ -128,7 +130,9 @@ def test_a_queue_with_node_group_affinity_lands_only_in_its_group() -> None:
 
     run_once()
 
-    assert {p.node.name for p in Pod.objects.filter(pk__in=[p.pk for p in pods])} == {"g2-a"}
+    assert set(
+        Pod.objects.filter(pk__in=[p.pk for p in pods]).values_list("node__name", flat=True)
+    ) == {"g2-a"}
 
 
 def test_an_exported_session_keeps_the_topology_and_replays_its_decisions() -> None:
