@@ -20,6 +20,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from apis.errors import ManifestError
 from apis.quantity import parse_quantity
 from core.models import Node, Pod
 from kubelet.models import Numatopology
@@ -311,7 +312,9 @@ class NumaCell:
     @property
     def percent(self) -> float:
         """Return the share of the cell's CPUs not free for exclusive use."""
-        return round(100 * (len(self.cpus) - len(self.free)) / len(self.cpus), 1) if self.cpus else 0.0
+        return (
+            round(100 * (len(self.cpus) - len(self.free)) / len(self.cpus), 1) if self.cpus else 0.0
+        )
 
     @property
     def width(self) -> str:
@@ -336,7 +339,7 @@ class NodeNuma:
 def _cpus(text: Any) -> frozenset[int]:
     try:
         return parse_cpuset(str(text or ""), "cpu")
-    except Exception:  # noqa: BLE001 — a hand-written row the engine cannot read shows no CPUs
+    except ManifestError:  # a hand-written row the engine cannot read shows no CPUs
         return frozenset()
 
 

@@ -58,14 +58,18 @@ def test_a_vgpu_node_shows_each_card_and_the_pods_sharing_it(console_login: Logi
     assert len(rows) == 2
     first, second = rows
     uuid = card_uuid("vg-1", 0)
-    assert f'title="{uuid}"' in first and uuid[:12] + "…" in first
+    assert f'title="{uuid}"' in first
+    assert uuid[:12] + "…" in first
     assert "NVIDIA-Tesla-T4" in first
     assert "10 / 16 GiB" in first  # 4096 + 6144 MiB of 16384
     assert "50%" in first  # cores
     assert "2/4" in first  # slots
     assert first.count('href="/jobs/default/llm/"') == 2
-    assert "llm-0" in first and "llm-1" in first
-    assert "0 / 16 GiB" in second and "0/4" in second and "idle" in second
+    assert "llm-0" in first
+    assert "llm-1" in first
+    assert "0 / 16 GiB" in second
+    assert "0/4" in second
+    assert "idle" in second
     assert "1/2 cards · 10/32 GiB" in gpus
 
 
@@ -75,7 +79,8 @@ def test_pods_of_unreadable_namespaces_are_counted_not_named(console_login: Logi
     _vgpu_pod("secret-pod", node, 0, 1024, 10, namespace="other")
     page = console_login("vic", "viewer", ("default",)).get("/nodes/vg-2/").content.decode()
     gpus = _cells(page, "node-gpus")
-    assert "mine" in gpus and "secret-pod" not in gpus
+    assert "mine" in gpus
+    assert "secret-pod" not in gpus
     assert "+1 in namespaces you cannot read" in gpus
 
 
@@ -87,8 +92,10 @@ def test_gpushare_cards_are_shown_by_index(console_login: Login) -> None:
     page = console_login("vic", "viewer", ("default",)).get("/nodes/gs-1/").content.decode()
     gpus = _cells(page, "node-gpus")
     rows = re.findall(r"<tr>(.*?)</tr>", gpus.split("<tbody>")[1], re.S)
-    assert "0 / 8 GiB" in rows[0] and "share-0" not in rows[0]
-    assert "2 / 8 GiB" in rows[1] and "share-0" in rows[1]
+    assert "0 / 8 GiB" in rows[0]
+    assert "share-0" not in rows[0]
+    assert "2 / 8 GiB" in rows[1]
+    assert "share-0" in rows[1]
     assert "UUID" not in gpus
 
 
@@ -105,34 +112,49 @@ def test_numa_cells_show_free_cpus_the_pods_holding_cpus_and_the_policy(
     console_login: Login,
 ) -> None:
     node = _knobbed("nu-1", numa="cells=2,policy=single-numa-node,reserved=1", cpu=8)
-    spec = {"containers": [{"name": "main", "resources": {
-        "limits": {"cpu": "2", "memory": "1Gi"}, "requests": {"cpu": "2", "memory": "1Gi"}}}]}
+    spec = {
+        "containers": [
+            {
+                "name": "main",
+                "resources": {
+                    "limits": {"cpu": "2", "memory": "1Gi"},
+                    "requests": {"cpu": "2", "memory": "1Gi"},
+                },
+            }
+        ]
+    }
     Pod.objects.create(namespace="default", name="pinned", node=node, phase="Running", spec=spec,
                        requests={"cpu": 2000, "memory": GI}, cpu_milli=2000, memory_milli=GI)  # fmt: skip
     reconcile()
     page = console_login("vic", "viewer", ("default",)).get("/nodes/nu-1/").content.decode()
     numa = _cells(page, "node-numa")
-    assert "topology policy single-numa-node" in numa and "CPU manager static" in numa
+    assert "topology policy single-numa-node" in numa
+    assert "CPU manager static" in numa
     rows = re.findall(r"<tr>(.*?)</tr>", numa.split("<tbody>")[1], re.S)
     assert len(rows) == 2
     # Cell 0 holds CPUs 0-3: 0 reserved, 1-2 the pod's (the lowest free of the lowest cell).
-    assert "0-3" in rows[0] and "reserved 0" in rows[0]
-    assert "pinned" in rows[0] and "<code>1-2</code>" in rows[0]
+    assert "0-3" in rows[0]
+    assert "reserved 0" in rows[0]
+    assert "pinned" in rows[0]
+    assert "<code>1-2</code>" in rows[0]
     assert "1 free: 3" in rows[0]
-    assert "4 free: 4-7" in rows[1] and "no exclusive CPUs held" in rows[1]
+    assert "4 free: 4-7" in rows[1]
+    assert "no exclusive CPUs held" in rows[1]
 
 
 def test_a_node_without_devices_shows_no_empty_boxes(console_login: Login) -> None:
     make_node("plain-1")
     page = console_login("vic", "viewer", ("default",)).get("/nodes/plain-1/").content.decode()
-    assert 'id="node-gpus"' not in page and 'id="node-numa"' not in page
+    assert 'id="node-gpus"' not in page
+    assert 'id="node-numa"' not in page
 
 
 def test_the_list_has_a_gpu_column_only_when_some_node_has_gpus(console_login: Login) -> None:
     make_node("plain-a")
     client = console_login("vic", "viewer", ("default",))
     page = client.get("/nodes/").content.decode()
-    assert ">GPU <span" not in page and "cards ·" not in page
+    assert ">GPU <span" not in page
+    assert "cards ·" not in page
     node = _knobbed("vg-l", gpus="count=4,memory=16384")
     _vgpu_pod("a", node, 0, 8192, 10)
     _vgpu_pod("b", node, 1, 8192, 10)
@@ -148,7 +170,9 @@ def test_the_list_badges_a_node_with_numa_and_filters_keep_working(console_login
     page = client.get("/nodes/").content.decode()
     assert "NUMA restricted" in page
     page = client.get("/nodes/?q=plain").content.decode()
-    assert "plain-b" in page and "nu-l" not in page and ">GPU <span" in page
+    assert "plain-b" in page
+    assert "nu-l" not in page
+    assert ">GPU <span" in page
     page = client.get("/nodes/?sort=-gpu").content.decode()
     assert page.index("nu-l") < page.index("plain-b")
 
