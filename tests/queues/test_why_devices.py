@@ -8,7 +8,11 @@ from typing import Any
 
 import pytest
 
+from core.models import Pod
 from queues.why import why_waiting
+from scheduler.worker import run_once
+from tests.scheduler.factories import GI, make_gang, make_node, make_queue, use_conf
+from tests.scheduler.test_devices_live import NUMA_CONF, VGPU_CONF, guaranteed, vgpu_gang
 
 pytestmark = pytest.mark.django_db
 
@@ -138,3 +142,44 @@ def test_a_soft_topology_gang_keeps_the_gang_words() -> None:
     )  # fmt: skip
     report = _report([_pod("w-0", gang), _pod("w-1", gang)], group=group)
     assert _only(report, "gang").text.startswith("Gang not satisfied")
+
+
+# ---- against the engine's real refusals -----------------------------------------------------
+
+
+def _real_report(pod: Pod) -> Any:
+    pod.refresh_from_db()
+    group = pod.pod_group
+    assert group is not None
+    group.refresh_from_db()
+    job = SimpleNamespace(phase="Pending", queue=group.queue)
+    return why_waiting(job, group=group, pods=[pod], queue=make_queue(group.queue))
+
+
+def test_the_engines_vgpu_refusal_reads_as_missing_gpu_memory() -> None:
+    use_conf(VGPU_CONF)
+    make_node("why-gpu", annotations={"volcano.sh/sim-gpus": "count=2,memory=16384"})
+    vgpu_gang("wa", 10240), vgpu_gang("wb", 10240)
+    run_once()
+    third = vgpu_gang("wc", 10240)  # 6 GiB free on each card
+    run_once()
+    reason = _only(_real_report(third), "devices")
+    assert reason.text.endswith("no GPU has 10 GiB of free memory.")
+    assert "hami-vgpuDeviceSharing error" in reason.details[0]
+
+
+def test_the_engines_numa_refusal_reads_as_no_cell_with_the_cpus() -> None:
+    use_conf(NUMA_CONF)
+    split = make_node("why-numa", cpu=8, annotations={"volcano.sh/sim-numa": "cells=2"})
+    for index in range(2):
+        Pod.objects.create(
+            name=f"why-held-{index}", namespace="default", node=split, phase="Running",
+            spec=guaranteed(3), requests={"cpu": 3000, "memory": GI}, cpu_milli=3000,
+            memory_milli=GI)  # fmt: skip
+    _, (pod,) = make_gang("why-numa", replicas=1, cpu=2, spec=guaranteed(2))
+    Pod.objects.filter(pk=pod.pk).update(
+        annotations={"volcano.sh/numa-topology-policy": "single-numa-node"}
+    )
+    run_once()
+    reason = _only(_real_report(pod), "numa")
+    assert reason.text.endswith("no node has 2 CPUs free on one NUMA cell.")
