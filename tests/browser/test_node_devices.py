@@ -127,7 +127,7 @@ def test_a_gpu_nodes_page_wide_and_on_a_phone(page: Page, cluster: ConsoleServer
     wrap = page.locator("#node-gpus .table-wrap")
     assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "the card table overflows"
     expect(rows.nth(0)).to_contain_text("50% cores · 2/4 slots")
-    _shot(page, screenshots() / "node-gpus-phone-dark.png")
+    _shot(page, Path("/tmp") / "node-gpus-phone-dark.png")
     page.get_by_role("button", name="Switch light or dark theme").click()
     _shot(page, Path("/tmp") / "node-gpus-phone-light.png")
 
@@ -141,9 +141,9 @@ def test_the_nodes_list_with_gpu_nodes(page: Page, cluster: ConsoleServer) -> No
     expect(rows.filter(has_text="devgpu-a")).to_contain_text("NUMA single-numa-node")
     expect(rows.filter(has_text="devgpu-b")).to_contain_text("0/2 cards · 0/16 GiB")
     expect(rows.filter(has_text="devgpu-c")).not_to_contain_text("cards")
-    _shot(page, screenshots() / "nodes-gpus-light.png")
+    _shot(page, Path("/tmp") / "nodes-gpus-light.png")
     page.get_by_role("button", name="Switch light or dark theme").click()
-    _shot(page, Path("/tmp") / "nodes-gpus-dark.png")
+    _shot(page, screenshots() / "nodes-gpus-dark.png")
     page.set_viewport_size({"width": 390, "height": 844})
     _shot(page, Path("/tmp") / "nodes-gpus-phone-dark.png")
     page.get_by_role("button", name="Switch light or dark theme").click()
