@@ -77,6 +77,8 @@ def _numa_words(pod: Any, messages: Iterable[str]) -> str:
         str(annotations.get(NUMA_POLICY_ANNOTATION, "")) if isinstance(annotations, Mapping) else ""
     )
     if any(NUMA_UNASSIGNABLE in m for m in messages):
+        if not cpus:  # a pod whose requests are not known here (a what-if's prediction)
+            return _("no node has the CPUs it asks free on the NUMA cells its policy allows")
         if policy in ("", "single-numa-node"):
             return ngettext("no node has %(n)s CPU free on one NUMA cell",
                             "no node has %(n)s CPUs free on one NUMA cell", cpus) % {"n": cpus}  # fmt: skip

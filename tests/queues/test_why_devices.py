@@ -183,3 +183,10 @@ def test_the_engines_numa_refusal_reads_as_no_cell_with_the_cpus() -> None:
     run_once()
     reason = _only(_real_report(pod), "numa")
     assert reason.text.endswith("no node has 2 CPUs free on one NUMA cell.")
+
+
+def test_a_numa_refusal_without_known_requests_says_no_count() -> None:
+    raw = "0/2 nodes are unavailable: 2 container main cannot be assigned by numa."
+    assert _only(_report([_pod("w-0", raw)]), "numa").text == (
+        "Task worker: no node has the CPUs it asks free on the NUMA cells its policy allows."
+    )
