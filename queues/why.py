@@ -29,6 +29,7 @@ from django.utils.translation import gettext as _
 from apis.quantity import scheduling_quantities
 from console.units import quantity
 from core.models import Event, Node, Pod
+from queues.why_devices import hypernode_words, refusal_words
 
 __all__ = [
     "QUOTA_REFUSAL",
@@ -36,7 +37,9 @@ __all__ = [
     "Victim",
     "WaitReport",
     "cluster_allocatable",
+    "hypernode_words",
     "quota_refusals",
+    "refusal_words",
     "refusing_quota",
     "why_waiting",
 ]
@@ -51,7 +54,9 @@ _QUOTA_NAME = re.compile(r"\(ResourceQuota ([^()\s]+)\)\s*$")
 class Reason:
     """One cause, as a headline and optional detail lines."""
 
-    kind: str  # queue-closed, over-capability, quota, enqueue, gang, predicates, pipelined, order
+    # queue-closed, over-capability, quota, enqueue, gang, topology, predicates, devices, numa,
+    # pipelined, order
+    kind: str
     text: str
     details: tuple[str, ...] = ()
     # Details that are Volcano's own messages (the PodGroup's and pods' conditions): the page
@@ -217,11 +222,16 @@ def _pod_reasons(group: Any | None, pods: Sequence[Any]) -> list[Reason]:
         if cond is not None and cond.get("status") == "True" and cond.get("message"):
             gang_message = str(cond["message"])
             running = sum(1 for p in pods if p.node_id is not None and p.phase != "Failed")
-            reasons.append(Reason("gang", _("Gang not satisfied: %(n)s of minAvailable %(m)s "
-                                  "pods can be placed together.")
-                                  % {"n": running, "m": group.min_member},
-                                  (gang_message,), raw=True))  # fmt: skip
+            confined = hypernode_words(group)
+            if confined:
+                reasons.append(Reason("topology", confined, (gang_message,), raw=True))
+            else:
+                reasons.append(Reason("gang", _("Gang not satisfied: %(n)s of minAvailable %(m)s "
+                                      "pods can be placed together.")
+                                      % {"n": running, "m": group.min_member},
+                                      (gang_message,), raw=True))  # fmt: skip
     by_task: dict[str, Counter[str]] = defaultdict(Counter)
+    example: dict[str, Any] = {}  # a pending pod of each task: what it asks, for the words
     pipelined: dict[str, list[str]] = defaultdict(list)
     for pod in pods:
         if pod.node_id is not None or pod.phase != "Pending":
@@ -233,8 +243,14 @@ def _pod_reasons(group: Any | None, pods: Sequence[Any]) -> list[Reason]:
         # A pod that fits but waits for its gang carries the gang's message: said above.
         if cond is not None and cond.get("status") == "False" and message != gang_message:
             by_task[pod.task_name or pod.name][message] += 1
+            example.setdefault(pod.task_name or pod.name, pod)
     for task, messages in sorted(by_task.items()):
         lines = tuple(f"{count} pod(s): {msg}" for msg, count in messages.most_common())
+        plain = refusal_words(messages, example.get(task))
+        if plain:
+            reasons.append(Reason(plain[0][0], _("Task %(t)s: %(why)s.") % {
+                "t": task, "why": "; ".join(words for _kind, words in plain)}, lines, raw=True))  # fmt: skip
+            continue
         reasons.append(Reason("predicates", _("Task %(t)s: no node fits its pending pods.")
                               % {"t": task}, lines, raw=True))  # fmt: skip
     victims = _victims(pods, pipelined)

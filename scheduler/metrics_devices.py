@@ -16,8 +16,7 @@ from collections.abc import Iterator
 from apis.prometheus_text import Family
 from core.models import Node, Pod
 from scheduler.engine.api.devices.vgpu import ASSIGNED_IDS, NODE_REGISTER, VgpuDevices
-from scheduler.engine.api.node_info import NodeInfo
-from scheduler.engine.api.resource import Resource
+from scheduler.node_devices import vgpu_devices
 
 __all__ = ["device_families"]
 
@@ -39,12 +38,7 @@ def _devices() -> Iterator[tuple[VgpuDevices, dict[str, str]]]:
         "pk", "name", "annotations", "allocatable"
     )
     for pk, name, notes, allocatable in rows:
-        node = NodeInfo(
-            name=name,
-            allocatable=Resource({k: int(v) for k, v in (allocatable or {}).items()}),
-            annotations=dict(notes or {}),
-        )
-        devices = VgpuDevices.from_node(node)
+        devices = vgpu_devices(name, notes, allocatable)
         if devices is None:
             continue
         names: dict[str, str] = {}

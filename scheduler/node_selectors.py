@@ -30,6 +30,14 @@ from kube.changes import latest_resource_version
 from kube.selectors import parse_label_selector
 from kube.status import KubeError
 from scheduler.load_status import fresh_stamp, loads_fresh, read_stored_loads
+from scheduler.node_devices import (
+    NodeGpus,
+    NodeNuma,
+    gpu_summaries,
+    node_gpus,
+    node_numa,
+    numa_policies,
+)
 
 __all__ = [
     "ACTIVE_PHASES",
@@ -160,6 +168,8 @@ class NodeRow:
     node: Node
     load: Load
     usages: list[Usage] = field(default_factory=list)
+    gpus: NodeGpus | None = None  # its cards, when it registers any (the GPU column)
+    numa_policy: str = ""  # its TopologyManagerPolicy, when it publishes a Numatopology
 
     def usage(self, resource: str) -> Usage:
         """Return the usage of ``resource`` (zero when the node does not advertise it)."""
@@ -182,9 +192,13 @@ class NodeRow:
 
     @property
     def columns(self) -> list[tuple[Usage, str]]:
-        """Return the table's resource cells in order, each with its CSS class."""
-        return [(self.cpu, ""), (self.memory, "hide-sm"), (self.gpu, "hide-sm"),
-                (self.pods, "hide-sm")]  # fmt: skip
+        """Return the table's resource cells before the GPU column, each with its CSS class."""
+        return [(self.cpu, ""), (self.memory, "hide-sm")]
+
+    @property
+    def last_columns(self) -> list[tuple[Usage, str]]:
+        """Return the cells after the GPU column (shown only when some node has GPUs)."""
+        return [(self.pods, "hide-sm")]
 
     @property
     def cpu(self) -> Usage:
@@ -371,10 +385,15 @@ def page_rows(items: Iterable[Any]) -> list[NodeRow]:
         loads = {n.pk: Load(n.load_cpu, n.load_memory, n.load_gpu, n.load_pods) for n in nodes}
     else:
         loads = node_loads()
+    # The page's devices: one read of the pods holding shared cards on these nodes, one of
+    # their Numatopologies; none per node.
+    gpus = gpu_summaries(nodes, {pk: load.gpu for pk, load in loads.items()})
+    policies = numa_policies(n.name for n in nodes)
     rows = []
     for node in nodes:
         load = loads.get(node.pk, empty)
-        rows.append(NodeRow(node, load, usages(node.allocatable or {}, load)))
+        rows.append(NodeRow(node, load, usages(node.allocatable or {}, load),
+                            gpus.get(node.pk), policies.get(node.name, "")))  # fmt: skip
     return rows
 
 
@@ -412,6 +431,8 @@ class NodePage:
     live_pods: int
     events: list[Event]
     audit: list[AuditEntry]
+    gpus: NodeGpus | None = None
+    numa: NodeNuma | None = None
 
 
 def node_audit(name: str, *, limit: int = 50) -> list[AuditEntry]:
@@ -460,4 +481,6 @@ def node_page(node: Node, *, readable: frozenset[str] | None, pod_limit: int = 5
         live_pods=len(live),
         events=events,
         audit=node_audit(node.name),
+        gpus=node_gpus(node, live, readable=readable),
+        numa=node_numa(node.name, readable=readable),
     )

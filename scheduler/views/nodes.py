@@ -27,6 +27,7 @@ from monitoring.node_history import NODE_RESOURCES, choose_node_resolution, node
 from scheduler.charts import node_allocation_figure
 from scheduler.load_status import fresh_stamp
 from scheduler.node_actions import NODE_ACTIONS, node_act, node_actions
+from scheduler.node_devices import some_node_has_gpus
 from scheduler.node_heat import DEFAULT_GROUP, MAX_CELLS, NODES_DRAWN, Heat, in_group, node_heat
 from scheduler.node_selectors import (
     HEAT_RESOURCES,
@@ -125,6 +126,7 @@ def node_list(request: HttpRequest) -> HttpResponse:
         "groups_url": _url(request, group=group_by, **{"in": None}),
         "node_url": reverse("scheduler:node_detail", args=[CELL]),
         "filtered": any(filters[k] for k in ("q", "selector", "ready", "cordoned")),
+        "show_gpus": some_node_has_gpus(),
     }
     status = 400 if error else 200
     return render_page(
