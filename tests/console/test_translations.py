@@ -39,6 +39,7 @@ UNTRANSLATED_OK = {
     "kubectl",
     "Prometheus",
     "ms",
+    "UUID",
     # The API's own values, shown as kubectl shows them (phases, conditions, booleans, kinds).
     "Pending",
     "Running",
