@@ -134,7 +134,7 @@ def test_numa_cells_show_free_cpus_the_pods_holding_cpus_and_the_policy(
     assert len(rows) == 2
     # Cell 0 holds CPUs 0-3: 0 reserved, 1-2 the pod's (the lowest free of the lowest cell).
     assert "0-3" in rows[0]
-    assert "reserved 0" in rows[0]
+    assert "reserved for the system: 0" in rows[0]
     assert "pinned" in rows[0]
     assert "<code>1-2</code>" in rows[0]
     assert "1 free: 3" in rows[0]
