@@ -137,6 +137,9 @@ class NetworkTopologyAwarePlugin(Plugin):
         )
         self._lca_tables: dict[str, FloatArray] = {}
         self._tier_of = np.array([tree.tier[n] for n in self._names], dtype=np.int64)
+        # per HyperNode index, as plain lists: the per-pod update reads them without NumPy scalars
+        self._tier_of_list: list[int] = self._tier_of.tolist()
+        self._rows_of: list[IntArray] = [tree.rows[n] for n in self._names]
         # hypernode -> indices of it and every HyperNode below it (for the LCA tables)
         self._subtree: dict[str, IntArray] = {}
         # HyperNodes whose use changed, in order (binpacking caches catch up from it)
@@ -191,12 +194,12 @@ class NetworkTopologyAwarePlugin(Plugin):
         if node is None or task.resreq_vec is None:
             return
         held = self._holding_list[node.index]
-        request = task.resreq_vec.tolist()
+        asked = [(c, sign * amount) for c, amount in enumerate(task.resreq_vec.tolist()) if amount]
+        used_list = self._used_list
         for h in held:
-            used = self._used_list[h]
-            for c, amount in enumerate(request):
-                if amount:
-                    used[c] += sign * amount
+            used = used_list[h]
+            for c, amount in asked:
+                used[c] += amount
         self._changes.extend(held)
         counts = self._job_leaf_pods.get(task.job)
         if counts is not None:
@@ -329,11 +332,17 @@ class NetworkTopologyAwarePlugin(Plugin):
             changed = sorted(set(log[state.read :]))
             by_hypernode = state.by_hypernode
             scores = self._binpack_few(request, state.cols, changed)
+            tier_of, rows_of, tier_weight, terms = (
+                self._tier_of_list,
+                self._rows_of,
+                state.tier_weight,
+                state.terms,
+            )
             for h, score in zip(changed, scores, strict=True):
                 by_hypernode[h] = score
-                slot, weight = state.tier_weight[int(self._tier_of[h])]
+                slot, weight = tier_weight[tier_of[h]]
                 # a row outside every HyperNode of the tier keeps its 1 x weight
-                state.terms[slot][self._tree.rows[self._names[h]]] = weight * score
+                terms[slot][rows_of[h]] = weight * score
         state.read = len(log)
         return state
 
