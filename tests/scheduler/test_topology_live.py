@@ -158,3 +158,22 @@ def test_an_exported_session_keeps_the_topology_and_replays_its_decisions() -> N
         assert affinity.node_group_affinity is not None
         assert affinity.node_group_affinity.preferred == ("group2", "group1")
     assert replay.hypernodes["spine"].members == live.hypernodes["spine"].members
+
+
+def test_a_what_if_turning_network_topology_aware_on_keeps_the_gang_inside_one_leaf() -> None:
+    from scheduler.whatif import run_what_if
+
+    use_conf(TOPOLOGY_CONF.replace("  - name: network-topology-aware\n", ""))
+    two_leaves()
+    running("blocker", "n1", 3)
+    running("other", "n3", 3)
+    hard_gang("train", replicas=4, cpu=2, tier=1)
+
+    report = run_what_if(TOPOLOGY_CONF)
+
+    # Without the plugin the gang spreads over both leaves (n2 and n4 take two each); with it,
+    # no leaf has room for all four, so it waits.
+    active = {pod: node for pod, node in report.active.binds.items() if "train" in pod}
+    assert set(active.values()) == {"n2", "n4"}
+    assert not any("train" in pod for pod in report.draft.binds)
+    assert report.draft.pending["default/train"].pending == 4
