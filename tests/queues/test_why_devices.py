@@ -11,8 +11,8 @@ import pytest
 from core.models import Pod
 from queues.why import why_waiting
 from scheduler.worker import run_once
+from tests.scheduler.devices_kit import NUMA_CONF, VGPU_CONF, guaranteed, vgpu_gang
 from tests.scheduler.factories import GI, make_gang, make_node, make_queue, use_conf
-from tests.scheduler.test_devices_live import NUMA_CONF, VGPU_CONF, guaranteed, vgpu_gang
 
 pytestmark = pytest.mark.django_db
 

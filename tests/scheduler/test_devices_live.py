@@ -3,8 +3,6 @@ the scheduler's cache reads them, and a bind writes the cards and CPUs it chose.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
@@ -13,53 +11,10 @@ from core.models import Node, Pod
 from kubelet.models import Numatopology
 from kubelet.sim_devices import card_uuid
 from scheduler.worker import run_once
+from tests.scheduler.devices_kit import NUMA_CONF, VGPU_CONF, guaranteed, vgpu_gang
 from tests.scheduler.factories import GI, make_gang, make_node, use_conf
 
 pytestmark = pytest.mark.django_db
-
-VGPU_CONF = """\
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: predicates
-  - name: deviceshare
-    arguments:
-      deviceshare.VGPUEnable: true
-      deviceshare.SchedulePolicy: binpack
-  - name: binpack
-"""
-
-NUMA_CONF = """\
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: predicates
-  - name: numa-aware
-  - name: binpack
-"""
-
-
-def vgpu_spec(memory: int) -> dict[str, Any]:
-    """Return a one-container pod spec asking one vGPU with ``memory`` MiB."""
-    asked = {"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": str(memory)}
-    return {"containers": [{"name": "main", "image": "cuda", "resources": {
-        "requests": {"cpu": "1", "memory": "1Gi", **asked}, "limits": asked}}]}  # fmt: skip
-
-
-def vgpu_gang(name: str, memory: int) -> Pod:
-    _, (pod,) = make_gang(name, replicas=1, spec=vgpu_spec(memory))
-    Pod.objects.filter(pk=pod.pk).update(requests={
-        "cpu": 1000, "memory": GI, "volcano.sh/vgpu-number": 1000,
-        "volcano.sh/vgpu-memory": memory * 1000})  # fmt: skip
-    return pod
 
 
 def test_two_vgpu_jobs_share_one_card_until_its_memory_runs_out() -> None:
@@ -109,12 +64,6 @@ def test_two_vgpu_jobs_share_one_card_until_its_memory_runs_out() -> None:
         "# HELP volcano_vgpu_device_shared_number The number of vgpu tasks sharing this card"
         in text
     )
-
-
-def guaranteed(cpus: int) -> dict[str, Any]:
-    asked = {"cpu": str(cpus), "memory": "1Gi"}
-    return {"containers": [{"name": "main", "image": "busybox",
-                            "resources": {"requests": asked, "limits": asked}}]}  # fmt: skip
 
 
 def test_a_single_numa_node_pod_lands_where_a_whole_cell_is_free() -> None:
