@@ -6,13 +6,15 @@ database access fail loudly, which is how the engine's purity is kept honest.
 
 from __future__ import annotations
 
+import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.conf import settings as django_settings
+from django.test import Client, override_settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from tests.kube.api_kit import token_client
@@ -23,6 +25,37 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "volcano-hypothesis"))
 # The shared Volcano examples sit beside the clone (../shared/examples), here and in CI.
 EXAMPLES_DIR = REPO_ROOT / "tests" / "fixtures" / "examples"  # a copy of shared/examples
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--database-only",
+        action="store_true",
+        help="run only the tests that use this process's database (CI's second pass, on PostgreSQL)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--database-only``, deselect every test that never opens this process's database.
+
+    CI runs the suite twice: on SQLite, then on PostgreSQL with Redis. A test that asks for no
+    database (the engine, the scenario files, parsers, the kubectl tests' own SQLite server
+    subprocess) does the same thing both times, so the second pass leaves it out and spends its
+    time where the two databases differ. A test uses the database when it asks for ``db``,
+    ``transactional_db``, ``live_server`` or anything built on them (``django_db_setup`` is in
+    their closure) or carries ``django_db``.
+    """
+    if not config.getoption("--database-only"):
+        return
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        uses = item.get_closest_marker("django_db") is not None or "django_db_setup" in names
+        (keep if uses else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 @pytest.fixture
@@ -56,6 +89,28 @@ def _cheap_password_hashes(settings: Any) -> None:
 def _in_memory_channel_layer(settings: Any) -> None:
     """Keep broadcasts inside the test process whatever REDIS_URL says."""
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_redis_per_xdist_worker() -> Iterator[None]:
+    """Give each pytest-xdist worker a Redis database of its own (1, 2, ...) when REDIS_URL is set.
+
+    The scheduler's leader lease and the metrics the scheduler leaves for ``/metrics`` live in
+    Redis (the lease's key, Django's cache): two workers side by side on one Redis database
+    would take each other's lease and read each other's figures. Session-scoped, so that it
+    holds before any module's fixtures run. Database 0 stays the developer's; 9 and up are the
+    Celery stacks' (tests/distributed/celery_kit.py).
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker or not django_settings.REDIS_URL:
+        yield
+        return
+    url = django_settings.REDIS_URL.rsplit("/", 1)[0] + f"/{1 + int(worker.removeprefix('gw'))}"
+    caches = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    }
+    with override_settings(REDIS_URL=url, CACHES=caches):
+        yield
 
 
 @pytest.fixture

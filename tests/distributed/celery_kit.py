@@ -24,7 +24,9 @@ class Stack:
 
     def __init__(self, db_name: str, workdir: Path) -> None:
         base = os.environ["DATABASE_URL"].rsplit("/", 1)[0]
-        db = os.environ.get("VOLCANO_DIST_REDIS_DB", "9")  # another db when runs share a Redis
+        # Another db when runs share a Redis; one per pytest-xdist worker (gw0 9, gw1 10, ...).
+        worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+        db = os.environ.get("VOLCANO_DIST_REDIS_DB", str(9 + worker))
         self.redis_url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + f"/{db}"
         self.workdir = workdir
         self.env = {
