@@ -1,8 +1,9 @@
 """Allocate's HyperNode path: jobs with a ``networkTopology``.
 
 Volcano's counterpart: ``allocateForJob`` / ``allocateForSubJob`` / ``allocateResourcesForTasks``
-in ``pkg/scheduler/actions/allocate/allocate.go`` (one job = one default sub-job here: sub-group
-policies are not read).
+in ``pkg/scheduler/actions/allocate/allocate.go`` for jobs without a sub-group policy (one job =
+one default sub-job; jobs with a policy take ``allocate_sub_jobs.py``). A nomination a preempting
+action left on the default sub-job is tried first (``allocate_nomination.py``).
 
 A hard-topology job tries the HyperNodes of the gradient (``Session.hypernode_gradient``) tier by
 tier, lowest first. In each candidate HyperNode the job's own search runs again below it (the
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from scheduler.engine.actions.allocate_nomination import allocate_from_nomination
 from scheduler.engine.api.hypernode import TOP_HYPERNODE, HyperNodeTree
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework import Statement
@@ -165,9 +167,19 @@ class TopologyAllocator:
     def _allocate_sub_job(
         self, queue: QueueInfo, job: JobInfo, sheet: _Worksheet, within: str, highest: int
     ) -> tuple[Statement | None, float, str]:
-        """Place the job's pods in the best HyperNode below ``within`` (its own gradient)."""
+        """Place the job's pods in the best HyperNode below ``within`` (its own gradient), or
+        on their nominated nodes when a preempting action nominated a HyperNode for the job."""
         ssn = self.ssn
         allocated = self._sub_allocated.get(job.uid, "")
+        default = job.sub_jobs.get(job.uid) if job.sub_jobs is not None else None
+        if default is not None and default.nominated_hypernode:
+            pinned = default.nominated_hypernode
+            stmt = allocate_from_nomination(
+                ssn, self.tree, self.selector, self.allocatable_fns, queue, default, sheet
+            )
+            if stmt is not None:
+                self._sub_allocated[job.uid] = self.tree.lca(allocated, pinned)
+                return stmt, 0.0, pinned
         pending = job.task_status_index.get(TaskStatus.PENDING) or {}
         minimum = np.zeros(len(ssn.resource_index), dtype=np.int64)
         for task in pending.values():
