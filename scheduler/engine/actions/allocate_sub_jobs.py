@@ -13,7 +13,8 @@ the first in search order) and its placements are replayed. When the job then co
 and the sub-jobs' HyperNodes widen to the winner's and the sub-jobs' nominations are cleared.
 
 Within a sub-job, the HyperNode scores do not depend on the trials (each is undone), so the
-candidates of a tier are tried best score first and the first success wins: Volcano's
+candidates of a tier are tried best score first (equal scores in the plugins' tie-break order,
+which Volcano applies among the best successes) and the first success wins: Volcano's
 try-every-one-then-compare choice, without placing a sub-job in every HyperNode of the tier.
 
 A sub-job with a ``nominated_hypernode`` first takes the nomination's fast path
@@ -28,7 +29,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 from scheduler.engine.actions.allocate_nomination import allocate_from_nomination
-from scheduler.engine.actions.allocate_topology import Placed, placements, replay, sheet_copy
+from scheduler.engine.actions.allocate_topology import (
+    Placed,
+    placements,
+    replay,
+    runs_by_score,
+    sheet_copy,
+)
 from scheduler.engine.api.hypernode import TOP_HYPERNODE
 from scheduler.engine.api.sub_job import SubJobInfo, min_sub_jobs, sub_jobs_of
 from scheduler.engine.framework import Statement
@@ -222,26 +229,25 @@ class SubJobAllocator:
         else:
             gradient = ssn.hypernode_gradient_for_sub_job(job, sub, within)
         for group in gradient:
-            if len(group) > 1:
-                # HyperNodeOrder scores the pods of what it places: the sub-job's, not the job's.
-                scores = ssn.hypernode_order(cast("JobInfo", sub), group, ties=True)
-                order = sorted(group, key=lambda h: -scores.get(h, 0.0))  # stable: search order
-            else:
-                scores, order = {}, group
-            for hypernode in order:
-                for uid in sub.tasks:
-                    job.fit_errors.pop(uid, None)
-                trial = sheet_copy(sheet)
-                stmt = self._place(queue, job, sub, trial, hypernode)
-                if stmt is None or not len(stmt):
-                    continue
-                sheet.next, sheet.failed_roles = trial.next, trial.failed_roles
-                if tree is not None:
-                    sub.allocated_hypernode = tree.lca(sub.allocated_hypernode, hypernode)
-                if not scores:
-                    only = ssn.hypernode_order(cast("JobInfo", sub), [hypernode], ties=True)
-                    return stmt, only.get(hypernode, 0.0)
-                return stmt, scores.get(hypernode, 0.0)
+            # HyperNodeOrder scores the pods of what it places: the sub-job's, not the job's.
+            plain = ssn.hypernode_order(cast("JobInfo", sub), group, ties=False)
+            for run in runs_by_score(group, plain):
+                if len(run) > 1:  # equal scores: the plugins' tie-break orders them
+                    scores = ssn.hypernode_order(cast("JobInfo", sub), run, ties=True)
+                    run = sorted(run, key=lambda h: -scores.get(h, 0.0))  # stable: search order
+                else:
+                    scores = plain
+                for hypernode in run:
+                    for uid in sub.tasks:
+                        job.fit_errors.pop(uid, None)
+                    trial = sheet_copy(sheet)
+                    stmt = self._place(queue, job, sub, trial, hypernode)
+                    if stmt is None or not len(stmt):
+                        continue
+                    sheet.next, sheet.failed_roles = trial.next, trial.failed_roles
+                    if tree is not None:
+                        sub.allocated_hypernode = tree.lca(sub.allocated_hypernode, hypernode)
+                    return stmt, scores.get(hypernode, 0.0)
         return None, 0.0
 
     def _place(

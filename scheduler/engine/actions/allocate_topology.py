@@ -187,7 +187,7 @@ class TopologyAllocator:
                 minimum += task.resreq_vec
         for group in ssn.hypernode_gradient(job, within, highest, allocated, minimum):
             scores = ssn.hypernode_order(job, group, ties=False)
-            for run in _runs_by_score(group, scores):
+            for run in runs_by_score(group, scores):
                 if len(run) > 1:  # equal scores: the plugins' tie-break orders them
                     tied = ssn.hypernode_order(job, run, ties=True)
                     run = sorted(run, key=lambda h: -tied.get(h, 0.0))  # stable: search order
@@ -263,7 +263,7 @@ class TopologyAllocator:
         return None, False
 
 
-def _runs_by_score(names: list[str], scores: dict[str, float]) -> list[list[str]]:
+def runs_by_score(names: list[str], scores: dict[str, float]) -> list[list[str]]:
     """Return ``names`` in runs of equal score, best first, search order kept within a run."""
     runs: dict[float, list[str]] = {}
     for name in names:
