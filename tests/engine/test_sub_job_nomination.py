@@ -14,11 +14,12 @@ from scheduler.engine.actions.allocate_nomination import (
 from scheduler.engine.api.hypernode import TOP_HYPERNODE
 from scheduler.engine.api.sub_job import SubJobInfo, sub_jobs_of
 from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework import Session, close_session
 from scheduler.engine.framework.registry import ensure_loaded, get_action
 from scheduler.engine.util.node_select import NodeSelector
 from tests.engine.builders import build_node, build_pod, build_pod_group, conf
-from tests.engine.sub_job_kit import leaf, session
+from tests.engine.sub_job_kit import hard, leaf, session, spine
 
 
 def _pending(name: str, nominated: str, cpu: str = "1") -> TaskInfo:
@@ -130,3 +131,30 @@ def test_flat_path_nomination_that_no_longer_fits_falls_back_to_the_search() -> 
     assert decisions.binds == {"ns/p1": "n0"}
     assert default.nominated_hypernode == ""
     assert task.nominated_node_name == ""
+
+
+def test_hard_topology_path_honours_the_nominated_hypernode_and_clears_it() -> None:
+    """A hard-topology job (no policy) nominated into leaf-2 lands on its pods' nominated
+    nodes there, though leaf-1 (partly used, better binpacked) would win the search."""
+    tasks = [_pending("t1", "n3"), _pending("t2", "n4")]
+    busy = build_pod("busy", status=TaskStatus.RUNNING, node="n1")
+    job = build_pod_group("j", tasks, min_member=2)
+    job.network_topology = hard(1)
+    nodes = [build_node(n) for n in ("n1", "n2", "n3", "n4")]
+    tree = [
+        leaf("leaf-1", ["n1", "n2"]),
+        leaf("leaf-2", ["n3", "n4"]),
+        spine("s", ["leaf-1", "leaf-2"]),
+    ]
+    ssn = session(nodes, [job, build_pod_group("other", [busy])], tree)
+    live = ssn.jobs[job.uid]
+    default = sub_jobs_of(live)[live.uid]
+    default.nominated_hypernode = "leaf-2"
+    ensure_loaded()
+    allocate = get_action("allocate")
+    assert allocate is not None
+    allocate.execute(ssn)
+    decisions = close_session(ssn)
+    assert decisions.binds == {"ns/t1": "n3", "ns/t2": "n4"}
+    assert default.nominated_hypernode == ""
+    assert decisions.allocated_hypernodes[live.uid] == "leaf-2"

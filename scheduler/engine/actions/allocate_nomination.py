@@ -12,6 +12,14 @@ task is allocatable, has a nominated node, that node is a node of the nominated 
 the node's predicates with the node's future-idle resources. Any miss clears the nomination and
 the tasks' nominated nodes, and the caller runs the normal search. The nomination is cleared
 again when the job commits (the promise is redeemed).
+
+Volcano does not check the nominated HyperNode against the job-level candidate being tried, so
+a valid nomination succeeds alike in every candidate; the hard-topology path then takes the
+candidate holding the nominated HyperNode (one of Volcano's equal choices).
+
+How a preempting action nominates: ``sub = sub_jobs_of(job)[sub_uid]`` (``job.uid`` for a job
+without a subGroupPolicy), ``sub.nominated_hypernode = <HyperNode>`` (``TOP_HYPERNODE`` for a
+job without hard topology), and ``task.nominated_node_name = <node>`` on each pending task.
 """
 
 from __future__ import annotations
@@ -33,7 +41,12 @@ if TYPE_CHECKING:
     from scheduler.engine.framework.session import Session
     from scheduler.engine.util.node_select import NodeSelector
 
-__all__ = ["allocate_from_nomination", "invalidate_nomination", "validate_nomination"]
+__all__ = [
+    "allocate_from_nomination",
+    "invalidate_nomination",
+    "nominated_rows",
+    "validate_nomination",
+]
 
 # (task, node row, pipelined): one step of a nomination plan.
 Step = tuple["TaskInfo", int, bool]
@@ -46,7 +59,7 @@ def invalidate_nomination(sub: SubJobInfo, tasks: list[TaskInfo] | None) -> None
         task.nominated_node_name = ""
 
 
-def _rows(ssn: Session, tree: HyperNodeTree | None, hypernode: str) -> set[int]:
+def nominated_rows(ssn: Session, tree: HyperNodeTree | None, hypernode: str) -> set[int]:
     """Return the node rows of ``hypernode`` (the virtual top: every node; unknown: none)."""
     if hypernode == TOP_HYPERNODE:
         return set(range(len(ssn.node_list)))
@@ -95,7 +108,7 @@ def allocate_from_nomination(
     clear the nomination and return None (the caller then searches as usual)."""
     pinned = sub.nominated_hypernode
     pending = sheet.remaining()
-    rows = _rows(ssn, tree, pinned)
+    rows = nominated_rows(ssn, tree, pinned)
     plan = (
         validate_nomination(ssn, selector, allocatable_fns, queue, pending, rows) if rows else None
     )

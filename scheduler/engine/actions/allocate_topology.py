@@ -30,7 +30,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.engine.actions.allocate_nomination import allocate_from_nomination
+from scheduler.engine.actions.allocate_nomination import (
+    allocate_from_nomination,
+    invalidate_nomination,
+    nominated_rows,
+    validate_nomination,
+)
 from scheduler.engine.api.hypernode import TOP_HYPERNODE, HyperNodeTree
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework import Statement
@@ -89,7 +94,13 @@ class TopologyAllocator:
         gradient = ssn.hypernode_gradient(
             job, TOP_HYPERNODE, highest, job.allocated_hypernode, minimum
         )
+        pinned = self._nomination(queue, job, sheet)
         for group in gradient:
+            if pinned:
+                # A valid nomination places the job alike in every candidate (Volcano scores it 0
+                # and picks among equals at random): the candidate holding it is the one taken.
+                holding = [h for h in group if h in self.tree.ancestors(pinned)]
+                group = holding[:1] or group
             if len(group) == 1 or not any(self.tree.children.get(h) for h in group):
                 found = self._first_leaf(queue, job, sheet, group, highest, sub)
             else:
@@ -105,6 +116,22 @@ class TopologyAllocator:
                 self._sub_allocated[job.uid] = sub
             return stmt, ready
         return None, False
+
+    def _nomination(self, queue: QueueInfo, job: JobInfo, sheet: _Worksheet) -> str:
+        """Return the HyperNode a preempting action nominated for the job when its pods can
+        all go to their nominated nodes there; clear a nomination that cannot hold ("")."""
+        default = job.sub_jobs.get(job.uid) if job.sub_jobs is not None else None
+        if default is None or not default.nominated_hypernode:
+            return ""
+        pinned = default.nominated_hypernode
+        rows = nominated_rows(self.ssn, self.tree, pinned)
+        pending = sheet.remaining()
+        if rows and validate_nomination(
+            self.ssn, self.selector, self.allocatable_fns, queue, pending, rows
+        ):
+            return pinned
+        invalidate_nomination(default, pending)
+        return ""
 
     def _first_leaf(
         self,
