@@ -19,6 +19,7 @@ from scheduler.cache.export_topology import (
     network_topology,
     numatopology_objects,
     queue_affinity,
+    sub_group_policies,
 )
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.resource import PODS, Resource
@@ -200,6 +201,8 @@ def snapshot_to_scenario(
                 gspec["priorityClassName"] = job.priority_class_name
             if job.network_topology is not None:
                 gspec["networkTopology"] = network_topology(job.network_topology)
+            if job.sub_group_policy:
+                gspec["subGroupPolicy"] = sub_group_policies(job.sub_group_policy)
             meta: dict[str, Any] = {"name": job.name, "namespace": job.namespace}
             if job.annotations:  # task-topology's volcano.sh/task-topology-* among them
                 meta["annotations"] = dict(job.annotations)

@@ -15,6 +15,7 @@ from scheduler.engine.api.hypernode import HyperNodeInfo, NetworkTopology
 from scheduler.engine.api.numa import NumatopoInfo, format_cpuset
 from scheduler.engine.api.pdb_info import PdbSelector
 from scheduler.engine.api.queue_info import NodeGroupTerms, QueueAffinity
+from scheduler.engine.api.sub_job import SubGroupPolicy
 
 __all__ = [
     "hypernode_objects",
@@ -22,6 +23,7 @@ __all__ = [
     "network_topology",
     "numatopology_objects",
     "queue_affinity",
+    "sub_group_policies",
 ]
 
 
@@ -99,6 +101,25 @@ def queue_affinity(affinity: QueueAffinity) -> dict[str, Any]:
         out["nodeGroupAffinity"] = terms
     if (terms := _terms(affinity.node_group_anti_affinity)) is not None:
         out["nodeGroupAntiAffinity"] = terms
+    return out
+
+
+def sub_group_policies(policies: tuple[SubGroupPolicy, ...]) -> list[dict[str, Any]]:
+    """A PodGroup's ``spec.subGroupPolicy`` as written."""
+    out = []
+    for policy in policies:
+        item: dict[str, Any] = {
+            "name": policy.name,
+            "subGroupSize": policy.sub_group_size,
+            "minSubGroups": policy.min_sub_groups,
+        }
+        if policy.match_label_keys:
+            item["matchLabelKeys"] = list(policy.match_label_keys)
+        if policy.label_selector is not None:
+            item["labelSelector"] = label_selector(policy.label_selector)
+        if policy.network_topology is not None:
+            item["networkTopology"] = network_topology(policy.network_topology)
+        out.append(item)
     return out
 
 

@@ -33,7 +33,12 @@ from queues.models import PodGroup, Queue
 from scheduler.cache.device_rows import DeviceAsks
 from scheduler.cache.node_usage import MeasuredUsage
 from scheduler.cache.numa_rows import read_numatopologies
-from scheduler.cache.topology_rows import hypernode_infos, job_network_topology, queue_affinity
+from scheduler.cache.topology_rows import (
+    hypernode_infos,
+    job_network_topology,
+    job_sub_group_policy,
+    queue_affinity,
+)
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo, Taint
@@ -408,7 +413,7 @@ SELECT g.id, g.namespace, g.name, g.resource_version, g.min_member,
        CAST(g.min_task_member AS TEXT), CAST(g.min_resources AS TEXT), g.queue,
        g.priority_class_name, g.phase, CAST(g.conditions AS TEXT), {created},
        CAST(g.annotations AS TEXT), g.running, g.succeeded, g.failed, CAST(g.labels AS TEXT),
-       CAST(g.network_topology AS TEXT)
+       CAST(g.network_topology AS TEXT), CAST(g.sub_group_policy AS TEXT)
 FROM {group} g WHERE {where}
 """
 
@@ -433,7 +438,7 @@ def _job(
 ) -> JobInfo:
     pk, ns, name, version, min_member, task_min_text, min_res_text, queue, class_name, *rest = row
     phase, conds_text, created, annotations_text, running, succeeded, failed, *rest = rest
-    labels_text, topology_text = rest
+    labels_text, topology_text, sub_groups_text = rest
     task_min: dict[str, Any] = decode(task_min_text) or {}
     conds: list[dict[str, Any]] = decode(conds_text) or []
     annotations: dict[str, str] = decode(annotations_text) or {}
@@ -468,6 +473,7 @@ def _job(
         labels=dict(decode(labels_text) or {}),
         uid=uid,
         network_topology=job_network_topology(uid, decode(topology_text)),
+        sub_group_policy=job_sub_group_policy(uid, decode(sub_groups_text)),
     )
 
 

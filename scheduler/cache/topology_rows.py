@@ -4,7 +4,8 @@ Volcano's counterparts: the scheduler cache's HyperNode informer (``HyperNodesIn
 into the per-session tree), ``PodGroup.spec.networkTopology`` on the job, and
 ``Queue.spec.affinity`` read by nodegroup. The rows hold what admission accepted, so each is
 turned into the engine's objects by the same readers the scenario files use
-(``read_hypernode``, ``read_network_topology``, ``read_queue_affinity``): a live session and its
+(``read_hypernode``, ``read_network_topology``, ``read_sub_group_policies``,
+``read_queue_affinity``): a live session and its
 exported scenario read one way. A row those readers refuse (written before a rule existed) is
 logged and left out rather than stopping every session.
 """
@@ -18,11 +19,19 @@ from typing import Any
 from apis.errors import ManifestError
 from scheduler.engine.api.hypernode import HyperNodeInfo, NetworkTopology
 from scheduler.engine.api.queue_info import QueueAffinity
+from scheduler.engine.api.sub_job import SubGroupPolicy
 from scheduler.engine.util.hypernode_manifest import read_hypernode, read_network_topology
 from scheduler.engine.util.manifests import read_queue_affinity
+from scheduler.engine.util.sub_group_manifest import read_sub_group_policies
 from topology.models import HyperNode
 
-__all__ = ["hypernode_infos", "hypernode_manifest", "job_network_topology", "queue_affinity"]
+__all__ = [
+    "hypernode_infos",
+    "hypernode_manifest",
+    "job_network_topology",
+    "job_sub_group_policy",
+    "queue_affinity",
+]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +72,17 @@ def job_network_topology(uid: str, raw: Mapping[str, Any] | None) -> NetworkTopo
     except ManifestError as exc:
         log.warning("PodGroup %s: networkTopology ignored: %s", uid, exc)
         return None
+
+
+def job_sub_group_policy(uid: str, raw: object) -> tuple[SubGroupPolicy, ...]:
+    """A PodGroup's ``spec.subGroupPolicy`` (empty when it has none or it does not read)."""
+    if not raw:
+        return ()
+    try:
+        return read_sub_group_policies(raw, f"podgroups/{uid}.spec.subGroupPolicy")
+    except ManifestError as exc:
+        log.warning("PodGroup %s: subGroupPolicy ignored: %s", uid, exc)
+        return ()
 
 
 def queue_affinity(name: str, raw: Mapping[str, Any] | None) -> QueueAffinity | None:

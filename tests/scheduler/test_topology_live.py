@@ -177,3 +177,43 @@ def test_a_what_if_turning_network_topology_aware_on_keeps_the_gang_inside_one_l
     assert set(active.values()) == {"n2", "n4"}
     assert not any("train" in pod for pod in report.draft.binds)
     assert report.draft.pending["default/train"].pending == 4
+
+
+def partitioned_gang(name: str) -> tuple[PodGroup, list[Pod]]:
+    """Four 2-CPU pods in two partitions of two, each partition held within one tier-1 leaf."""
+    group, pods = make_gang(name, replicas=4, cpu=2)
+    PodGroup.objects.filter(pk=group.pk).update(
+        sub_group_policy=[{
+            "name": "task", "subGroupSize": 2, "minSubGroups": 2,
+            "matchLabelKeys": ["volcano.sh/partition-id"],
+            "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
+        }]
+    )  # fmt: skip
+    for pod in pods:
+        Pod.objects.filter(pk=pod.pk).update(
+            labels={"volcano.sh/partition-id": str(pod.task_index // 2)}
+        )
+    return group, pods
+
+
+def test_a_partitioned_gang_places_each_partition_inside_one_leaf_and_exports_its_policy() -> None:
+    use_conf(TOPOLOGY_CONF)
+    two_leaves()
+    running("blocker", "n1", 1)  # leaf-1 keeps 7 CPUs: one partition there, one on leaf-2
+    running("other", "n3", 1)
+    _group, pods = partitioned_gang("train")
+
+    live = read_snapshot().cluster
+    (policy,) = live.jobs["default/train"].sub_group_policy
+    assert (policy.sub_group_size, policy.min_sub_groups) == (2, 2)
+    text = snapshot_to_scenario(live, conf_text=TOPOLOGY_CONF, name="live")
+    assert load_scenario(text).cluster.jobs["default/train"].sub_group_policy == (policy,)
+
+    run_once()
+
+    where = dict(Pod.objects.filter(pk__in=[p.pk for p in pods]).values_list("name", "node__name"))
+    leaf_of = {"n1": "leaf-1", "n2": "leaf-1", "n3": "leaf-2", "n4": "leaf-2"}
+    first = {leaf_of[where["train-task-0"]], leaf_of[where["train-task-1"]]}
+    second = {leaf_of[where["train-task-2"]], leaf_of[where["train-task-3"]]}
+    assert len(first) == 1
+    assert len(second) == 1

@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from scheduler.engine.actions.allocate_nomination import allocate_from_nomination
+from scheduler.engine.actions.allocate_sub_jobs import SubJobAllocator
 from scheduler.engine.actions.allocate_topology import TopologyAllocator
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
+from scheduler.engine.api.sub_job import SubJobInfo
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupPhase, TaskStatus
 from scheduler.engine.framework import Action, ArgSpec, Session, Statement, register_action
@@ -95,6 +98,15 @@ def need_continue(job: JobInfo, worksheet: _Worksheet) -> bool:
     return True
 
 
+def _nominated_default(job: JobInfo) -> SubJobInfo | None:
+    """Return the job's default sub-job when a preempting action nominated a HyperNode for it
+    (jobs without a subGroupPolicy; sub-jobs exist only once something asked for them)."""
+    if job.sub_jobs is None or job.sub_group_policy:
+        return None
+    default = job.sub_jobs.get(job.uid)
+    return default if default is not None and default.nominated_hypernode else None
+
+
 @register_action
 class AllocateAction(Action):
     """Places pending tasks of Inqueue jobs on nodes, all-or-nothing per job round."""
@@ -148,6 +160,8 @@ class AllocateAction(Action):
             if ssn.hypernodes is None
             else TopologyAllocator(ssn, ssn.hypernodes, selector, role_cache, fns)
         )
+        # Jobs with a subGroupPolicy take the sub-job path (``allocate_sub_jobs.py``).
+        sub_jobs = SubJobAllocator(ssn, ssn.hypernodes, selector, role_cache, fns)
         while queues:
             queue = queues.pop()
             if any_says(overused_fns, queue):
@@ -157,15 +171,27 @@ class AllocateAction(Action):
                 continue
             job = jobs.pop()
             sheet = sheets[job.uid]
-            if topology is not None and job.network_topology is not None:
+            nominated = _nominated_default(job)
+            stmt = None
+            if job.sub_group_policy:
+                stmt, ready = sub_jobs.allocate(queue, job, sheet)
+            elif topology is not None and job.network_topology is not None:
                 stmt, ready = topology.allocate(queue, job, sheet)
             else:
-                stmt, ready = allocate_job(
-                    ssn, selector, queue, job, sheet, role_cache, pre_filters, fns
-                )
+                if nominated is not None:  # a preempting action's pin first (Volcano's order)
+                    stmt = allocate_from_nomination(
+                        ssn, ssn.hypernodes, selector, fns[0], queue, nominated, sheet
+                    )
+                    ready = stmt is not None and all_say(fns[1], job)
+                if stmt is None:
+                    stmt, ready = allocate_job(
+                        ssn, selector, queue, job, sheet, role_cache, pre_filters, fns
+                    )
             # 4. Commit a ready job; push it back if it has more to place.
             if stmt is not None and ready:
                 stmt.commit()
+                if nominated is not None:  # the nomination is redeemed
+                    nominated.nominated_hypernode = ""
                 if sheet.next < len(sheet.tasks):
                     jobs.push(job)
             queues.push(queue)

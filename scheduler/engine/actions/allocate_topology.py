@@ -1,8 +1,9 @@
 """Allocate's HyperNode path: jobs with a ``networkTopology``.
 
 Volcano's counterpart: ``allocateForJob`` / ``allocateForSubJob`` / ``allocateResourcesForTasks``
-in ``pkg/scheduler/actions/allocate/allocate.go`` (one job = one default sub-job here: sub-group
-policies are not read).
+in ``pkg/scheduler/actions/allocate/allocate.go`` for jobs without a sub-group policy (one job =
+one default sub-job; jobs with a policy take ``allocate_sub_jobs.py``). A nomination a preempting
+action left on the default sub-job is tried first (``allocate_nomination.py``).
 
 A hard-topology job tries the HyperNodes of the gradient (``Session.hypernode_gradient``) tier by
 tier, lowest first. In each candidate HyperNode the job's own search runs again below it (the
@@ -29,6 +30,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from scheduler.engine.actions.allocate_nomination import (
+    allocate_from_nomination,
+    invalidate_nomination,
+    nominated_rows,
+    validate_nomination,
+)
 from scheduler.engine.api.hypernode import TOP_HYPERNODE, HyperNodeTree
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework import Statement
@@ -87,7 +94,13 @@ class TopologyAllocator:
         gradient = ssn.hypernode_gradient(
             job, TOP_HYPERNODE, highest, job.allocated_hypernode, minimum
         )
+        pinned = self._nomination(queue, job, sheet)
         for group in gradient:
+            if pinned:
+                # A valid nomination places the job alike in every candidate (Volcano scores it 0
+                # and picks among equals at random): the candidate holding it is the one taken.
+                holding = [h for h in group if h in self.tree.ancestors(pinned)]
+                group = holding[:1] or group
             if len(group) == 1 or not any(self.tree.children.get(h) for h in group):
                 found = self._first_leaf(queue, job, sheet, group, highest, sub)
             else:
@@ -103,6 +116,22 @@ class TopologyAllocator:
                 self._sub_allocated[job.uid] = sub
             return stmt, ready
         return None, False
+
+    def _nomination(self, queue: QueueInfo, job: JobInfo, sheet: _Worksheet) -> str:
+        """Return the HyperNode a preempting action nominated for the job when its pods can
+        all go to their nominated nodes there; clear a nomination that cannot hold ("")."""
+        default = job.sub_jobs.get(job.uid) if job.sub_jobs is not None else None
+        if default is None or not default.nominated_hypernode:
+            return ""
+        pinned = default.nominated_hypernode
+        rows = nominated_rows(self.ssn, self.tree, pinned)
+        pending = sheet.remaining()
+        if rows and validate_nomination(
+            self.ssn, self.selector, self.allocatable_fns, queue, pending, rows
+        ):
+            return pinned
+        invalidate_nomination(default, pending)
+        return ""
 
     def _first_leaf(
         self,
@@ -165,9 +194,19 @@ class TopologyAllocator:
     def _allocate_sub_job(
         self, queue: QueueInfo, job: JobInfo, sheet: _Worksheet, within: str, highest: int
     ) -> tuple[Statement | None, float, str]:
-        """Place the job's pods in the best HyperNode below ``within`` (its own gradient)."""
+        """Place the job's pods in the best HyperNode below ``within`` (its own gradient), or
+        on their nominated nodes when a preempting action nominated a HyperNode for the job."""
         ssn = self.ssn
         allocated = self._sub_allocated.get(job.uid, "")
+        default = job.sub_jobs.get(job.uid) if job.sub_jobs is not None else None
+        if default is not None and default.nominated_hypernode:
+            pinned = default.nominated_hypernode
+            stmt = allocate_from_nomination(
+                ssn, self.tree, self.selector, self.allocatable_fns, queue, default, sheet
+            )
+            if stmt is not None:
+                self._sub_allocated[job.uid] = self.tree.lca(allocated, pinned)
+                return stmt, 0.0, pinned
         pending = job.task_status_index.get(TaskStatus.PENDING) or {}
         minimum = np.zeros(len(ssn.resource_index), dtype=np.int64)
         for task in pending.values():
@@ -175,7 +214,7 @@ class TopologyAllocator:
                 minimum += task.resreq_vec
         for group in ssn.hypernode_gradient(job, within, highest, allocated, minimum):
             scores = ssn.hypernode_order(job, group, ties=False)
-            for run in _runs_by_score(group, scores):
+            for run in runs_by_score(group, scores):
                 if len(run) > 1:  # equal scores: the plugins' tie-break orders them
                     tied = ssn.hypernode_order(job, run, ties=True)
                     run = sorted(run, key=lambda h: -tied.get(h, 0.0))  # stable: search order
@@ -251,7 +290,7 @@ class TopologyAllocator:
         return None, False
 
 
-def _runs_by_score(names: list[str], scores: dict[str, float]) -> list[list[str]]:
+def runs_by_score(names: list[str], scores: dict[str, float]) -> list[list[str]]:
     """Return ``names`` in runs of equal score, best first, search order kept within a run."""
     runs: dict[float, list[str]] = {}
     for name in names:

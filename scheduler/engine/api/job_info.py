@@ -14,6 +14,7 @@ from datetime import datetime
 
 from scheduler.engine.api.hypernode import NetworkTopology
 from scheduler.engine.api.resource import Resource
+from scheduler.engine.api.sub_job import SubGroupPolicy, SubJobInfo
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import (
     ALLOCATED_STATUSES,
@@ -72,6 +73,10 @@ class JobInfo:
     # The HyperNode the job's placed pods are in (session state; "" = none): recovered at
     # session open from its allocated pods, widened by allocate (Volcano's AllocatedHyperNode).
     allocated_hypernode: str = ""
+    # ``spec.subGroupPolicy`` (``api/sub_job.py``), and the sub-jobs built from it and the tasks
+    # on first use (None: not built yet; ``sub_jobs_of``).
+    sub_group_policy: tuple[SubGroupPolicy, ...] = ()
+    sub_jobs: dict[str, SubJobInfo] | None = None
 
     def __post_init__(self) -> None:
         if not self.uid:

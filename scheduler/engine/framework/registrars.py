@@ -40,6 +40,9 @@ add_simulate_remove_task_fn (state, T, T removed, N) -> None           each call
 add_live_node_order_fn      (T, rows, scores) -> scores | None         chained
 add_hypernode_order_fn      (J, [HyperNode name], ties) -> {name: f}   sum
 add_hypernode_gradient_fn   (J, root, tier, allocated, min) -> [[name]]  first plugin
+add_sub_job_ready_fn        (SJ) -> bool                               all
+add_sub_job_pipelined_fn    (SJ) -> PERMIT | ABSTAIN | REJECT          vote (none: permit)
+add_sub_job_order_fn        (SJ, SJ) -> int                            first_nonzero
 add_event_handler           EventHandler(allocate_func, deallocate_func)
 ==========================  =========================================  ======================
 
@@ -92,6 +95,7 @@ if TYPE_CHECKING:
     from scheduler.engine.api.job_info import JobInfo
     from scheduler.engine.api.node_info import NodeInfo
     from scheduler.engine.api.queue_info import QueueInfo
+    from scheduler.engine.api.sub_job import SubJobInfo
     from scheduler.engine.api.task_info import TaskInfo
     from scheduler.engine.conf import SchedulerConf
 
@@ -133,6 +137,9 @@ HOOK_FLAGS: dict[str, str | tuple[str, ...] | None] = {
     "live_node_order": "enableNodeOrder",
     "hypernode_order": "enabledHyperNodeOrder",
     "hypernode_gradient": "enabledHyperNodeGradient",
+    "sub_job_ready": "enabledSubJobReady",
+    "sub_job_pipelined": "enabledSubJobPipelined",
+    "sub_job_order": "enabledSubJobOrder",
 }
 
 
@@ -484,6 +491,20 @@ class SessionRegistrars:
         """Register the HyperNode search of hard-topology jobs (Volcano's HyperNodeGradientFn):
         ``(job, search root, highest tier allowed, job's HyperNode, minimum request vector)``."""
         self._register("hypernode_gradient", plugin, fn)
+
+    def add_sub_job_ready_fn(self, plugin: str, fn: Callable[[SubJobInfo], bool]) -> None:
+        """Register a sub-job-ready test (jobs with a subGroupPolicy)."""
+        self._register("sub_job_ready", plugin, fn)
+
+    def add_sub_job_pipelined_fn(self, plugin: str, fn: Callable[[SubJobInfo], int]) -> None:
+        """Register a sub-job-pipelined vote."""
+        self._register("sub_job_pipelined", plugin, fn)
+
+    def add_sub_job_order_fn(
+        self, plugin: str, fn: Callable[[SubJobInfo, SubJobInfo], int]
+    ) -> None:
+        """Register a sub-job comparison (negative: left first)."""
+        self._register("sub_job_order", plugin, fn)
 
     def add_event_handler(self, handler: EventHandler) -> None:
         """Register allocate/deallocate callbacks."""

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from scheduler.engine.api.job_info import JobInfo
     from scheduler.engine.api.node_info import NodeInfo
     from scheduler.engine.api.queue_info import QueueInfo
+    from scheduler.engine.api.sub_job import SubJobInfo
     from scheduler.engine.api.task_info import TaskInfo
 
 __all__ = ["HOOK_FLAGS", "SessionPlugins", "default_task_order", "pod_index"]
@@ -451,6 +452,59 @@ class SessionPlugins(SessionRegistrars):
             for name, score in fn(job, names, ties).items():
                 total[name] = total.get(name, 0.0) + score
         return total
+
+    # --- sub-jobs (subGroupPolicy) ----------------------------------------------------------------
+    def sub_job_ready(self, job: JobInfo, sub_job: SubJobInfo) -> bool:
+        """Return whether ``sub_job`` may be bound on its own (JobReady for a job without a
+        subGroupPolicy, whose one sub-job is the whole job)."""
+        if not job.sub_group_policy:
+            return self.job_ready(job)
+        for fn in self._flat("sub_job_ready"):  # noqa: SIM110 - cheaper than all()
+            if not fn(sub_job):
+                return False
+        return True
+
+    def sub_job_pipelined(self, job: JobInfo, sub_job: SubJobInfo) -> bool:
+        """Return the pipelined vote for ``sub_job`` (no enabled plugin: pipelined)."""
+        if not job.sub_group_policy:
+            return self.job_pipelined(job)
+        for fns in self._fns_by_tier("sub_job_pipelined"):
+            permitted = False
+            for fn in fns:
+                answer = fn(sub_job)
+                if answer < 0:
+                    return False
+                permitted = permitted or answer > 0
+            if permitted:
+                return True
+        return True
+
+    def sub_job_order_cmp(self, left: SubJobInfo, right: SubJobInfo) -> int:
+        """Return the sub-job comparison: plugins, then the first match value, then uid."""
+        answer = dispatch.first_nonzero(self._fns_by_tier("sub_job_order"), left, right)
+        if answer:
+            return int(answer)
+        if left.match_index != right.match_index:
+            return -1 if left.match_index < right.match_index else 1
+        return -1 if left.uid < right.uid else int(left.uid > right.uid)
+
+    def hypernode_gradient_for_sub_job(
+        self, job: JobInfo, sub_job: SubJobInfo, root: str
+    ) -> list[list[str]]:
+        """Return the HyperNodes ``sub_job`` may try under ``root`` (Volcano's
+        HyperNodeGradientForSubJobFn): a hard-topology sub-job searches from its own HyperNode
+        within its tier, its pending pods' summed request as the filter; any other sub-job has
+        ``root`` alone. A hard sub-job no HyperNode can take gets nothing, never ``root``."""
+        spec = sub_job.network_topology
+        if spec is None or spec.mode != "hard" or spec.highest_tier_allowed is None:
+            return [[root]]
+        minimum: IntArray | None = None
+        for task in sub_job.pending():
+            if task.resreq_vec is not None:
+                minimum = task.resreq_vec.copy() if minimum is None else minimum + task.resreq_vec
+        return self.hypernode_gradient(
+            job, root, spec.highest_tier_allowed, sub_job.allocated_hypernode, minimum
+        )
 
     def best_node_fn(self, task: TaskInfo, scores: dict[float, list[NodeInfo]]) -> NodeInfo | None:
         """Return the node a BestNode plugin picks, or None to take the highest score."""

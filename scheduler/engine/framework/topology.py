@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scheduler.engine.api.hypernode import HARD, SOFT, HyperNodeTree
+from scheduler.engine.api.sub_job import sub_jobs_of
 from scheduler.engine.api.types import ALLOCATED_STATUSES
 
 if TYPE_CHECKING:
@@ -31,7 +32,10 @@ def open_topology(ssn: Session) -> None:
     """Build ``ssn.hypernodes`` and adjust every topology job (see the module docstring)."""
     cluster = ssn.cluster
     topology_jobs = [j for j in ssn.jobs.values() if j.network_topology is not None]
-    if not cluster.hypernodes and not topology_jobs:
+    sub_group_jobs = [
+        j for j in ssn.jobs.values() if any(p.network_topology for p in j.sub_group_policy)
+    ]
+    if not cluster.hypernodes and not topology_jobs and not sub_group_jobs:
         return
     tree = HyperNodeTree.build(
         cluster.hypernodes.values(),
@@ -52,6 +56,35 @@ def open_topology(ssn: Session) -> None:
             )
         job.network_topology = spec
         job.allocated_hypernode = _recovered(ssn, tree, job)
+    for job in ssn.jobs.values():
+        if job.sub_group_policy:
+            _adjust_sub_jobs(ssn, tree, job)
+
+
+def _adjust_sub_jobs(ssn: Session, tree: HyperNodeTree, job: JobInfo) -> None:
+    """Rewrite the sub-jobs' topologies as the job's (a soft sub-job becomes hard up to the job's
+    own tier, or the top without one) and recover each one's HyperNode from its placed pods."""
+    spec = job.network_topology
+    ceiling = tree.top_tier
+    if spec is not None and spec.highest_tier_allowed is not None:
+        ceiling = spec.highest_tier_allowed
+    for sub in sub_jobs_of(job).values():
+        own = sub.network_topology
+        if own is None:
+            continue
+        if own.highest_tier_allowed is None and own.highest_tier_name:
+            tier = tree.tier_names.get(own.highest_tier_name)
+            if tier is not None:
+                own = replace(own, highest_tier_allowed=tier, highest_tier_name="")
+        if own.mode == SOFT:
+            own = replace(own, mode=HARD, highest_tier_allowed=ceiling, highest_tier_name="")
+        sub.network_topology = own
+        rows = []
+        for task in sub.tasks.values():
+            node = ssn.nodes.get(task.node_name) if task.node_name else None
+            if node is not None and task.status in ALLOCATED_STATUSES:
+                rows.append(node.index)
+        sub.allocated_hypernode = tree.lowest_holding(rows) if rows else ""
 
 
 def _recovered(ssn: Session, tree: HyperNodeTree, job: JobInfo) -> str:

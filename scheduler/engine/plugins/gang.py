@@ -4,6 +4,10 @@ Volcano's counterpart: ``pkg/scheduler/plugins/gang``. JobReady / JobPipelined h
 statement back until minMember (and each role's minTaskMember) can be placed; victims never take a
 job below its minimum; at session close every job that is not ready gets an ``Unschedulable``
 condition whose message counts the missing tasks and says why they did not fit.
+
+Jobs with a ``subGroupPolicy`` (``api/sub_job.py``) also need ``minSubGroups`` valid / ready /
+pipelined sub-jobs per policy, and gang registers the sub-job hooks: SubJobReady and
+SubJobPipelined (a sub-job's ``subGroupSize`` pods), SubJobOrder (sub-jobs not ready first).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 
 from scheduler.engine.api.job_info import JobInfo
+from scheduler.engine.api.sub_job import SubJobInfo, check_sub_jobs
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import (
     PERMIT,
@@ -28,6 +33,10 @@ SCHEDULING_GATED = "SchedulingGated"  # Kubernetes' PodReasonSchedulingGated
 
 
 def _valid(job: JobInfo) -> ValidateResult | None:
+    if job.sub_group_policy and not check_sub_jobs(job, None):
+        return ValidateResult(
+            "NotEnoughPodsOfTask", "Not enough valid subGroups of each task for gang-scheduling"
+        )
     if job.task_min_available and not job.check_task_valid():  # per-role checks: roles only
         return ValidateResult(
             "NotEnoughPodsOfTask", "Not enough valid pods of each task for gang-scheduling"
@@ -46,11 +55,23 @@ def _ready(job: JobInfo) -> bool:
     # times per job (order key, JobReady, close), so the common case is one comparison
     if job.task_min_available and not job.check_task_ready():
         return False
-    return job.ready_num + job.pending_best_effort >= job.min_available
+    if job.ready_num + job.pending_best_effort < job.min_available:
+        return False
+    return not job.sub_group_policy or check_sub_jobs(job, True)
 
 
 def _pipelined(job: JobInfo) -> int:
+    if job.sub_group_policy and not check_sub_jobs(job, False):
+        return REJECT
     return PERMIT if job.check_task_pipelined() and job.is_pipelined() else REJECT
+
+
+def _sub_job_order(left: SubJobInfo, right: SubJobInfo) -> int:
+    """Return sub-jobs that are not ready yet first."""
+    lr, rr = left.is_ready(), right.is_ready()
+    if lr == rr:
+        return 0
+    return 1 if lr else -1
 
 
 def _order(left: JobInfo, right: JobInfo) -> int:
@@ -106,6 +127,11 @@ class GangPlugin(Plugin):
         ssn.add_job_ready_fn(self.name, _ready)
         ssn.add_job_pipelined_fn(self.name, _pipelined)
         ssn.add_job_starving_fn(self.name, lambda job: job.is_starving())
+        ssn.add_sub_job_ready_fn(self.name, SubJobInfo.is_ready)
+        ssn.add_sub_job_pipelined_fn(
+            self.name, lambda sub: PERMIT if sub.is_pipelined() else REJECT
+        )
+        ssn.add_sub_job_order_fn(self.name, _sub_job_order)
 
     def _victims(self, preemptor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
         """Return candidates whose job keeps at least minAvailable ready tasks without them."""

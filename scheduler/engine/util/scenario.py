@@ -10,6 +10,8 @@ Network topology: ``HyperNode`` objects (``topology.volcano.sh/v1alpha1``) and P
 (PodGroup ``<namespace>/<name>`` -> HyperNode name) checks the HyperNode each listed job is in
 after the session, what Volcano writes to the PodGroup annotation
 ``volcano.sh/job-allocated-hypernode`` (the virtual top is ``<cluster-top-hypernode>``).
+A PodGroup's ``spec.subGroupPolicy`` splits its pods into sub-jobs (``util/sub_group_manifest.py``,
+``api/sub_job.py``).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from scheduler.engine.util.node_usage import read_node_usage
 from scheduler.engine.util.numa_manifest import read_numatopology
 from scheduler.engine.util.pdb_manifest import read_pdb
 from scheduler.engine.util.resource_quota import read_resource_quota
+from scheduler.engine.util.sub_group_manifest import read_sub_group_policies
 
 __all__ = ["Expect", "Scenario", "diff", "load_scenario"]
 
@@ -154,6 +157,9 @@ def _read_pod_group(
         },
         network_topology=read_network_topology(
             spec.get("networkTopology"), f"{path}.spec.networkTopology"
+        ),
+        sub_group_policy=read_sub_group_policies(
+            spec.get("subGroupPolicy"), f"{path}.spec.subGroupPolicy"
         ),
     )
 
