@@ -366,9 +366,12 @@ class SessionPlugins(SessionRegistrars):
         if len(batch) == 1 and not node_only:  # the usual shape: one vectorised predicate
             only: BoolArray = batch[0](task, rows)
             return only
-        mask = np.ones(len(rows), dtype=np.bool_)
-        for fn in batch:
-            mask &= fn(task, rows)
+        if batch:  # a fresh array: the plugins' answers may be their own, never written to
+            mask: BoolArray = np.array(batch[0](task, rows), dtype=np.bool_)
+            for fn in batch[1:]:
+                mask &= fn(task, rows)
+        else:
+            mask = np.ones(len(rows), dtype=np.bool_)
         for _plugin, fn in node_only:
             nodes = self.node_list
             for i, row in enumerate(rows.tolist()):

@@ -66,15 +66,25 @@ def _weight(value: int) -> int:
 
 @dataclass(slots=True)
 class _NormalPodState:
-    """Binpacking of one request: per HyperNode (last: none) and each tier's faded term per row,
-    up to date with the change log up to ``read``."""
+    """Binpacking of one request per HyperNode (last entry: none, which scores 1), up to date
+    with the change log up to ``read``; the request's binpacked columns as plain lists."""
 
     cols: IntArray
+    col_list: list[int]
+    weights: list[float]  # the binpack weight of each of ``col_list``
+    request: list[int]  # the request in each of ``col_list``
     by_hypernode: FloatArray
-    terms: list[FloatArray]
-    constant: float  # the tiers without HyperNodes (1 x their weight)
-    tier_weight: dict[int, tuple[int, float]]  # tier -> (its index in ``terms``, its weight)
     read: int = 0
+
+
+@dataclass(slots=True)
+class _TierGroups:
+    """Rows grouped by the HyperNode they sit in at every tier in use: rows of one group score
+    the same, so a pod's HyperNode binpacking is summed once per group, not once per row."""
+
+    group_of_row: IntArray  # row -> its group
+    terms: list[tuple[float, IntArray]]  # per tier holding HyperNodes: (weight, group -> HyperNode)
+    constant: float  # the tiers without HyperNodes (1 x their weight)
 
 
 @register_plugin
@@ -137,9 +147,6 @@ class NetworkTopologyAwarePlugin(Plugin):
         )
         self._lca_tables: dict[str, FloatArray] = {}
         self._tier_of = np.array([tree.tier[n] for n in self._names], dtype=np.int64)
-        # per HyperNode index, as plain lists: the per-pod update reads them without NumPy scalars
-        self._tier_of_list: list[int] = self._tier_of.tolist()
-        self._rows_of: list[IntArray] = [tree.rows[n] for n in self._names]
         # hypernode -> indices of it and every HyperNode below it (for the LCA tables)
         self._subtree: dict[str, IntArray] = {}
         # HyperNodes whose use changed, in order (binpacking caches catch up from it)
@@ -148,7 +155,7 @@ class NetworkTopologyAwarePlugin(Plugin):
         # job uid -> pods per lowest-tier HyperNode index (kept by the event handler once made)
         self._job_leaf_pods: dict[str, IntArray] = {}
         self._bfs: dict[str, list[str]] = {}
-        self._per_tier: dict[int, IntArray] | None = None
+        self._groups: _TierGroups | None = None
         self._tier_scores = self._tier_weights(tree)
         weight_sum = sum(w for _t, w in self._tier_scores)
         self._normal_factor = self._scale / weight_sum if weight_sum > 0 else 0.0
@@ -288,70 +295,59 @@ class NetworkTopologyAwarePlugin(Plugin):
 
     def _normal_scores(self, request: IntArray, rows: IntArray | None) -> FloatArray:
         """HyperNode binpacking of one pod on ``rows`` (None: every row), per tier, faded by
-        tier (a node outside every HyperNode of a tier scores 1 there)."""
-        state = self._normal_state(request)
-        constant, terms = state.constant, state.terms
-        if rows is None:
-            total = terms[0] + constant if terms else np.full(len(self._leaf), constant)
-            for term in terms[1:]:
-                total += term
+        tier (a node outside every HyperNode of a tier scores 1 there).
+
+        Each group's sum is taken in tier order from the same faded terms, so equal rows stay
+        equal and a row scores exactly what a per-row sum would give it.
+        """
+        by_hypernode = self._normal_state(request).by_hypernode
+        groups = self._tier_groups()
+        if groups.terms:
+            weight, column = groups.terms[0]
+            total = weight * by_hypernode[column] + groups.constant
+            for weight, column in groups.terms[1:]:
+                total += weight * by_hypernode[column]
         else:
-            total = terms[0][rows] + constant if terms else np.full(len(rows), constant)
-            for term in terms[1:]:
-                total += term[rows]
-        scores: FloatArray = total * self._normal_factor
+            total = np.full(int(groups.group_of_row.max(initial=-1)) + 1, groups.constant)
+        total *= self._normal_factor  # per group: a row's score is its group's, exactly
+        scores: FloatArray = (
+            total[groups.group_of_row] if rows is None else total[groups.group_of_row[rows]]
+        )
         return scores
 
     def _normal_state(self, request: IntArray) -> _NormalPodState:
-        """Return the per-request HyperNode scores and per-tier row terms, brought up to date.
-
-        ``terms[i][row]`` is the faded score of the row's HyperNode in the i-th tier holding
-        HyperNodes (tiers without any add the constant 1 x their weight): a HyperNode whose use
-        changed since gets its new score written on its rows, one assignment per HyperNode, and
-        every row's sum is taken in the same order, so equal rows stay equal.
-        """
+        """Return the request's binpacking score per HyperNode, brought up to date: only the
+        HyperNodes whose use changed since (a placement changes the few over its node) are
+        scored again, unless more changed than there are HyperNodes."""
         key = tuple(request.tolist())
         state = self._normal_cache.get(key)
         log = self._changes
         if state is None or len(log) - state.read > len(self._names):
             weights = self._column_weights
             cols = np.flatnonzero((request > 0) & ~np.isnan(weights))
-            by_hypernode = np.append(self._binpack(request), 1.0)
-            per_tier = self._tier_rows()
-            constant, terms, tier_weight = 0.0, [], {}
-            for level, weight in self._tier_scores:
-                index = per_tier.get(level)
-                if index is None:
-                    constant += weight
-                else:
-                    terms.append(weight * by_hypernode[index])
-                    tier_weight[level] = (len(terms) - 1, weight)
-            state = _NormalPodState(cols, by_hypernode, terms, constant, tier_weight)
+            col_list = cols.tolist()
+            state = _NormalPodState(
+                cols=cols,
+                col_list=col_list,
+                weights=[float(weights[c]) for c in col_list],
+                request=[int(request[c]) for c in col_list],
+                by_hypernode=np.append(self._binpack(request), 1.0),
+            )
             self._normal_cache[key] = state
         elif state.read < len(log):
             changed = sorted(set(log[state.read :]))
             by_hypernode = state.by_hypernode
-            scores = self._binpack_few(request, state.cols, changed)
-            tier_of, rows_of, tier_weight, terms = (
-                self._tier_of_list,
-                self._rows_of,
-                state.tier_weight,
-                state.terms,
-            )
-            for h, score in zip(changed, scores, strict=True):
+            for h, score in zip(changed, self._binpack_few(state, changed), strict=True):
                 by_hypernode[h] = score
-                slot, weight = tier_weight[tier_of[h]]
-                # a row outside every HyperNode of the tier keeps its 1 x weight
-                terms[slot][rows_of[h]] = weight * score
         state.read = len(log)
         return state
 
-    def _tier_rows(self) -> dict[int, IntArray]:
-        """Return, per tier in use, each row's HyperNode index at that tier ("none" if absent)."""
-        found = self._per_tier
+    def _tier_groups(self) -> _TierGroups:
+        """Return the rows grouped by their HyperNode at each tier in use (made once)."""
+        found = self._groups
         if found is None:
             tree, none = self._tree, len(self._names)
-            found = {}
+            columns: dict[int, IntArray] = {}
             for level in tree.tiers:
                 column = np.full(len(tree.containing), none, dtype=np.int64)
                 for row, held in enumerate(tree.containing):
@@ -359,24 +355,36 @@ class NetworkTopologyAwarePlugin(Plugin):
                         if tree.tier[name] == level:
                             column[row] = self._index[name]
                             break
-                found[level] = column
-            self._per_tier = found
+                columns[level] = column
+            constant, used = 0.0, []
+            for level, weight in self._tier_scores:
+                if level in columns:
+                    used.append((weight, columns[level]))
+                else:
+                    constant += weight
+            if used:
+                stacked = np.stack([column for _w, column in used], axis=1)
+                unique, group_of_row = np.unique(stacked, axis=0, return_inverse=True)
+                terms = [(w, unique[:, i].copy()) for i, (w, _c) in enumerate(used)]
+            else:
+                group_of_row = np.zeros(len(tree.containing), dtype=np.int64)
+                terms = []
+            found = _TierGroups(group_of_row.reshape(-1).astype(np.int64), terms, constant)
+            self._groups = found
         return found
 
-    def _binpack_few(self, request: IntArray, cols: IntArray, hypernodes: list[int]) -> list[float]:
+    def _binpack_few(self, state: _NormalPodState, hypernodes: list[int]) -> list[float]:
         """Return the binpacking score of a few HyperNodes (plain Python: cheaper than numpy)."""
-        col_list = cols.tolist()
-        weights = [float(self._column_weights[c]) for c in col_list]
+        weights, request, col_list = state.weights, state.request, state.col_list
         total = sum(weights)
         if not weights or total <= 0:
             return [0.0] * len(hypernodes)
-        req = [int(request[c]) for c in col_list]
         out = []
         for h in hypernodes:
             cap = self._allocatable_list[h]
             used = self._used_list[h]
             score = 0.0
-            for w, r, c in zip(weights, req, col_list, strict=True):
+            for w, r, c in zip(weights, request, col_list, strict=True):
                 a, u = cap[c], used[c]
                 if u + r > a:
                     score = -1.0

@@ -70,7 +70,7 @@ class NodeSelector:
         "_explained",
         "_live",
         "_one_predicate",
-        "_row_predicate",
+        "_row_predicates",
         "_row_scorers",
         "_scorers",
         "arrays",
@@ -91,12 +91,13 @@ class NodeSelector:
         # For the one-row refresh after each placement: the predicate when a single batch one
         # decides alone, the batch scorers when no per-node scorer exists (else the dispatchers).
         batch = ssn.flat_fns("batch_predicate")
-        alone = len(batch) == 1 and not ssn.node_only_fns("predicate", "batch_predicate")
-        self._one_predicate = batch[0] if alone else None
+        batch_only = not ssn.node_only_fns("predicate", "batch_predicate")
+        self._one_predicate = batch[0] if len(batch) == 1 and batch_only else None
         self._scorers = None if ssn.flat_fns("node_order") else ssn.flat_fns("batch_node_order")
-        # Their one-row forms when every one has one (no one-element arrays per placement).
-        row_predicates = ssn.row_fns("batch_predicate") if alone else None
-        self._row_predicate = row_predicates[0] if row_predicates else None
+        # Their one-row forms when every one has one (no one-element arrays per placement): the
+        # row passes when every batch predicate's row form passes it, as predicate_mask ANDs.
+        row_predicates = ssn.row_fns("batch_predicate") if batch_only else None
+        self._row_predicates = tuple(row_predicates) if row_predicates else None
         self._row_scorers = ssn.row_fns("batch_node_order") if self._scorers is not None else None
         # One (frozen) allocate placement per node row, made on first use: select() returns it
         # instead of building one per placed pod.
@@ -139,9 +140,9 @@ class NodeSelector:
         # Plain-int comparison of a handful of columns beats numpy's per-call overhead.
         fit_idle = all(map(ge, arrays.idle[row].tolist(), req))
         fit_future = all(map(ge, arrays.future_idle[row].tolist(), req))
-        row_predicate = self._row_predicate
-        if row_predicate is not None:
-            passes = row_predicate(task, row)
+        row_predicates = self._row_predicates
+        if row_predicates is not None:
+            passes = all(fn(task, row) for fn in row_predicates)
         else:
             rows = np.array([row], dtype=np.int64)
             passes = bool((self._one_predicate or self.ssn.predicate_mask)(task, rows)[0])
