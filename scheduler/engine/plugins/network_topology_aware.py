@@ -26,6 +26,7 @@ handler (a placed pod adds its request to every HyperNode holding its node).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,7 @@ import numpy.typing as npt
 
 from scheduler.engine.api.hypernode import HyperNodeTree
 from scheduler.engine.api.resource import CPU, MEMORY
+from scheduler.engine.api.sub_job import sub_job_of
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.framework import ArgSpec, register_plugin
 from scheduler.engine.framework.interface import Event, EventHandler, Plugin
@@ -270,16 +272,28 @@ class NetworkTopologyAwarePlugin(Plugin):
         """Return ``scores`` (the candidate rows' scores so far; rows None: every row, -inf where
         no candidate) with this plugin's added."""
         job = self._ssn.jobs.get(task.job)
-        if job is not None and job.network_topology is not None:
+        # As Volcano, the pod's sub-job decides: with a network topology its pods are kept close
+        # (ties broken by the sub-job's pods), else binpacked. A job without a subGroupPolicy is
+        # its own one sub-job.
+        sub = None
+        if job is None:
+            topology = None
+        elif job.sub_group_policy:
+            sub = sub_job_of(job, task)
+            topology = sub.network_topology if sub is not None else None
+        else:
+            topology = job.network_topology
+        if job is not None and topology is not None:
+            tied_with = sub.tasks if sub is not None else None
             if rows is None:  # the LCA tie-break looks at the candidates only
                 candidates = np.flatnonzero(scores > -np.inf)
-                extra = self._lca_scores(task, job, candidates)
+                extra = self._lca_scores(task, job, candidates, tied_with)
                 if extra is None:
                     return None
                 total = scores.copy()
                 total[candidates] += extra
                 return total
-            extra = self._lca_scores(task, job, rows)
+            extra = self._lca_scores(task, job, rows, tied_with)
             return None if extra is None else scores + extra
         if not self._normal or task.resreq_vec is None:
             return None
@@ -393,17 +407,26 @@ class NetworkTopologyAwarePlugin(Plugin):
             out.append(0.0 if score < 0 else score / total)
         return out
 
-    def _lca_scores(self, task: TaskInfo, job: JobInfo, rows: IntArray) -> FloatArray | None:
-        """Closeness of each row to the task's job HyperNode, ties broken by pods already there."""
+    def _lca_scores(
+        self,
+        task: TaskInfo,
+        job: JobInfo,
+        rows: IntArray,
+        sub_tasks: Mapping[str, TaskInfo] | None = None,
+    ) -> FloatArray | None:
+        """Closeness of each row to the task's job (or sub-job) HyperNode, ties broken by the
+        pods of the job (of ``sub_tasks``, the sub-job's, when given) already there."""
         allocated = task.job_allocated_hypernode
         if not allocated or allocated not in self._index:
             return None
         leaf = self._leaf[rows]
         scores = self._lca_table(allocated)[leaf]  # a fresh array (fancy indexing copies)
         tied = scores == scores.max()
-        if job.tasks and np.count_nonzero(tied) > 1:
-            bonus = self._leaf_pods(job)[leaf[tied]]
-            scores[tied] += bonus / len(job.tasks)
+        members = job.tasks if sub_tasks is None else sub_tasks
+        if members and np.count_nonzero(tied) > 1:
+            counts = self._leaf_pods(job) if sub_tasks is None else self._pods_per_leaf(sub_tasks)
+            bonus = counts[leaf[tied]]
+            scores[tied] += bonus / len(members)
         out: FloatArray = scores * self._scale
         return out
 
@@ -418,6 +441,17 @@ class NetworkTopologyAwarePlugin(Plugin):
                 if node is not None:
                     counts[self._leaf[node.index]] += 1
             self._job_leaf_pods[job.uid] = counts
+        counts[len(self._names)] = 0
+        return counts
+
+    def _pods_per_leaf(self, tasks: Mapping[str, TaskInfo]) -> IntArray:
+        """Return ``tasks``' placed pods per lowest-tier HyperNode ("none" counts nothing)."""
+        counts = np.zeros(len(self._names) + 1, dtype=np.int64)
+        nodes = self._ssn.nodes
+        for other in tasks.values():
+            node = nodes.get(other.node_name) if other.node_name else None
+            if node is not None:
+                counts[self._leaf[node.index]] += 1
         counts[len(self._names)] = 0
         return counts
 
