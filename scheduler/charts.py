@@ -125,7 +125,7 @@ def node_heatmap_grid(
             zmin=0, zmax=100, colorscale="Viridis", xgap=1 if few else 0, ygap=2,
             hovertemplate="<b>%{x}</b><br>%{y}: %{customdata[0]:.4~g} of %{customdata[1]:.4~g}"
                           " allocated (%{z:.0f}%)<extra></extra>",
-            colorbar={"title": {"text": "% allocated", "side": "right"}, "ticksuffix": "%",
+            colorbar={"title": {"text": _("% allocated"), "side": "right"}, "ticksuffix": "%",
                       "thickness": 12},
             hoverongaps=False,
             # Built here from numbers and node names only: plotly.py's per-element checks of
@@ -264,7 +264,7 @@ def node_allocation_figure(
             base_layout(
                 uirevision="node-allocation",
                 xaxis={"type": "date"},
-                yaxis={"title": {"text": "% of allocatable"}, "range": [0, 105],
+                yaxis={"title": {"text": _("Share of allocatable")}, "range": [0, 105],
                        "ticksuffix": "%"},
                 height=280,
             ),

@@ -9,18 +9,29 @@ through ``audit_record`` (``ready`` before and after, and how many pods failed).
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from core.models import Node
 from kubelet.faults import node_cordon, node_down, node_up
 
 __all__ = ["NODE_ACTIONS", "node_act", "node_actions"]
 
-# action → (button label, confirmation question); the order of the buttons.
+# action → (button label, confirmation question), marked for translation (the view translates
+# them); the order of the buttons.
 NODE_ACTIONS: dict[str, tuple[str, str]] = {
-    "cordon": ("Cordon", "Cordon {node}? No new pod will be bound to it; running pods stay."),
-    "uncordon": ("Uncordon", "Uncordon {node}? The scheduler may bind pods to it again."),
-    "down": ("Take down", "Take {node} down? It turns NotReady and every live pod on it fails."),
-    "up": ("Bring up", "Bring {node} up? It turns Ready again."),
+    "cordon": (
+        gettext_noop("Cordon"),
+        gettext_noop("Cordon {node}? No new pod will be bound to it; running pods stay."),
+    ),
+    "uncordon": (
+        gettext_noop("Uncordon"),
+        gettext_noop("Uncordon {node}? The scheduler may bind pods to it again."),
+    ),
+    "down": (
+        gettext_noop("Take down"),
+        gettext_noop("Take {node} down? It turns NotReady and every live pod on it fails."),
+    ),
+    "up": (gettext_noop("Bring up"), gettext_noop("Bring {node} up? It turns Ready again.")),
 }
 
 
