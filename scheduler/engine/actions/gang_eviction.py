@@ -16,8 +16,18 @@ job is undone and the next bundle is added. Only when the job is then pipelined 
 commit; otherwise nothing of it remains. The plugins' UnifiedEvictable hooks (no enable flag)
 may narrow the candidates first: a whole bundle survives only if all of its pods are allowed.
 
-Differences from Volcano, all because this engine has no HyperNodes or sub-job policies: the only
-domain is the whole cluster (so ``maxDomains`` caps nothing), and a job is one sub-job.
+Domains: victims are searched HyperNode by HyperNode. The HyperNode gradient asked for eviction
+(``SearchPurpose.EVICT``: HyperNodes within the job's allowed tier whose allocatable covers its
+minimum, widest first, capped by network-topology-aware's ``hypernode.gradient.evict.max-hypernodes``)
+is flattened into at most ``maxDomains`` domains. A job without hard topology, or a session without
+the plugin or without HyperNodes, has the whole cluster as its one domain; a hard-topology job
+whose gradient is empty has none (it evicts nothing). In a domain, only its nodes give victims and
+room; a hard-topology job's pods are then pipelined into the first HyperNode of the domain's own
+eviction gradient where they all fit (the domain itself first), any other job's onto the domain.
+
+Differences from Volcano: a job is one sub-job (no sub-job policies here), and the HyperNode a
+plan placed the job in is not nominated to the job (Volcano's ``NominatedHyperNode``) for
+allocate to consume.
 """
 
 from __future__ import annotations
@@ -29,16 +39,19 @@ from dataclasses import dataclass, field
 from functools import cmp_to_key
 
 import numpy as np
+import numpy.typing as npt
 
 from scheduler.engine.actions.preempt import pending_tasks
 from scheduler.engine.api.eviction import EvictionKind, GangEvictionContext
+from scheduler.engine.api.hypernode import TOP_HYPERNODE
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import ALLOCATED_STATUSES, TaskStatus
-from scheduler.engine.framework import ArgSpec, Session, Statement
+from scheduler.engine.framework import ArgSpec, SearchPurpose, Session, Statement
+from scheduler.engine.framework.topology import hard_tier
 from scheduler.engine.util.node_select import NodeSelector
 from scheduler.engine.util.priority_queue import PriorityQueue
 
@@ -50,15 +63,17 @@ __all__ = [
     "Bundle",
     "BundleType",
     "GangEvictionOptions",
+    "candidate_domains",
     "create_job_bundles",
     "gang_evictable_job",
+    "pick_domains",
     "run_gang_eviction",
 ]
 
 MAX_DOMAINS = "maxDomains"
 ALLOW_WHOLE_BUNDLE = "allowWholeBundle"
 DEFAULT_MAX_DOMAINS = 8
-CLUSTER_TOP_HYPERNODE = "<cluster-top-hypernode>"
+CLUSTER_TOP_HYPERNODE = TOP_HYPERNODE
 PREEMPTABLE_KEY = "volcano.sh/preemptable"
 
 GANG_EVICTION_ARGUMENTS = (
@@ -334,41 +349,72 @@ class _Attempt:
         return [b for b in valid if b.type is BundleType.SAFE or self.options.allow_whole_bundle]
 
     def run(self, stmt: Statement) -> None:
-        """Find victims in each domain until a plan pipelines the job; add it to ``stmt``."""
-        nodes = list(self.ssn.node_list)  # the one domain: the whole cluster
-        domain = CLUSTER_TOP_HYPERNODE
-        bundles = self.bundles(domain, nodes)
-        if not bundles:
-            return
-        arrays = self.ssn.arrays  # the domain's idle plus releasing, summed over its nodes
-        room = self.ssn.resource_index.resource(
-            arrays.idle.sum(axis=0) + arrays.releasing.sum(axis=0)
-        )
-        chosen: list[TaskInfo] = []
-        for bundle in bundles:
-            chosen.extend(bundle.tasks)
-            if not self.need.less_equal(room + _sum(chosen)):
+        """Find victims domain by domain until a plan pipelines the job; add it to ``stmt``."""
+        ssn = self.ssn
+        arrays = ssn.arrays
+        for domain in candidate_domains(ssn, self.job, self.options.max_domains):
+            rows = self._rows(domain)
+            if not len(rows):
                 continue
-            plan = self._plan(list(chosen))
-            if plan is not None:
-                stmt.merge(plan)
-                return
+            bundles = self.bundles(domain, [ssn.node_list[r] for r in rows.tolist()])
+            if not bundles:
+                continue
+            # the domain's idle plus releasing, summed over its nodes
+            room = ssn.resource_index.resource(
+                arrays.idle[rows].sum(axis=0) + arrays.releasing[rows].sum(axis=0)
+            )
+            chosen: list[TaskInfo] = []
+            for bundle in bundles:
+                chosen.extend(bundle.tasks)
+                if not self.need.less_equal(room + _sum(chosen)):
+                    continue
+                plan = self._plan(list(chosen), domain)
+                if plan is not None:
+                    stmt.merge(plan)
+                    return
 
-    def _plan(self, victims: list[TaskInfo]) -> Statement | None:
-        """Evict ``victims`` and pipeline every pending pod; None (nothing changed) on failure."""
+    def _rows(self, hypernode: str) -> npt.NDArray[np.int64]:
+        """Return the node rows of ``hypernode`` (the cluster: every row)."""
+        tree = self.ssn.hypernodes
+        if tree is None or hypernode not in tree.rows:
+            return np.arange(len(self.ssn.node_list), dtype=np.int64)
+        return tree.rows[hypernode]
+
+    def _targets(self, domain: str) -> list[str]:
+        """Return the HyperNodes to try placing the job in within ``domain``, in order."""
+        ssn, job = self.ssn, self.job
+        highest = hard_tier(job)
+        if highest is None or ssn.hypernodes is None:
+            return [domain]
+        minimum = (
+            None if job.min_resources is None else ssn.resource_index.vector(job.min_resources)
+        )
+        gradient = ssn.hypernode_gradient(
+            job, domain, highest, job.allocated_hypernode, minimum, SearchPurpose.EVICT
+        )
+        return pick_domains(gradient, 0, "")
+
+    def _plan(self, victims: list[TaskInfo], domain: str) -> Statement | None:
+        """Evict ``victims`` and pipeline every pending pod in one HyperNode of ``domain``; None
+        (nothing changed) on failure."""
         ssn, job = self.ssn, self.job
         plan = ssn.statement()
         for victim in victims:
             plan.evict(victim, str(self.kind))
-        # Volcano also accepts a trial on JobReady, then still asks for JobPipelined: the latter
-        # decides (a ready job is pipelined too: ready tasks count toward both).
-        if not self._pipeline_all(plan) or not ssn.job_pipelined(job):
-            plan.discard()
-            return None
-        return plan
+        for target in self._targets(domain):
+            trial = ssn.statement()
+            # Volcano also accepts a trial on JobReady, then still asks for JobPipelined: the
+            # latter decides (a ready job is pipelined too: ready tasks count toward both).
+            if self._pipeline_all(trial, self._rows(target)) and ssn.job_pipelined(job):
+                plan.merge(trial)
+                return plan
+            trial.discard()
+        plan.discard()
+        return None
 
-    def _pipeline_all(self, plan: Statement) -> bool:
-        """Pipeline the pending pods in task order onto their best node; False if one has none."""
+    def _pipeline_all(self, plan: Statement, rows: npt.NDArray[np.int64]) -> bool:
+        """Pipeline the pending pods in task order onto their best node among ``rows``; False if
+        one has none."""
         ssn, queue = self.ssn, self.queue
         selector = NodeSelector.of(ssn)
         arrays = ssn.arrays
@@ -380,7 +426,8 @@ class _Attempt:
                 return False
             entry = selector.entry(task)
             request = task.resreq_vec
-            fit_future = np.all(arrays.future_idle >= request, axis=1)
+            fit_future = np.zeros(len(arrays.future_idle), dtype=np.bool_)
+            fit_future[rows] = np.all(arrays.future_idle[rows] >= request, axis=1)
             fit_idle = np.all(arrays.idle >= request, axis=1)
             idle_fit: list[NodeInfo] = []
             future_fit: list[NodeInfo] = []
@@ -404,6 +451,36 @@ class _Attempt:
             plan.pipeline(task, best)
             placed += 1
         return placed > 0
+
+
+def pick_domains(gradient: list[list[str]], max_domains: int, fallback: str) -> list[str]:
+    """Flatten ``gradient`` into distinct HyperNode names in order, at most ``max_domains`` (<= 0:
+    all); ``[fallback]`` when it names none and ``fallback`` is set."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for group in gradient:
+        for name in group:
+            if not name or name in seen:
+                continue
+            seen.add(name)
+            out.append(name)
+            if 0 < max_domains <= len(out):
+                return out
+    if not out and fallback:
+        out.append(fallback)
+    return out
+
+
+def candidate_domains(ssn: Session, job: JobInfo, max_domains: int) -> list[str]:
+    """Return the HyperNodes ``job`` searches victims in, in order (see the module docstring)."""
+    highest = hard_tier(job)
+    if ssn.hypernodes is None or highest is None:
+        return [CLUSTER_TOP_HYPERNODE]
+    minimum = None if job.min_resources is None else ssn.resource_index.vector(job.min_resources)
+    gradient = ssn.hypernode_gradient(
+        job, CLUSTER_TOP_HYPERNODE, highest, job.allocated_hypernode, minimum, SearchPurpose.EVICT
+    )
+    return pick_domains(gradient, max_domains, "")
 
 
 def _collect_pending(ssn: Session, job: JobInfo) -> list[TaskInfo]:
