@@ -1,0 +1,70 @@
+"""Builders of small HyperNode clusters for the network-topology-aware tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from scheduler.engine.framework import Session, open_session
+from scheduler.engine.util.scenario import load_scenario
+
+TOP = "<cluster-top-hypernode>"
+
+
+def node(name: str, cpu: str, memory: str = "8Gi") -> dict[str, Any]:
+    """Return a Node object with ``cpu`` and ``memory`` allocatable."""
+    allocatable = {"cpu": cpu, "memory": memory, "pods": "10"}
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+            "status": {"allocatable": allocatable}}  # fmt: skip
+
+
+def hypernode(name: str, tier: int, members: list[str], kind: str = "Node") -> dict[str, Any]:
+    """Return a HyperNode of ``tier`` holding ``members`` (nodes, or HyperNodes)."""
+    return {
+        "apiVersion": "topology.volcano.sh/v1alpha1",
+        "kind": "HyperNode",
+        "metadata": {"name": name},
+        "spec": {"tier": tier, "members": [
+            {"type": kind, "selector": {"exactMatch": {"name": m}}} for m in members]},
+    }  # fmt: skip
+
+
+def pod(name: str, namespace: str, node_name: str, cpu: str, group: str = "") -> dict[str, Any]:
+    """Return a pod (of ``group`` if given) running on ``node_name``, or pending without one."""
+    annotations = {"scheduling.k8s.io/group-name": group} if group else {}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "annotations": annotations},
+        "spec": {"nodeName": node_name,
+                 "containers": [{"name": "main", "resources": {"requests": {"cpu": cpu}}}]},
+        "status": {"phase": "Running" if node_name else "Pending"},
+    }  # fmt: skip
+
+
+def two_racks_session(
+    busy_cpu: str, min_cpu: str, arguments: dict[str, Any] | None = None
+) -> Session:
+    """Open a session on racks ``a`` and ``b`` (two 4-cpu nodes each) under ``spine`` (tier 2),
+    ``busy_cpu`` running on a1, and a pending hard-topology job ``ns1/pg1`` (tier <= 2) asking
+    ``min_cpu`` at least."""
+    objects = [
+        node("a1", "4"), node("a2", "4"), node("b1", "4"), node("b2", "4"),
+        hypernode("a", 1, ["a1", "a2"]), hypernode("b", 1, ["b1", "b2"]),
+        hypernode("spine", 2, ["a", "b"], "HyperNode"),
+        pod("p1", "ns1", "", "1", "pg1"), pod("busy", "other", "a1", busy_cpu),
+    ]  # fmt: skip
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+             "metadata": {"name": "pg1", "namespace": "ns1"},
+             "spec": {"minMember": 1, "minResources": {"cpu": min_cpu},
+                      "networkTopology": {"mode": "hard", "highestTierAllowed": 2}},
+             "status": {"phase": "Inqueue"}}  # fmt: skip
+    plugin: dict[str, Any] = {"name": "network-topology-aware"}
+    if arguments:
+        plugin["arguments"] = arguments
+    conf = yaml.safe_dump({"actions": "allocate", "tiers": [{"plugins": [plugin]}]})
+    loaded = load_scenario(
+        yaml.safe_dump({"name": "g", "config": conf, "objects": [*objects, group]})
+    )
+    return open_session(loaded.cluster, loaded.conf)
