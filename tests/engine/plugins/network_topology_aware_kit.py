@@ -43,6 +43,26 @@ def pod(name: str, namespace: str, node_name: str, cpu: str, group: str = "") ->
     }  # fmt: skip
 
 
+def hard_job(name: str, namespace: str, min_cpu: str, highest_tier: int) -> list[dict[str, Any]]:
+    """Return an Inqueue hard-topology PodGroup asking ``min_cpu`` at least, and its one pending pod."""
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+             "metadata": {"name": name, "namespace": namespace},
+             "spec": {"minMember": 1, "minResources": {"cpu": min_cpu},
+                      "networkTopology": {"mode": "hard", "highestTierAllowed": highest_tier}},
+             "status": {"phase": "Inqueue"}}  # fmt: skip
+    return [group, pod(f"{name}-0", namespace, "", "1", name)]
+
+
+def session(objects: list[dict[str, Any]], arguments: dict[str, Any] | None = None) -> Session:
+    """Open an allocate session on ``objects`` with network-topology-aware (given ``arguments``)."""
+    plugin: dict[str, Any] = {"name": "network-topology-aware"}
+    if arguments:
+        plugin["arguments"] = arguments
+    conf = yaml.safe_dump({"actions": "allocate", "tiers": [{"plugins": [plugin]}]})
+    loaded = load_scenario(yaml.safe_dump({"name": "g", "config": conf, "objects": objects}))
+    return open_session(loaded.cluster, loaded.conf)
+
+
 def two_racks_session(
     busy_cpu: str, min_cpu: str, arguments: dict[str, Any] | None = None
 ) -> Session:
@@ -55,16 +75,4 @@ def two_racks_session(
         hypernode("spine", 2, ["a", "b"], "HyperNode"),
         pod("p1", "ns1", "", "1", "pg1"), pod("busy", "other", "a1", busy_cpu),
     ]  # fmt: skip
-    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-             "metadata": {"name": "pg1", "namespace": "ns1"},
-             "spec": {"minMember": 1, "minResources": {"cpu": min_cpu},
-                      "networkTopology": {"mode": "hard", "highestTierAllowed": 2}},
-             "status": {"phase": "Inqueue"}}  # fmt: skip
-    plugin: dict[str, Any] = {"name": "network-topology-aware"}
-    if arguments:
-        plugin["arguments"] = arguments
-    conf = yaml.safe_dump({"actions": "allocate", "tiers": [{"plugins": [plugin]}]})
-    loaded = load_scenario(
-        yaml.safe_dump({"name": "g", "config": conf, "objects": [*objects, group]})
-    )
-    return open_session(loaded.cluster, loaded.conf)
+    return session([*objects, *hard_job("pg1", "ns1", min_cpu, 2)[:1]], arguments)
