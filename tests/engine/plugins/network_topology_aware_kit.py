@@ -12,9 +12,9 @@ from scheduler.engine.util.scenario import load_scenario
 TOP = "<cluster-top-hypernode>"
 
 
-def node(name: str, cpu: str, memory: str = "8Gi") -> dict[str, Any]:
-    """Return a Node object with ``cpu`` and ``memory`` allocatable."""
-    allocatable = {"cpu": cpu, "memory": memory, "pods": "10"}
+def node(name: str, cpu: str, memory: str = "8Gi", **extra: str) -> dict[str, Any]:
+    """Return a Node object with ``cpu``, ``memory`` and ``extra`` resources allocatable."""
+    allocatable = {"cpu": cpu, "memory": memory, "pods": "10", **extra}
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
             "status": {"allocatable": allocatable}}  # fmt: skip
 
@@ -30,15 +30,19 @@ def hypernode(name: str, tier: int, members: list[str], kind: str = "Node") -> d
     }  # fmt: skip
 
 
-def pod(name: str, namespace: str, node_name: str, cpu: str, group: str = "") -> dict[str, Any]:
-    """Return a pod (of ``group`` if given) running on ``node_name``, or pending without one."""
+def pod(
+    name: str, namespace: str, node_name: str, cpu: str, group: str = "", **requests: str
+) -> dict[str, Any]:
+    """Return a pod (of ``group`` if given) running on ``node_name``, or pending without one,
+    requesting ``cpu`` and ``requests``."""
     annotations = {"scheduling.k8s.io/group-name": group} if group else {}
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace, "annotations": annotations},
         "spec": {"nodeName": node_name,
-                 "containers": [{"name": "main", "resources": {"requests": {"cpu": cpu}}}]},
+                 "containers": [{"name": "main",
+                                 "resources": {"requests": {"cpu": cpu, **requests}}}]},
         "status": {"phase": "Running" if node_name else "Pending"},
     }  # fmt: skip
 
