@@ -47,6 +47,28 @@ def pod(
     }  # fmt: skip
 
 
+def modulo_tree(nodes: int, per_tier: tuple[int, ...]) -> list[dict[str, Any]]:
+    """Return HyperNodes ``hn-<tier>-<index>`` over nodes ``n0``.. ``n<nodes-1>``: node i lies in
+    HyperNode i mod ``per_tier[t-1]`` of tier t (a tree when each count divides the one below)."""
+    lowest = per_tier[0]
+    objects = [
+        hypernode(f"hn-1-{h}", 1, [f"n{i}" for i in range(nodes) if i % lowest == h])
+        for h in range(lowest)
+    ]
+    for tier in range(2, len(per_tier) + 1):
+        below, count = per_tier[tier - 2], per_tier[tier - 1]
+        objects += [
+            hypernode(
+                f"hn-{tier}-{h}",
+                tier,
+                [f"hn-{tier - 1}-{c}" for c in range(below) if c % count == h],
+                "HyperNode",
+            )
+            for h in range(count)
+        ]
+    return objects
+
+
 def hard_job(name: str, namespace: str, min_cpu: str, highest_tier: int) -> list[dict[str, Any]]:
     """Return an Inqueue hard-topology PodGroup asking ``min_cpu`` at least, and its one pending pod."""
     group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",

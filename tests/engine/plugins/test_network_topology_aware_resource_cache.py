@@ -16,7 +16,7 @@ from scheduler.engine.framework import SearchPurpose
 from tests.engine.plugins.network_topology_aware_kit import (
     TOP,
     hard_job,
-    hypernode,
+    modulo_tree,
     node,
     pod,
     session,
@@ -35,22 +35,7 @@ def _objects(min_cpu: str) -> list[dict[str, Any]]:
     allocatable and 2k idle."""
     objects = [node(f"n{i}", "4") for i in range(NODES)]
     objects += [pod(f"busy{i}", "other", f"n{i}", "2") for i in range(NODES)]
-    lowest = PER_TIER[0]
-    objects += [
-        hypernode(_name(1, h), 1, [f"n{i}" for i in range(NODES) if i % lowest == h])
-        for h in range(lowest)
-    ]
-    for tier in range(2, len(PER_TIER) + 1):
-        below, count = PER_TIER[tier - 2], PER_TIER[tier - 1]
-        objects += [
-            hypernode(
-                _name(tier, h),
-                tier,
-                [_name(tier - 1, c) for c in range(below) if c % count == h],
-                "HyperNode",
-            )
-            for h in range(count)
-        ]
+    objects += modulo_tree(NODES, PER_TIER)
     return [*objects, *hard_job("pg1", "ns1", min_cpu, len(PER_TIER))]
 
 
