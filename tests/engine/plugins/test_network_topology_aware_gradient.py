@@ -19,7 +19,15 @@ from scheduler.engine.plugins.network_topology_aware import (
     NetworkTopologyAwarePlugin,
     reverse_and_cap,
 )
-from tests.engine.plugins.network_topology_aware_kit import TOP, two_racks_session
+from tests.engine.plugins.network_topology_aware_kit import (
+    TOP,
+    hard_job,
+    hypernode,
+    node,
+    pod,
+    session,
+    two_racks_session,
+)
 
 EVICT = SearchPurpose.EVICT
 
@@ -47,6 +55,22 @@ def _gradient(busy: str, minimum_cpu: str, purpose: SearchPurpose, **args: objec
 def test_allocate_keeps_hypernodes_whose_idle_covers_the_minimum_narrowest_first() -> None:
     # rack a has 5 cpu idle of 8: too little for 6
     assert _gradient("3", "6", SearchPurpose.ALLOCATE) == [["b"], ["spine"]]
+
+
+def test_allocate_keeps_a_hypernode_whose_future_idle_covers_the_minimum() -> None:
+    # "idle insufficient, futureIdle sufficient": the busy pod on a1 is being deleted
+    objects = [
+        node("a1", "4"), node("a2", "4"), hypernode("a", 1, ["a1", "a2"]),
+        hypernode("spine", 2, ["a"], "HyperNode"), *hard_job("pg1", "ns1", "6", 2),
+    ]  # fmt: skip
+    releasing = pod("busy", "other", "a1", "3")
+    releasing["metadata"]["deletionTimestamp"] = "2024-01-01T00:59:00Z"
+    for busy, expected in ((pod("busy", "other", "a1", "3"), []), (releasing, [["a"], ["spine"]])):
+        ssn = session([*objects, busy])
+        job = ssn.jobs["ns1/pg1"]
+        assert job.min_resources is not None
+        minimum = ssn.resource_index.vector(job.min_resources)
+        assert ssn.hypernode_gradient(job, TOP, 2, "", minimum) == expected
 
 
 def test_the_allocate_purpose_is_the_default() -> None:
