@@ -16,12 +16,10 @@ job is undone and the next bundle is added. Only when the job is then pipelined 
 commit; otherwise nothing of it remains. The plugins' UnifiedEvictable hooks (no enable flag)
 may narrow the candidates first: a whole bundle survives only if all of its pods are allowed.
 
-Domains: victims are searched HyperNode by HyperNode. The HyperNode gradient asked for eviction
-(``SearchPurpose.EVICT``: HyperNodes within the job's allowed tier whose allocatable covers its
-minimum, widest first, capped by network-topology-aware's ``hypernode.gradient.evict.max-hypernodes``)
-is flattened into at most ``maxDomains`` domains. A job without hard topology, or a session without
-the plugin or without HyperNodes, has the whole cluster as its one domain; a hard-topology job
-whose gradient is empty has none (it evicts nothing). In a domain, only its nodes give victims and
+Domains: victims are searched HyperNode by HyperNode (``gang_domains.py``: a hard-topology job's
+eviction gradient, widest first, at most ``maxDomains``; any other job, or a session without
+network-topology-aware or without HyperNodes, has the whole cluster; a hard-topology job no
+HyperNode can hold has none and evicts nothing). In a domain, only its nodes give victims and
 room; a hard-topology job's pods are then pipelined into the first HyperNode of the domain's own
 eviction gradient where they all fit (the domain itself first), any other job's onto the domain.
 
@@ -41,9 +39,13 @@ from functools import cmp_to_key
 import numpy as np
 import numpy.typing as npt
 
+from scheduler.engine.actions.gang_domains import (
+    CLUSTER_TOP_HYPERNODE,
+    candidate_domains,
+    pick_domains,
+)
 from scheduler.engine.actions.preempt import pending_tasks
 from scheduler.engine.api.eviction import EvictionKind, GangEvictionContext
-from scheduler.engine.api.hypernode import TOP_HYPERNODE
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.queue_info import QueueInfo
@@ -63,17 +65,14 @@ __all__ = [
     "Bundle",
     "BundleType",
     "GangEvictionOptions",
-    "candidate_domains",
     "create_job_bundles",
     "gang_evictable_job",
-    "pick_domains",
     "run_gang_eviction",
 ]
 
 MAX_DOMAINS = "maxDomains"
 ALLOW_WHOLE_BUNDLE = "allowWholeBundle"
 DEFAULT_MAX_DOMAINS = 8
-CLUSTER_TOP_HYPERNODE = TOP_HYPERNODE
 PREEMPTABLE_KEY = "volcano.sh/preemptable"
 
 GANG_EVICTION_ARGUMENTS = (
@@ -451,36 +450,6 @@ class _Attempt:
             plan.pipeline(task, best)
             placed += 1
         return placed > 0
-
-
-def pick_domains(gradient: list[list[str]], max_domains: int, fallback: str) -> list[str]:
-    """Flatten ``gradient`` into distinct HyperNode names in order, at most ``max_domains`` (<= 0:
-    all); ``[fallback]`` when it names none and ``fallback`` is set."""
-    seen: set[str] = set()
-    out: list[str] = []
-    for group in gradient:
-        for name in group:
-            if not name or name in seen:
-                continue
-            seen.add(name)
-            out.append(name)
-            if 0 < max_domains <= len(out):
-                return out
-    if not out and fallback:
-        out.append(fallback)
-    return out
-
-
-def candidate_domains(ssn: Session, job: JobInfo, max_domains: int) -> list[str]:
-    """Return the HyperNodes ``job`` searches victims in, in order (see the module docstring)."""
-    highest = hard_tier(job)
-    if ssn.hypernodes is None or highest is None:
-        return [CLUSTER_TOP_HYPERNODE]
-    minimum = None if job.min_resources is None else ssn.resource_index.vector(job.min_resources)
-    gradient = ssn.hypernode_gradient(
-        job, CLUSTER_TOP_HYPERNODE, highest, job.allocated_hypernode, minimum, SearchPurpose.EVICT
-    )
-    return pick_domains(gradient, max_domains, "")
 
 
 def _collect_pending(ssn: Session, job: JobInfo) -> list[TaskInfo]:

@@ -7,7 +7,7 @@ gangreclaim.
 
 from __future__ import annotations
 
-from scheduler.engine.actions.gang_eviction import (
+from scheduler.engine.actions.gang_domains import (
     CLUSTER_TOP_HYPERNODE,
     candidate_domains,
     pick_domains,
