@@ -23,9 +23,9 @@ HyperNode can hold has none and evicts nothing). In a domain, only its nodes giv
 room; a hard-topology job's pods are then pipelined into the first HyperNode of the domain's own
 eviction gradient where they all fit (the domain itself first), any other job's onto the domain.
 
-Differences from Volcano: a job is one sub-job (no sub-job policies here), and the HyperNode a
-plan placed the job in is not nominated to the job (Volcano's ``NominatedHyperNode``) for
-allocate to consume.
+Differences from Volcano: a job's pending pods are placed as one, even with a subGroupPolicy
+(Volcano places them sub-job by sub-job, each in its own eviction gradient), and the HyperNode a
+plan placed them in is not nominated (Volcano's ``NominatedHyperNode``) for allocate to consume.
 """
 
 from __future__ import annotations
