@@ -16,8 +16,16 @@ job is undone and the next bundle is added. Only when the job is then pipelined 
 commit; otherwise nothing of it remains. The plugins' UnifiedEvictable hooks (no enable flag)
 may narrow the candidates first: a whole bundle survives only if all of its pods are allowed.
 
-Differences from Volcano, all because this engine has no HyperNodes or sub-job policies: the only
-domain is the whole cluster (so ``maxDomains`` caps nothing), and a job is one sub-job.
+Domains: victims are searched HyperNode by HyperNode (``gang_domains.py``: a hard-topology job's
+eviction gradient, widest first, at most ``maxDomains``; any other job, or a session without
+network-topology-aware or without HyperNodes, has the whole cluster; a hard-topology job no
+HyperNode can hold has none and evicts nothing). In a domain, only its nodes give victims and
+room; a hard-topology job's pods are then pipelined into the first HyperNode of the domain's own
+eviction gradient where they all fit (the domain itself first), any other job's onto the domain.
+
+Differences from Volcano: a job's pending pods are placed as one, even with a subGroupPolicy
+(Volcano places them sub-job by sub-job, each in its own eviction gradient), and the HyperNode a
+plan placed them in is not nominated (Volcano's ``NominatedHyperNode``) for allocate to consume.
 """
 
 from __future__ import annotations
@@ -29,7 +37,13 @@ from dataclasses import dataclass, field
 from functools import cmp_to_key
 
 import numpy as np
+import numpy.typing as npt
 
+from scheduler.engine.actions.gang_domains import (
+    CLUSTER_TOP_HYPERNODE,
+    candidate_domains,
+    pick_domains,
+)
 from scheduler.engine.actions.preempt import pending_tasks
 from scheduler.engine.api.eviction import EvictionKind, GangEvictionContext
 from scheduler.engine.api.job_info import JobInfo
@@ -38,7 +52,8 @@ from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import ALLOCATED_STATUSES, TaskStatus
-from scheduler.engine.framework import ArgSpec, Session, Statement
+from scheduler.engine.framework import ArgSpec, SearchPurpose, Session, Statement
+from scheduler.engine.framework.topology import hard_tier
 from scheduler.engine.util.node_select import NodeSelector
 from scheduler.engine.util.priority_queue import PriorityQueue
 
@@ -58,7 +73,6 @@ __all__ = [
 MAX_DOMAINS = "maxDomains"
 ALLOW_WHOLE_BUNDLE = "allowWholeBundle"
 DEFAULT_MAX_DOMAINS = 8
-CLUSTER_TOP_HYPERNODE = "<cluster-top-hypernode>"
 PREEMPTABLE_KEY = "volcano.sh/preemptable"
 
 GANG_EVICTION_ARGUMENTS = (
@@ -334,41 +348,72 @@ class _Attempt:
         return [b for b in valid if b.type is BundleType.SAFE or self.options.allow_whole_bundle]
 
     def run(self, stmt: Statement) -> None:
-        """Find victims in each domain until a plan pipelines the job; add it to ``stmt``."""
-        nodes = list(self.ssn.node_list)  # the one domain: the whole cluster
-        domain = CLUSTER_TOP_HYPERNODE
-        bundles = self.bundles(domain, nodes)
-        if not bundles:
-            return
-        arrays = self.ssn.arrays  # the domain's idle plus releasing, summed over its nodes
-        room = self.ssn.resource_index.resource(
-            arrays.idle.sum(axis=0) + arrays.releasing.sum(axis=0)
-        )
-        chosen: list[TaskInfo] = []
-        for bundle in bundles:
-            chosen.extend(bundle.tasks)
-            if not self.need.less_equal(room + _sum(chosen)):
+        """Find victims domain by domain until a plan pipelines the job; add it to ``stmt``."""
+        ssn = self.ssn
+        arrays = ssn.arrays
+        for domain in candidate_domains(ssn, self.job, self.options.max_domains):
+            rows = self._rows(domain)
+            if not len(rows):
                 continue
-            plan = self._plan(list(chosen))
-            if plan is not None:
-                stmt.merge(plan)
-                return
+            bundles = self.bundles(domain, [ssn.node_list[r] for r in rows.tolist()])
+            if not bundles:
+                continue
+            # the domain's idle plus releasing, summed over its nodes
+            room = ssn.resource_index.resource(
+                arrays.idle[rows].sum(axis=0) + arrays.releasing[rows].sum(axis=0)
+            )
+            chosen: list[TaskInfo] = []
+            for bundle in bundles:
+                chosen.extend(bundle.tasks)
+                if not self.need.less_equal(room + _sum(chosen)):
+                    continue
+                plan = self._plan(list(chosen), domain)
+                if plan is not None:
+                    stmt.merge(plan)
+                    return
 
-    def _plan(self, victims: list[TaskInfo]) -> Statement | None:
-        """Evict ``victims`` and pipeline every pending pod; None (nothing changed) on failure."""
+    def _rows(self, hypernode: str) -> npt.NDArray[np.int64]:
+        """Return the node rows of ``hypernode`` (the cluster: every row)."""
+        tree = self.ssn.hypernodes
+        if tree is None or hypernode not in tree.rows:
+            return np.arange(len(self.ssn.node_list), dtype=np.int64)
+        return tree.rows[hypernode]
+
+    def _targets(self, domain: str) -> list[str]:
+        """Return the HyperNodes to try placing the job in within ``domain``, in order."""
+        ssn, job = self.ssn, self.job
+        highest = hard_tier(job)
+        if highest is None or ssn.hypernodes is None:
+            return [domain]
+        minimum = (
+            None if job.min_resources is None else ssn.resource_index.vector(job.min_resources)
+        )
+        gradient = ssn.hypernode_gradient(
+            job, domain, highest, job.allocated_hypernode, minimum, SearchPurpose.EVICT
+        )
+        return pick_domains(gradient, 0, "")
+
+    def _plan(self, victims: list[TaskInfo], domain: str) -> Statement | None:
+        """Evict ``victims`` and pipeline every pending pod in one HyperNode of ``domain``; None
+        (nothing changed) on failure."""
         ssn, job = self.ssn, self.job
         plan = ssn.statement()
         for victim in victims:
             plan.evict(victim, str(self.kind))
-        # Volcano also accepts a trial on JobReady, then still asks for JobPipelined: the latter
-        # decides (a ready job is pipelined too: ready tasks count toward both).
-        if not self._pipeline_all(plan) or not ssn.job_pipelined(job):
-            plan.discard()
-            return None
-        return plan
+        for target in self._targets(domain):
+            trial = ssn.statement()
+            # Volcano also accepts a trial on JobReady, then still asks for JobPipelined: the
+            # latter decides (a ready job is pipelined too: ready tasks count toward both).
+            if self._pipeline_all(trial, self._rows(target)) and ssn.job_pipelined(job):
+                plan.merge(trial)
+                return plan
+            trial.discard()
+        plan.discard()
+        return None
 
-    def _pipeline_all(self, plan: Statement) -> bool:
-        """Pipeline the pending pods in task order onto their best node; False if one has none."""
+    def _pipeline_all(self, plan: Statement, rows: npt.NDArray[np.int64]) -> bool:
+        """Pipeline the pending pods in task order onto their best node among ``rows``; False if
+        one has none."""
         ssn, queue = self.ssn, self.queue
         selector = NodeSelector.of(ssn)
         arrays = ssn.arrays
@@ -380,7 +425,8 @@ class _Attempt:
                 return False
             entry = selector.entry(task)
             request = task.resreq_vec
-            fit_future = np.all(arrays.future_idle >= request, axis=1)
+            fit_future = np.zeros(len(arrays.future_idle), dtype=np.bool_)
+            fit_future[rows] = np.all(arrays.future_idle[rows] >= request, axis=1)
             fit_idle = np.all(arrays.idle >= request, axis=1)
             idle_fit: list[NodeInfo] = []
             future_fit: list[NodeInfo] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 from scheduler.engine.framework.arguments import ArgSpec, Arguments
 from scheduler.engine.framework.decisions import Decisions, Eviction, SessionTimings
 from scheduler.engine.framework.interface import Action, Event, EventHandler, Plugin
+from scheduler.engine.framework.registrars import SearchPurpose
 from scheduler.engine.framework.registry import register_action, register_plugin
 from scheduler.engine.framework.session import Session, close_session, open_session, run_session
 from scheduler.engine.framework.statement import Statement
@@ -23,6 +24,7 @@ __all__ = [
     "EventHandler",
     "Eviction",
     "Plugin",
+    "SearchPurpose",
     "Session",
     "SessionTimings",
     "Statement",

@@ -39,7 +39,7 @@ add_simulate_add_task_fn    (state, T, T added, N) -> None             each call
 add_simulate_remove_task_fn (state, T, T removed, N) -> None           each called
 add_live_node_order_fn      (T, rows, scores) -> scores | None         chained
 add_hypernode_order_fn      (J, [HyperNode name], ties) -> {name: f}   sum
-add_hypernode_gradient_fn   (J, root, tier, allocated, min) -> [[name]]  first plugin
+add_hypernode_gradient_fn   (J, root, tier, allocated, min, purpose) -> [[name]]  first
 add_sub_job_ready_fn        (SJ) -> bool                               all
 add_sub_job_pipelined_fn    (SJ) -> PERMIT | ABSTAIN | REJECT          vote (none: permit)
 add_sub_job_order_fn        (SJ, SJ) -> int                            first_nonzero
@@ -51,7 +51,9 @@ with every placement anywhere in a HyperNode (so it cannot sit in allocate's per
 node selection hands it the candidate rows with their scores so far (rows None: every row, with
 -inf where a node is no candidate), and it returns them with its own score added (it may leave
 out rows too far behind to win, which keeps the choice exact). ``hypernode_gradient`` returns the
-HyperNodes a hard-topology job may try, grouped by tier, lowest first; ``hypernode_order`` scores
+HyperNodes a hard-topology job may try, grouped by tier, lowest first (``purpose``
+``SearchPurpose.EVICT``: the domains gangpreempt/gangreclaim may evict in, widest first and capped
+by the plugin); ``hypernode_order`` scores
 the HyperNodes in which the job could be placed (``ties``: break ties at the top score as the
 plugin does; False: the plain scores, which allocate uses to order its trials).
 
@@ -82,6 +84,7 @@ a per-node-only score is evaluated node by node.
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -99,11 +102,21 @@ if TYPE_CHECKING:
     from scheduler.engine.api.task_info import TaskInfo
     from scheduler.engine.conf import SchedulerConf
 
-__all__ = ["HOOK_FLAGS", "SessionRegistrars"]
+__all__ = ["HOOK_FLAGS", "SearchPurpose", "SessionRegistrars"]
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+
+
+class SearchPurpose(StrEnum):
+    """Why a HyperNode gradient is asked for (Volcano's ``api.SearchPurpose``): to place a job
+    (HyperNodes whose idle resources cover its minimum, narrowest first) or to evict for it
+    (HyperNodes whose allocatable covers it, widest first, at most a plugin-set number)."""
+
+    ALLOCATE = "allocate"
+    EVICT = "evict"
+
 
 # hook -> the conf flag(s) that enable it (None: always on; a tuple: on if any is on).
 HOOK_FLAGS: dict[str, str | tuple[str, ...] | None] = {
@@ -486,10 +499,11 @@ class SessionRegistrars:
     def add_hypernode_gradient_fn(
         self,
         plugin: str,
-        fn: Callable[[JobInfo, str, int, str, IntArray | None], list[list[str]]],
+        fn: Callable[[JobInfo, str, int, str, IntArray | None, SearchPurpose], list[list[str]]],
     ) -> None:
         """Register the HyperNode search of hard-topology jobs (Volcano's HyperNodeGradientFn):
-        ``(job, search root, highest tier allowed, job's HyperNode, minimum request vector)``."""
+        ``(job, search root, highest tier allowed, job's HyperNode, minimum request vector,
+        purpose)``."""
         self._register("hypernode_gradient", plugin, fn)
 
     def add_sub_job_ready_fn(self, plugin: str, fn: Callable[[SubJobInfo], bool]) -> None:

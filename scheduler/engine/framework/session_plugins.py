@@ -21,6 +21,7 @@ from scheduler.engine.framework.registrars import (
     BoolArray,
     FloatArray,
     IntArray,
+    SearchPurpose,
     SessionRegistrars,
 )
 from scheduler.engine.framework.registry import get_plugin_class
@@ -436,12 +437,18 @@ class SessionPlugins(SessionRegistrars):
 
     # --- network topology (HyperNodes) ----------------------------------------------------------
     def hypernode_gradient(
-        self, job: JobInfo, root: str, tier: int, allocated: str, minimum: IntArray | None
+        self,
+        job: JobInfo,
+        root: str,
+        tier: int,
+        allocated: str,
+        minimum: IntArray | None,
+        purpose: SearchPurpose = SearchPurpose.ALLOCATE,
     ) -> list[list[str]]:
         """Return the HyperNodes ``job`` may try under ``root``, by tier (the first plugin's
-        answer; without one, ``root`` alone)."""
+        answer; without one, ``root`` alone), for placing it or evicting for it."""
         for fn in self._flat("hypernode_gradient"):
-            answer: list[list[str]] = fn(job, root, tier, allocated, minimum)
+            answer: list[list[str]] = fn(job, root, tier, allocated, minimum, purpose)
             return answer
         return [[root]]
 
@@ -492,7 +499,11 @@ class SessionPlugins(SessionRegistrars):
         return -1 if left.uid < right.uid else int(left.uid > right.uid)
 
     def hypernode_gradient_for_sub_job(
-        self, job: JobInfo, sub_job: SubJobInfo, root: str
+        self,
+        job: JobInfo,
+        sub_job: SubJobInfo,
+        root: str,
+        purpose: SearchPurpose = SearchPurpose.ALLOCATE,
     ) -> list[list[str]]:
         """Return the HyperNodes ``sub_job`` may try under ``root`` (Volcano's
         HyperNodeGradientForSubJobFn): a hard-topology sub-job searches from its own HyperNode
@@ -506,7 +517,7 @@ class SessionPlugins(SessionRegistrars):
             if task.resreq_vec is not None:
                 minimum = task.resreq_vec.copy() if minimum is None else minimum + task.resreq_vec
         return self.hypernode_gradient(
-            job, root, spec.highest_tier_allowed, sub_job.allocated_hypernode, minimum
+            job, root, spec.highest_tier_allowed, sub_job.allocated_hypernode, minimum, purpose
         )
 
     def best_node_fn(self, task: TaskInfo, scores: dict[float, list[NodeInfo]]) -> NodeInfo | None:

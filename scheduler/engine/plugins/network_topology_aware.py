@@ -6,7 +6,10 @@ Volcano's counterpart: ``pkg/scheduler/plugins/network-topology-aware``. Three h
   breadth-first from the search root, those of tier <= highestTierAllowed whose idle or
   future-idle resources (as the session opened) cover the job's minimum, grouped by tier from the
   lowest. A job already placed in a HyperNode searches from its highest ancestor within the
-  allowed tier, and skips the resource filter.
+  allowed tier, and skips the resource filter. Asked for eviction (``SearchPurpose.EVICT``, by
+  gangpreempt/gangreclaim) the filter is the HyperNode's allocatable instead, and the tiers come
+  widest first, at most ``hypernode.gradient.evict.max-hypernodes`` HyperNodes in all (8 when
+  unset or not positive; within a tier, the last ones are kept).
 - HyperNode order (``enabledHyperNodeOrder``): HyperNode-level binpacking of all the job's pod
   requests over the HyperNode's allocatable and current use (0 when it would overflow), ties at
   the top broken by the share of the job's pods already there; x 100 x ``weight``.
@@ -37,14 +40,14 @@ from scheduler.engine.api.hypernode import HyperNodeTree
 from scheduler.engine.api.resource import CPU, MEMORY
 from scheduler.engine.api.sub_job import sub_job_of
 from scheduler.engine.api.task_info import TaskInfo
-from scheduler.engine.framework import ArgSpec, register_plugin
+from scheduler.engine.framework import ArgSpec, SearchPurpose, register_plugin
 from scheduler.engine.framework.interface import Event, EventHandler, Plugin
 
 if TYPE_CHECKING:
     from scheduler.engine.api.job_info import JobInfo
     from scheduler.engine.framework.session import Session
 
-__all__ = ["NetworkTopologyAwarePlugin"]
+__all__ = ["NetworkTopologyAwarePlugin", "reverse_and_cap"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -58,6 +61,7 @@ BINPACK_RESOURCE_PREFIX = "hypernode.binpack.resources."
 NORMAL_POD_ENABLE = "hypernode.binpack.normal-pod.enable"
 NORMAL_POD_FADING = "hypernode.binpack.normal-pod.fading"
 EVICT_MAX_HYPERNODES = "hypernode.gradient.evict.max-hypernodes"
+DEFAULT_EVICT_MAX_HYPERNODES = 8
 MAX_NODE_SCORE = 100.0
 
 
@@ -102,7 +106,12 @@ class NetworkTopologyAwarePlugin(Plugin):
         ArgSpec(BINPACK_RESOURCE_PREFIX, int, 1, prefix=True, help="weight of one extra resource"),
         ArgSpec(NORMAL_POD_ENABLE, bool, True, help="binpack pods without networkTopology too"),
         ArgSpec(NORMAL_POD_FADING, float, 0.8, help="weight of tier t is fading^(t-1)"),
-        ArgSpec(EVICT_MAX_HYPERNODES, int, 8, help="HyperNodes tried when evicting for a job"),
+        ArgSpec(
+            EVICT_MAX_HYPERNODES,
+            int,
+            DEFAULT_EVICT_MAX_HYPERNODES,
+            help="most HyperNodes tried when evicting for a job (not positive: 8)",
+        ),
     )
 
     def on_session_open(self, ssn: Session) -> None:
@@ -118,6 +127,7 @@ class NetworkTopologyAwarePlugin(Plugin):
         fading = args.get_float(NORMAL_POD_FADING)
         self._fading = 0.8 if fading < 0 else fading
         self._column_weights = self._binpack_weights(ssn)
+        self._evict_max = self.evict_max_hypernodes()
         # HyperNodes in (tier, name) order; index len(names) stands for "none".
         self._names = sorted(tree.tier, key=lambda h: (tree.tier[h], h))
         self._index = {name: i for i, name in enumerate(self._names)}
@@ -165,6 +175,11 @@ class NetworkTopologyAwarePlugin(Plugin):
         ssn.add_hypernode_gradient_fn(self.name, self._gradient)
         ssn.add_hypernode_order_fn(self.name, self._hypernode_order)
         ssn.add_live_node_order_fn(self.name, self._node_scores)
+
+    def evict_max_hypernodes(self) -> int:
+        """Return the most HyperNodes an eviction gradient holds (the default when not positive)."""
+        value = self.arguments.get_int(EVICT_MAX_HYPERNODES)
+        return value if value > 0 else DEFAULT_EVICT_MAX_HYPERNODES
 
     def _binpack_weights(self, ssn: Session) -> FloatArray:
         """Return the binpack weight of every resource column (0: not binpacked)."""
@@ -490,24 +505,37 @@ class NetworkTopologyAwarePlugin(Plugin):
 
     # --- the gradient --------------------------------------------------------------------------
     def _gradient(
-        self, job: JobInfo, root: str, highest: int, allocated: str, minimum: IntArray | None
+        self,
+        job: JobInfo,
+        root: str,
+        highest: int,
+        allocated: str,
+        minimum: IntArray | None,
+        purpose: SearchPurpose = SearchPurpose.ALLOCATE,
     ) -> list[list[str]]:
-        """Return the eligible HyperNodes under the search root, grouped by tier ascending."""
+        """Return the eligible HyperNodes under the search root, grouped by tier ascending (for
+        eviction: descending and capped, see the module docstring)."""
         tree = self._tree
         start = self._search_root(root, highest, allocated)
         if start is None:
             return []
         eligible = self._tier_of <= highest
         if not allocated and minimum is not None:
-            eligible &= (minimum <= self._idle).all(axis=1) | (minimum <= self._future_idle).all(
-                axis=1
-            )
+            if purpose is SearchPurpose.EVICT:  # eviction may free all of it: room is the bound
+                eligible &= (minimum <= self._allocatable).all(axis=1)
+            else:
+                eligible &= (minimum <= self._idle).all(axis=1) | (
+                    minimum <= self._future_idle
+                ).all(axis=1)
         by_tier: dict[int, list[str]] = {}
         index = self._index
         for name in self._breadth_first(start):
             if eligible[index[name]]:
                 by_tier.setdefault(tree.tier[name], []).append(name)
-        return [by_tier[t] for t in sorted(by_tier)]
+        gradient = [by_tier[t] for t in sorted(by_tier)]
+        if purpose is SearchPurpose.EVICT:
+            return reverse_and_cap(gradient, self._evict_max)
+        return gradient
 
     def _breadth_first(self, start: str) -> list[str]:
         """Return ``start`` and the HyperNodes below it, breadth-first (cached per start)."""
@@ -543,3 +571,23 @@ class NetworkTopologyAwarePlugin(Plugin):
         if common == root:
             return widest
         return None
+
+
+def reverse_and_cap(gradient: list[list[str]], limit: int) -> list[list[str]]:
+    """Return ``gradient``'s tiers widest first, holding at most ``limit`` HyperNodes (the last
+    of a tier that does not fit whole; ``limit`` <= 0: no cap, order unchanged).
+
+    Eviction tries wide domains first: the more nodes a domain holds, the likelier its victims
+    make room for the whole job.
+    """
+    if limit <= 0:
+        return gradient
+    out: list[list[str]] = []
+    remaining = limit
+    for group in reversed(gradient):
+        if remaining == 0:
+            break
+        taken = group if len(group) <= remaining else group[len(group) - remaining :]
+        out.append(taken)
+        remaining -= len(taken)
+    return out
