@@ -27,11 +27,13 @@ from apis.errors import EngineError
 from bench.queueing import run_queueing
 from bench.topology import l_topology
 from bench.workloads import SETS, Case
+from bench.xl import xl
 from scheduler.engine.conf import SchedulerConf, load_conf
 from scheduler.engine.framework import run_session
 from scheduler.engine.framework.decisions import Decisions
 
-SETS = {**SETS, "L-topology": l_topology}  # the network topology set (bench/topology.py)
+# the network topology set (bench/topology.py) and the 20,000-node one (bench/xl.py)
+SETS = {**SETS, "L-topology": l_topology, "XL": xl}
 ALL = [*SETS, "Q-queueing"]
 # The machine is shared: each case also prints the session's CPU time (process time), which
 # load inflates far less than wall time, and the load average at the end of each set.
@@ -45,6 +47,7 @@ TARGETS = {
     "P-preempt": "all 1,000 placed, session <= 5 s",
     "P-guards": "session <= 1.5x P-preempt's; no victim a guard protects",
     "L-topology": "session <= 2x L-basic's",
+    "XL": "XL session <= 5 s and peak <= 2 GiB; near-linear growth from XL/4",
     "Q-queueing": "mean admission below Kueue's (large 6.7 s, medium 77 s, small 215 s)",
 }
 
