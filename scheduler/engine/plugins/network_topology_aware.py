@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,6 +59,8 @@ NORMAL_POD_ENABLE = "hypernode.binpack.normal-pod.enable"
 NORMAL_POD_FADING = "hypernode.binpack.normal-pod.fading"
 EVICT_MAX_HYPERNODES = "hypernode.gradient.evict.max-hypernodes"
 MAX_NODE_SCORE = 100.0
+# A HyperNode over more node groups than this is rescored for every group at once (numpy)
+NARROW_GROUPS = 16
 
 
 def _weight(value: int) -> int:
@@ -77,6 +79,10 @@ class _NormalPodState:
     request: list[int]  # the request in each of ``col_list``
     by_hypernode: FloatArray
     read: int = 0
+    # The per-group running sums after each tier term (see ``_normal_scores``), None until
+    # first asked; ``dirty``: the HyperNodes rescored since they were last brought up to date.
+    sums: list[FloatArray] | None = None
+    dirty: set[int] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -87,6 +93,10 @@ class _TierGroups:
     group_of_row: IntArray  # row -> its group
     terms: list[tuple[float, IntArray]]  # per tier holding HyperNodes: (weight, group -> HyperNode)
     constant: float  # the tiers without HyperNodes (1 x their weight)
+    weights: list[float]  # of each term
+    columns: list[list[int]]  # of each term, as lists
+    # HyperNode -> (its term, the groups below it): a change there moves only their sums
+    spans: dict[int, tuple[int, list[int]]]
 
 
 @register_plugin
@@ -139,6 +149,8 @@ class NetworkTopologyAwarePlugin(Plugin):
         # list arithmetic beats numpy's per-call cost); ``_used`` is its array, rebuilt on demand.
         self._used_list: list[list[int]] = self._used_array.tolist()
         self._used_at = 0  # len(self._changes) when ``_used_array`` was last rebuilt
+        # (request vector, sign, its nonzero columns) of the last pod accounted
+        self._asked_last: tuple[IntArray, int, list[tuple[int, int]]] | None = None
         self._holding = [
             np.array([self._index[x] for x in held], dtype=np.int64) for held in tree.containing
         ]
@@ -203,7 +215,13 @@ class NetworkTopologyAwarePlugin(Plugin):
         if node is None or task.resreq_vec is None:
             return
         held = self._holding_list[node.index]
-        asked = [(c, sign * amount) for c, amount in enumerate(task.resreq_vec.tolist()) if amount]
+        vec = task.resreq_vec
+        last = self._asked_last  # pods of one template share their request vector
+        if last is not None and last[0] is vec and last[1] == sign:
+            asked = last[2]
+        else:
+            asked = [(c, sign * amount) for c, amount in enumerate(vec.tolist()) if amount]
+            self._asked_last = (vec, sign, asked)
         used_list = self._used_list
         for h in held:
             used = used_list[h]
@@ -312,22 +330,67 @@ class NetworkTopologyAwarePlugin(Plugin):
         tier (a node outside every HyperNode of a tier scores 1 there).
 
         Each group's sum is taken in tier order from the same faded terms, so equal rows stay
-        equal and a row scores exactly what a per-row sum would give it.
+        equal and a row scores exactly what a per-row sum would give it. The running sums after
+        each tier are kept per request: a placement rescores the few HyperNodes over its node,
+        so the sums below a wide HyperNode (a leaf, a spine) are redone for their few groups
+        only, and from the first wide one up for every group; the same float64 operations in
+        the same order give the same sums bit for bit.
         """
-        by_hypernode = self._normal_state(request).by_hypernode
+        state = self._normal_state(request)
+        by_hypernode = state.by_hypernode
         groups = self._tier_groups()
-        if groups.terms:
-            weight, column = groups.terms[0]
-            total = weight * by_hypernode[column] + groups.constant
-            for weight, column in groups.terms[1:]:
-                total += weight * by_hypernode[column]
-        else:
+        terms = groups.terms
+        if not terms:
             total = np.full(int(groups.group_of_row.max(initial=-1)) + 1, groups.constant)
-        total *= self._normal_factor  # per group: a row's score is its group's, exactly
+        else:
+            sums = state.sums
+            if sums is None:
+                first = 0
+                sums = state.sums = [np.empty(0)] * len(terms)
+            else:
+                first = self._patch_sums(state, sums, groups) if state.dirty else len(terms)
+            state.dirty.clear()
+            for i in range(first, len(terms)):
+                weight, column = terms[i]
+                if i == 0:
+                    sums[0] = weight * by_hypernode[column] + groups.constant
+                else:
+                    sums[i] = sums[i - 1] + weight * by_hypernode[column]
+            total = sums[-1] * self._normal_factor
         scores: FloatArray = (
             total[groups.group_of_row] if rows is None else total[groups.group_of_row[rows]]
         )
         return scores
+
+    def _patch_sums(
+        self, state: _NormalPodState, sums: list[FloatArray], groups: _TierGroups
+    ) -> int:
+        """Redo, in place, the running sums of the few groups under the narrow HyperNodes
+        rescored since; return the first tier whose sums must be redone for every group."""
+        spans = groups.spans
+        first = len(sums)
+        for h in state.dirty:
+            tier_index, below = spans[h]
+            if len(below) > NARROW_GROUPS and tier_index < first:
+                first = tier_index
+        values = state.by_hypernode  # a few groups: item reads beat a full tolist()
+        weights, columns, constant = groups.weights, groups.columns, groups.constant
+        for h in state.dirty:
+            tier_index, below = spans[h]
+            if tier_index >= first:
+                continue
+            for g in below:  # plain floats: the same IEEE float64 operations as numpy's
+                i = tier_index
+                total = (
+                    weights[0] * float(values[columns[0][g]]) + constant
+                    if i == 0
+                    else float(sums[i - 1][g]) + weights[i] * float(values[columns[i][g]])
+                )
+                sums[i][g] = total
+                for i in range(tier_index + 1, first):
+                    total = total + weights[i] * float(values[columns[i][g]])
+                    sums[i][g] = total
+        return first
 
     def _normal_state(self, request: IntArray) -> _NormalPodState:
         """Return the request's binpacking score per HyperNode, brought up to date: only the
@@ -353,6 +416,7 @@ class NetworkTopologyAwarePlugin(Plugin):
             by_hypernode = state.by_hypernode
             for h, score in zip(changed, self._binpack_few(state, changed), strict=True):
                 by_hypernode[h] = score
+            state.dirty.update(changed)
         state.read = len(log)
         return state
 
@@ -383,7 +447,19 @@ class NetworkTopologyAwarePlugin(Plugin):
             else:
                 group_of_row = np.zeros(len(tree.containing), dtype=np.int64)
                 terms = []
-            found = _TierGroups(group_of_row.reshape(-1).astype(np.int64), terms, constant)
+            spans: dict[int, tuple[int, list[int]]] = {}
+            for i, (_w, column) in enumerate(terms):
+                for g, h in enumerate(column.tolist()):
+                    if h != none:  # "none" never changes
+                        spans.setdefault(h, (i, []))[1].append(g)
+            found = _TierGroups(
+                group_of_row.reshape(-1).astype(np.int64),
+                terms,
+                constant,
+                [w for w, _c in terms],
+                [c.tolist() for _w, c in terms],
+                spans,
+            )
             self._groups = found
         return found
 
