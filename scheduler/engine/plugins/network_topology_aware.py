@@ -82,6 +82,7 @@ class _NormalPodState:
     # The per-group running sums after each tier term (see ``_normal_scores``), None until
     # first asked; ``dirty``: the HyperNodes rescored since they were last brought up to date.
     sums: list[FloatArray] | None = None
+    values: list[float] = field(default_factory=list)  # ``by_hypernode`` as plain floats
     dirty: set[int] = field(default_factory=set)
 
 
@@ -97,6 +98,8 @@ class _TierGroups:
     columns: list[list[int]]  # of each term, as lists
     # HyperNode -> (its term, the groups below it): a change there moves only their sums
     spans: dict[int, tuple[int, list[int]]]
+    # HyperNode -> its term, for those over more than NARROW_GROUPS groups
+    wide: dict[int, int]
 
 
 @register_plugin
@@ -367,13 +370,13 @@ class NetworkTopologyAwarePlugin(Plugin):
     ) -> int:
         """Redo, in place, the running sums of the few groups under the narrow HyperNodes
         rescored since; return the first tier whose sums must be redone for every group."""
-        spans = groups.spans
+        spans, wide = groups.spans, groups.wide
         first = len(sums)
         for h in state.dirty:
-            tier_index, below = spans[h]
-            if len(below) > NARROW_GROUPS and tier_index < first:
+            tier_index = wide.get(h, first)
+            if tier_index < first:
                 first = tier_index
-        values = state.by_hypernode  # a few groups: item reads beat a full tolist()
+        values = state.values
         weights, columns, constant = groups.weights, groups.columns, groups.constant
         for h in state.dirty:
             tier_index, below = spans[h]
@@ -382,13 +385,13 @@ class NetworkTopologyAwarePlugin(Plugin):
             for g in below:  # plain floats: the same IEEE float64 operations as numpy's
                 i = tier_index
                 total = (
-                    weights[0] * float(values[columns[0][g]]) + constant
+                    weights[0] * values[columns[0][g]] + constant
                     if i == 0
-                    else float(sums[i - 1][g]) + weights[i] * float(values[columns[i][g]])
+                    else float(sums[i - 1][g]) + weights[i] * values[columns[i][g]]
                 )
                 sums[i][g] = total
                 for i in range(tier_index + 1, first):
-                    total = total + weights[i] * float(values[columns[i][g]])
+                    total = total + weights[i] * values[columns[i][g]]
                     sums[i][g] = total
         return first
 
@@ -410,12 +413,14 @@ class NetworkTopologyAwarePlugin(Plugin):
                 request=[int(request[c]) for c in col_list],
                 by_hypernode=np.append(self._binpack(request), 1.0),
             )
+            state.values = state.by_hypernode.tolist()
             self._normal_cache[key] = state
         elif state.read < len(log):
             changed = sorted(set(log[state.read :]))
             by_hypernode = state.by_hypernode
+            values = state.values
             for h, score in zip(changed, self._binpack_few(state, changed), strict=True):
-                by_hypernode[h] = score
+                by_hypernode[h] = values[h] = score
             state.dirty.update(changed)
         state.read = len(log)
         return state
@@ -459,6 +464,7 @@ class NetworkTopologyAwarePlugin(Plugin):
                 [w for w, _c in terms],
                 [c.tolist() for _w, c in terms],
                 spans,
+                {h: i for h, (i, below) in spans.items() if len(below) > NARROW_GROUPS},
             )
             self._groups = found
         return found
