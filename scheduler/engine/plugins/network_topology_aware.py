@@ -102,6 +102,7 @@ class _TierGroups:
     spans: dict[int, tuple[int, list[int]]]
     # HyperNode -> its term, for those over more than NARROW_GROUPS groups
     wide: dict[int, int]
+    only: list[int | None]  # per term: the one HyperNode of every group (the top), else None
 
 
 @register_plugin
@@ -359,8 +360,11 @@ class NetworkTopologyAwarePlugin(Plugin):
             state.dirty.clear()
             for i in range(first, len(terms)):
                 weight, column = terms[i]
+                only = groups.only[i]
                 if i == 0:
                     sums[0] = weight * by_hypernode[column] + groups.constant
+                elif only is not None:  # one HyperNode over every group: add one scalar
+                    sums[i] = sums[i - 1] + weight * state.values[only]
                 else:
                     sums[i] = sums[i - 1] + weight * by_hypernode[column]
             total = sums[-1] * self._normal_factor
@@ -469,6 +473,7 @@ class NetworkTopologyAwarePlugin(Plugin):
                 [c.tolist() for _w, c in terms],
                 spans,
                 {h: i for h, (i, below) in spans.items() if len(below) > NARROW_GROUPS},
+                [int(c[0]) if len(c) and (c == c[0]).all() else None for _w, c in terms],
             )
             self._groups = found
         return found
