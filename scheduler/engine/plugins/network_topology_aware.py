@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -63,6 +63,10 @@ NORMAL_POD_FADING = "hypernode.binpack.normal-pod.fading"
 EVICT_MAX_HYPERNODES = "hypernode.gradient.evict.max-hypernodes"
 DEFAULT_EVICT_MAX_HYPERNODES = 8
 MAX_NODE_SCORE = 100.0
+# A HyperNode over more node groups than this is rescored for every group at once (numpy)
+NARROW_GROUPS = 16
+# Up to this many candidate rows, the LCA scores are taken in plain floats (cheaper than numpy)
+FEW_ROWS = 64
 
 
 def _weight(value: int) -> int:
@@ -81,6 +85,11 @@ class _NormalPodState:
     request: list[int]  # the request in each of ``col_list``
     by_hypernode: FloatArray
     read: int = 0
+    # The per-group running sums after each tier term (see ``_normal_scores``), None until
+    # first asked; ``dirty``: the HyperNodes rescored since they were last brought up to date.
+    sums: list[FloatArray] | None = None
+    values: list[float] = field(default_factory=list)  # ``by_hypernode`` as plain floats
+    dirty: set[int] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -91,6 +100,13 @@ class _TierGroups:
     group_of_row: IntArray  # row -> its group
     terms: list[tuple[float, IntArray]]  # per tier holding HyperNodes: (weight, group -> HyperNode)
     constant: float  # the tiers without HyperNodes (1 x their weight)
+    weights: list[float]  # of each term
+    columns: list[list[int]]  # of each term, as lists
+    # HyperNode -> (its term, the groups below it): a change there moves only their sums
+    spans: dict[int, tuple[int, list[int]]]
+    # HyperNode -> its term, for those over more than NARROW_GROUPS groups
+    wide: dict[int, int]
+    only: list[int | None]  # per term: the one HyperNode of every group (the top), else None
 
 
 @register_plugin
@@ -149,6 +165,8 @@ class NetworkTopologyAwarePlugin(Plugin):
         # list arithmetic beats numpy's per-call cost); ``_used`` is its array, rebuilt on demand.
         self._used_list: list[list[int]] = self._used_array.tolist()
         self._used_at = 0  # len(self._changes) when ``_used_array`` was last rebuilt
+        # (request vector, sign, its nonzero columns) of the last pod accounted
+        self._asked_last: tuple[IntArray, int, list[tuple[int, int]]] | None = None
         self._holding = [
             np.array([self._index[x] for x in held], dtype=np.int64) for held in tree.containing
         ]
@@ -158,6 +176,8 @@ class NetworkTopologyAwarePlugin(Plugin):
             [self._index[x] if x else none for x in tree.leaf_of_row], dtype=np.int64
         )
         self._lca_tables: dict[str, FloatArray] = {}
+        self._lca_lists: dict[str, list[float]] = {}  # the same tables as plain floats
+        self._leaf_list: list[int] = self._leaf.tolist()
         self._tier_of = np.array([tree.tier[n] for n in self._names], dtype=np.int64)
         # hypernode -> indices of it and every HyperNode below it (for the LCA tables)
         self._subtree: dict[str, IntArray] = {}
@@ -218,7 +238,13 @@ class NetworkTopologyAwarePlugin(Plugin):
         if node is None or task.resreq_vec is None:
             return
         held = self._holding_list[node.index]
-        asked = [(c, sign * amount) for c, amount in enumerate(task.resreq_vec.tolist()) if amount]
+        vec = task.resreq_vec
+        last = self._asked_last  # pods of one template share their request vector
+        if last is not None and last[0] is vec and last[1] == sign:
+            asked = last[2]
+        else:
+            asked = [(c, sign * amount) for c, amount in enumerate(vec.tolist()) if amount]
+            self._asked_last = (vec, sign, asked)
         used_list = self._used_list
         for h in held:
             used = used_list[h]
@@ -327,22 +353,70 @@ class NetworkTopologyAwarePlugin(Plugin):
         tier (a node outside every HyperNode of a tier scores 1 there).
 
         Each group's sum is taken in tier order from the same faded terms, so equal rows stay
-        equal and a row scores exactly what a per-row sum would give it.
+        equal and a row scores exactly what a per-row sum would give it. The running sums after
+        each tier are kept per request: a placement rescores the few HyperNodes over its node,
+        so the sums below a wide HyperNode (a leaf, a spine) are redone for their few groups
+        only, and from the first wide one up for every group; the same float64 operations in
+        the same order give the same sums bit for bit.
         """
-        by_hypernode = self._normal_state(request).by_hypernode
+        state = self._normal_state(request)
+        by_hypernode = state.by_hypernode
         groups = self._tier_groups()
-        if groups.terms:
-            weight, column = groups.terms[0]
-            total = weight * by_hypernode[column] + groups.constant
-            for weight, column in groups.terms[1:]:
-                total += weight * by_hypernode[column]
-        else:
+        terms = groups.terms
+        if not terms:
             total = np.full(int(groups.group_of_row.max(initial=-1)) + 1, groups.constant)
-        total *= self._normal_factor  # per group: a row's score is its group's, exactly
+        else:
+            sums = state.sums
+            if sums is None:
+                first = 0
+                sums = state.sums = [np.empty(0)] * len(terms)
+            else:
+                first = self._patch_sums(state, sums, groups) if state.dirty else len(terms)
+            state.dirty.clear()
+            for i in range(first, len(terms)):
+                weight, column = terms[i]
+                only = groups.only[i]
+                if i == 0:
+                    sums[0] = weight * by_hypernode[column] + groups.constant
+                elif only is not None:  # one HyperNode over every group: add one scalar
+                    sums[i] = sums[i - 1] + weight * state.values[only]
+                else:
+                    sums[i] = sums[i - 1] + weight * by_hypernode[column]
+            total = sums[-1] * self._normal_factor
         scores: FloatArray = (
             total[groups.group_of_row] if rows is None else total[groups.group_of_row[rows]]
         )
         return scores
+
+    def _patch_sums(
+        self, state: _NormalPodState, sums: list[FloatArray], groups: _TierGroups
+    ) -> int:
+        """Redo, in place, the running sums of the few groups under the narrow HyperNodes
+        rescored since; return the first tier whose sums must be redone for every group."""
+        spans, wide = groups.spans, groups.wide
+        first = len(sums)
+        for h in state.dirty:
+            tier_index = wide.get(h, first)
+            if tier_index < first:
+                first = tier_index
+        values = state.values
+        weights, columns, constant = groups.weights, groups.columns, groups.constant
+        for h in state.dirty:
+            tier_index, below = spans[h]
+            if tier_index >= first:
+                continue
+            for g in below:  # plain floats: the same IEEE float64 operations as numpy's
+                i = tier_index
+                total = (
+                    weights[0] * values[columns[0][g]] + constant
+                    if i == 0
+                    else float(sums[i - 1][g]) + weights[i] * values[columns[i][g]]
+                )
+                sums[i][g] = total
+                for i in range(tier_index + 1, first):
+                    total = total + weights[i] * values[columns[i][g]]
+                    sums[i][g] = total
+        return first
 
     def _normal_state(self, request: IntArray) -> _NormalPodState:
         """Return the request's binpacking score per HyperNode, brought up to date: only the
@@ -362,12 +436,15 @@ class NetworkTopologyAwarePlugin(Plugin):
                 request=[int(request[c]) for c in col_list],
                 by_hypernode=np.append(self._binpack(request), 1.0),
             )
+            state.values = state.by_hypernode.tolist()
             self._normal_cache[key] = state
         elif state.read < len(log):
             changed = sorted(set(log[state.read :]))
             by_hypernode = state.by_hypernode
+            values = state.values
             for h, score in zip(changed, self._binpack_few(state, changed), strict=True):
-                by_hypernode[h] = score
+                by_hypernode[h] = values[h] = score
+            state.dirty.update(changed)
         state.read = len(log)
         return state
 
@@ -398,7 +475,21 @@ class NetworkTopologyAwarePlugin(Plugin):
             else:
                 group_of_row = np.zeros(len(tree.containing), dtype=np.int64)
                 terms = []
-            found = _TierGroups(group_of_row.reshape(-1).astype(np.int64), terms, constant)
+            spans: dict[int, tuple[int, list[int]]] = {}
+            for i, (_w, column) in enumerate(terms):
+                for g, h in enumerate(column.tolist()):
+                    if h != none:  # "none" never changes
+                        spans.setdefault(h, (i, []))[1].append(g)
+            found = _TierGroups(
+                group_of_row.reshape(-1).astype(np.int64),
+                terms,
+                constant,
+                [w for w, _c in terms],
+                [c.tolist() for _w, c in terms],
+                spans,
+                {h: i for h, (i, below) in spans.items() if len(below) > NARROW_GROUPS},
+                [int(c[0]) if len(c) and (c == c[0]).all() else None for _w, c in terms],
+            )
             self._groups = found
         return found
 
@@ -434,16 +525,44 @@ class NetworkTopologyAwarePlugin(Plugin):
         allocated = task.job_allocated_hypernode
         if not allocated or allocated not in self._index:
             return None
+        members = job.tasks if sub_tasks is None else sub_tasks
+        if 0 < len(rows) <= FEW_ROWS:
+            return self._lca_few(job, rows, allocated, members, sub_tasks)
         leaf = self._leaf[rows]
         scores = self._lca_table(allocated)[leaf]  # a fresh array (fancy indexing copies)
         tied = scores == scores.max()
-        members = job.tasks if sub_tasks is None else sub_tasks
         if members and np.count_nonzero(tied) > 1:
             counts = self._leaf_pods(job) if sub_tasks is None else self._pods_per_leaf(sub_tasks)
             bonus = counts[leaf[tied]]
             scores[tied] += bonus / len(members)
         out: FloatArray = scores * self._scale
         return out
+
+    def _lca_few(
+        self,
+        job: JobInfo,
+        rows: IntArray,
+        allocated: str,
+        members: Mapping[str, TaskInfo],
+        sub_tasks: Mapping[str, TaskInfo] | None,
+    ) -> FloatArray:
+        """``_lca_scores`` for a few rows (a leaf's, a spine's) in plain floats: the same
+        float64 operations in the same order as the array form, without numpy's per-call cost."""
+        table = self._lca_lists.get(allocated)
+        if table is None:
+            table = self._lca_lists[allocated] = self._lca_table(allocated).tolist()
+        leaf_of = self._leaf_list
+        leaves = [leaf_of[r] for r in rows.tolist()]
+        scores = [table[h] for h in leaves]
+        best = max(scores)
+        tied = [i for i, score in enumerate(scores) if score == best]
+        if members and len(tied) > 1:
+            counts = self._leaf_pods(job) if sub_tasks is None else self._pods_per_leaf(sub_tasks)
+            size = len(members)
+            for i in tied:  # as numpy: int64 / int is float64 division of the two
+                scores[i] += float(counts[leaves[i]]) / float(size)
+        scale = self._scale
+        return np.array([score * scale for score in scores], dtype=np.float64)
 
     def _leaf_pods(self, job: JobInfo) -> IntArray:
         """Return the job's pods per lowest-tier HyperNode ("none" counts nothing)."""
