@@ -46,16 +46,17 @@ add_sub_job_order_fn        (SJ, SJ) -> int                            first_non
 add_event_handler           EventHandler(allocate_func, deallocate_func)
 ==========================  =========================================  ======================
 
-The last three serve network topology (HyperNodes). ``live_node_order`` is a score that changes
-with every placement anywhere in a HyperNode (so it cannot sit in allocate's per-template cache):
-node selection hands it the candidate rows with their scores so far (rows None: every row, with
--inf where a node is no candidate), and it returns them with its own score added (it may leave
-out rows too far behind to win, which keeps the choice exact). ``hypernode_gradient`` returns the
-HyperNodes a hard-topology job may try, grouped by tier, lowest first (``purpose``
-``SearchPurpose.EVICT``: the domains gangpreempt/gangreclaim may evict in, widest first and capped
-by the plugin); ``hypernode_order`` scores
-the HyperNodes in which the job could be placed (``ties``: break ties at the top score as the
-plugin does; False: the plain scores, which allocate uses to order its trials).
+``live_node_order`` and the two HyperNode hooks serve network topology, the three sub-job hooks
+``subGroupPolicy`` (a sub-job: one partition of a job, ``api/sub_job.py``; a job without a policy
+is one sub-job). ``live_node_order`` is a score that changes with every placement anywhere in a
+HyperNode (so it cannot sit in allocate's per-template cache): node selection hands it the
+candidate rows with their scores so far (rows None: every row, with -inf where a node is no
+candidate), and it returns them with its own score added (it may leave out rows too far behind to
+win, which keeps the choice exact). ``hypernode_gradient`` returns the HyperNodes a hard-topology
+job may try, grouped by tier, lowest first (``purpose`` ``SearchPurpose.EVICT``: the domains
+gangpreempt/gangreclaim may evict in, widest first and capped by the plugin); ``hypernode_order``
+scores the HyperNodes in which the job could be placed (``ties``: break ties at the top score as
+the plugin does; False: the plain scores, which allocate uses to order its trials).
 
 The simulate hooks serve topology-aware preemption: ``state`` is a dict the action creates per
 preemptor (Volcano's CycleState) in which plugins keep what they simulate.
