@@ -18,7 +18,7 @@ import json
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, NamedTuple, cast
 
 from django.db import connection, transaction
@@ -26,13 +26,22 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
-from apis.errors import EngineError
-from core.models import Node, Pod, PodDisruptionBudget, PriorityClass, ResourceQuota
+from core.models import Node, Pod, PriorityClass
 from kubelet.sim_usage import SIM_USAGE
 from queues.models import PodGroup, Queue
 from scheduler.cache.device_rows import DeviceAsks
+from scheduler.cache.guard_rows import read_pdbs, read_quotas
 from scheduler.cache.node_usage import MeasuredUsage
 from scheduler.cache.numa_rows import read_numatopologies
+from scheduler.cache.pod_fields import (
+    ACTIVE_PHASES,
+    aware,
+    pod_spec_limits,
+    pod_status,
+    pod_template,
+    scheduled_at,
+    scheduling_gated,
+)
 from scheduler.cache.topology_rows import (
     hypernode_infos,
     job_network_topology,
@@ -42,21 +51,17 @@ from scheduler.cache.topology_rows import (
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo, Taint
-from scheduler.engine.api.pdb_info import PdbInfo, PdbSelector
 from scheduler.engine.api.queue_info import QueueInfo
-from scheduler.engine.api.quota_info import QuotaInfo
 from scheduler.engine.api.resource import PODS, Resource, scheduling_quantities
-from scheduler.engine.api.task_info import TaskInfo, TaskTemplate, Toleration
+from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
 from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase, QueueState, TaskStatus
 from scheduler.engine.plugins.cdp import COOLDOWN_TIME_KEY
 from scheduler.engine.util.gc_pause import no_automatic_gc
-from scheduler.engine.util.manifests import pod_limits
 
 __all__ = ["PodColumns", "PodRow", "Snapshot", "read_snapshot"]
 
 TASK_INDEX_LABEL = "volcano.sh/task-index"
 
-ACTIVE_PHASES = ("Pending", "Running")
 PREEMPTABLE = "volcano.sh/preemptable"
 
 
@@ -121,7 +126,7 @@ class _Decoder:
             if base is None:
                 spec = self(spec_text) or {}
                 base = self.specs[(namespace, spec_text)] = (
-                    _template(spec, namespace, {}),
+                    pod_template(spec, namespace, {}),
                     str(spec.get("priorityClassName") or ""),
                     str(spec.get("preemptionPolicy") or ""),
                 )
@@ -260,63 +265,11 @@ def _read(now: datetime) -> Snapshot:
         priority_classes=classes,
         default_priority=default_priority,
         occupants=occupants,
-        pdbs=_pdbs(),
-        resource_quotas=_quotas(),
+        pdbs=read_pdbs(),
+        resource_quotas=read_quotas(),
         hypernodes=hypernode_infos(),
     )
     return snapshot
-
-
-def _pdbs() -> list[PdbInfo]:
-    """PodDisruptionBudgets as the pdb plugin reads them: selector and the controller's status.
-
-    ``spec.selector`` absent is no selector and ``{}`` an empty one: both select no pod in the
-    plugin (Kubernetes reads ``{}`` as every pod; Volcano's plugin skips it). The snapshot
-    leaves the ``volcano.sh/task-index`` label out of pod labels (``_labels_but_index``), so a
-    budget selecting on that label covers no pod here.
-    """
-    budgets: list[PdbInfo] = []
-    for ns, name, spec, allowed, disrupted in PodDisruptionBudget.objects.values_list(
-        "namespace", "name", "spec", "disruptions_allowed", "disrupted_pods"
-    ):
-        raw = (spec or {}).get("selector")
-        budgets.append(
-            PdbInfo(
-                name=name,
-                namespace=ns,
-                selector=None if raw is None else _selector(raw),
-                disruptions_allowed=int(allowed),
-                disrupted_pods=frozenset(str(pod) for pod in disrupted or {}),
-            )
-        )
-    return budgets
-
-
-def _selector(raw: Mapping[str, Any]) -> PdbSelector:
-    """A stored ``metav1.LabelSelector`` (admission validated it) as the plugin matches it."""
-    return PdbSelector(
-        match_labels=tuple(sorted((str(k), str(v)) for k, v in (raw.get("matchLabels") or {}).items())),
-        expressions=tuple(
-            (str(e.get("key", "")), str(e.get("operator", "")),
-             tuple(str(v) for v in e.get("values") or ()))
-            for e in raw.get("matchExpressions") or ()
-        ),
-    )  # fmt: skip
-
-
-def _quotas() -> list[QuotaInfo]:
-    """ResourceQuotas' status (``status.hard``, ``status.used``; both stored in milli-units)."""
-    return [
-        QuotaInfo(
-            name=name,
-            namespace=ns,
-            hard=_resource(hard) or Resource(),
-            used=_resource(used) or Resource(),
-        )
-        for ns, name, hard, used in ResourceQuota.objects.values_list(
-            "namespace", "name", "status_hard", "used"
-        )
-    ]
 
 
 _QUEUE_FIELDS = (
@@ -457,7 +410,7 @@ def _job(
         quota_min_resources=_resource(decode(min_res_text)),
         priority_class_name=class_name,
         priority=classes.get(class_name, default_priority),
-        creation_timestamp=_aware(created),
+        creation_timestamp=aware(created),
         phase=PodGroupPhase(phase),
         conditions=[
             PodGroupCondition(
@@ -579,51 +532,6 @@ def _created_at(alias: str) -> str:
     return f"{alias}.created_at || '+00:00'"
 
 
-def _aware(value: Any) -> datetime | None:
-    """Return a timestamp as an aware datetime (SQLite hands back text, PostgreSQL datetimes)."""
-    stamp: datetime | None = datetime.fromisoformat(value) if isinstance(value, str) else value
-    if stamp is not None and stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=UTC)
-    return stamp
-
-
-def _pod_status(phase: str, has_node: bool, deleting: bool) -> TaskStatus:
-    if deleting and phase in ACTIVE_PHASES:
-        return TaskStatus.RELEASING
-    if phase == "Pending":
-        return TaskStatus.BOUND if has_node else TaskStatus.PENDING
-    return TaskStatus(phase)
-
-
-def _template(spec: Mapping[str, Any], namespace: str, labels: dict[str, str]) -> TaskTemplate:
-    containers = spec.get("containers") or []
-    ports = sorted(
-        int(p["hostPort"])
-        for c in containers
-        for p in c.get("ports") or ()
-        if isinstance(p, Mapping) and p.get("hostPort")
-    )
-    return TaskTemplate(
-        namespace=namespace,
-        labels=labels,
-        node_selector={str(k): str(v) for k, v in (spec.get("nodeSelector") or {}).items()},
-        affinity=dict(spec.get("affinity") or {}),
-        tolerations=tuple(
-            Toleration(
-                str(t.get("key", "")),
-                str(t.get("operator", "Equal")),
-                str(t.get("value", "")),
-                str(t.get("effect", "")),
-            )
-            for t in spec.get("tolerations") or ()
-        ),
-        topology_spread_constraints=tuple(spec.get("topologySpreadConstraints") or ()),
-        host_ports=tuple(ports),
-        images=tuple(str(c.get("image", "")) for c in containers),
-        volumes=tuple(spec.get("volumes") or ()),
-    )
-
-
 def _task(
     row: PodColumns,
     decode: _Decoder,
@@ -646,7 +554,7 @@ def _task(
     if key in decode.limits:
         limits = decode.limits[key]
     else:
-        limits = decode.limits[key] = _limits(decode(spec_text))
+        limits = decode.limits[key] = pod_spec_limits(decode(spec_text))
     annotations: dict[str, str] = decode(annotations_text) or {}
     resreq = decode.request(requests_text)
     devices, numa = decode.device_asks(spec_text, annotations)
@@ -656,7 +564,7 @@ def _task(
         job="",
         resreq=resreq,
         limits=limits,
-        status=_pod_status(phase, node_pk is not None, bool(deleting)),
+        status=pod_status(phase, node_pk is not None, bool(deleting)),
         node_name=node_names.get(node_pk, "") if node_pk is not None else "",
         priority=prio or classes.get(class_name, default_priority),
         role=task_name,
@@ -667,54 +575,16 @@ def _task(
         # reservation. Allocate tries that node first and preempt does not evict again for a
         # pod whose nominated node still has its victims terminating, as in Volcano.
         nominated_node_name=nominated or "",
-        creation_timestamp=_aware(created),
+        creation_timestamp=aware(created),
         annotations=annotations,
         template=template,
         device_containers=devices,
         numa=numa,
-        scheduling_gated=_gated(spec_text),
+        scheduling_gated=scheduling_gated(spec_text),
         # cdp's cool-down start: decoded only for the pods cdp reads it of (two dict lookups for
         # every other pod, on dicts the read decodes anyway).
-        scheduled_at=_scheduled_at(conditions_text)
+        scheduled_at=scheduled_at(conditions_text)
         if conditions_text
         and (COOLDOWN_TIME_KEY in template.labels or COOLDOWN_TIME_KEY in annotations)
         else None,
     )
-
-
-def _limits(spec: Mapping[str, Any] | None) -> Resource | None:
-    """Return a stored pod spec's limits (None when unreadable: admission refuses such specs)."""
-    try:
-        return pod_limits(spec or {}, "spec")
-    except EngineError:
-        return None
-
-
-def _scheduled_at(conditions_text: str) -> datetime | None:
-    """Return when the pod's ``PodScheduled=True`` condition last turned (cdp's cool-down start).
-
-    Only asked of a pod labelled or annotated ``volcano.sh/cooldown-time`` (``_task``): cdp reads
-    it of no other pod, and the other 50,000 are spared a decode.
-    """
-    conditions = json.loads(conditions_text)
-    for cond in conditions if isinstance(conditions, list) else ():
-        if (
-            isinstance(cond, dict)
-            and cond.get("type") == "PodScheduled"
-            and str(cond.get("status")) == "True"
-        ):
-            stamp = cond.get("lastTransitionTime")
-            return _aware(stamp) if isinstance(stamp, str) and stamp else None
-    return None
-
-
-def _gated(spec_text: str | None) -> bool:
-    """Return True while the pod's ``spec.schedulingGates`` holds a gate.
-
-    Read per pod, not from the shared template: gates are removed pod by pod. The substring test
-    keeps the common, ungated pod free of a second decode.
-    """
-    if not spec_text or '"schedulingGates"' not in spec_text:
-        return False
-    spec = json.loads(spec_text)
-    return isinstance(spec, dict) and bool(spec.get("schedulingGates"))
