@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from scheduler.engine.actions.allocate_nomination import allocate_from_nomination
+from scheduler.engine.actions.allocate_place import all_say, place_one
 from scheduler.engine.actions.allocate_sub_jobs import SubJobAllocator
 from scheduler.engine.actions.allocate_topology import TopologyAllocator
 from scheduler.engine.api.job_info import JobInfo
@@ -61,14 +62,6 @@ def schedulable_jobs(ssn: Session, candidates: Iterable[JobInfo] | None = None) 
             continue
         jobs.append(job)
     return jobs
-
-
-def all_say(fns: list[Callable[..., bool]], *args: object) -> bool:
-    """Return True when every function of ``fns`` says yes (``dispatch.all_pass``, flat)."""
-    for fn in fns:  # noqa: SIM110 - cheaper than all() over a generator
-        if not fn(*args):
-            return False
-    return True
 
 
 def any_says(fns: list[Callable[..., bool]], *args: object) -> bool:
@@ -227,21 +220,13 @@ class AllocateAction(Action):
                 continue
             if role_cache and task.role and task.role in sheet.failed_roles:
                 continue
-            failure = ssn.pre_predicate_fn(task) if pre_filters else None
-            placement = None if failure is not None else selector.select(task)
-            if placement is None:
-                job.fit_errors[task.uid] = (
-                    failure.reason if failure is not None else selector.explain(task)
-                )
-                sheet.failed_roles.add(task.role)
+            placed = place_one(
+                ssn, selector, stmt, job, sheet.failed_roles, task, selector.select, pre_filters
+            )
+            if placed is None:
                 if need_continue(job, sheet):
                     continue
                 break
-            job.fit_errors.pop(task.uid, None)
-            if placement.pipelined:
-                stmt.pipeline(task, placement.node)
-            else:
-                stmt.allocate(task, placement.node)
             ready = all_say(ready_fns, job)
             if ready:
                 break

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 from scheduler.engine.actions.allocate_nomination import allocate_from_nomination
+from scheduler.engine.actions.allocate_place import all_say, place_one
 from scheduler.engine.actions.allocate_topology import (
     Placed,
     placements,
@@ -255,9 +256,6 @@ class SubJobAllocator:
     ) -> Statement | None:
         """Place ``sheet``'s tasks on the nodes of ``hypernode`` until the sub-job is ready
         (Volcano's ``allocateResourcesForTasks``); None when neither ready nor pipelined."""
-        # allocate imports this module for its sub-job path: its helpers come at call time.
-        from scheduler.engine.actions.allocate import all_say
-
         ssn, selector, tree = self.ssn, self.selector, self.tree
         allowed = None
         if hypernode != TOP_HYPERNODE and tree is not None:
@@ -268,6 +266,7 @@ class SubJobAllocator:
         allocated = sub.allocated_hypernode
         stmt = Statement(ssn)
         pre_filters = ssn.has_fns("pre_predicate")
+        choose = functools.partial(selector.select_in, allowed=allowed)
         tasks = sheet.tasks
         while sheet.next < len(tasks):
             task = tasks[sheet.next]
@@ -279,23 +278,15 @@ class SubJobAllocator:
                     f"Task {task.name} with role spec {task.role} has already predicated failed"
                 )
                 continue
-            failure = ssn.pre_predicate_fn(task) if pre_filters else None
             if topology:
                 task.job_allocated_hypernode = allocated
-            placement = None if failure is not None else selector.select_in(task, allowed)
+            placement = place_one(
+                ssn, selector, stmt, job, sheet.failed_roles, task, choose, pre_filters
+            )
             if placement is None:
-                job.fit_errors[task.uid] = (
-                    failure.reason if failure is not None else selector.explain(task)
-                )
-                sheet.failed_roles.add(task.role)
                 if _need_continue(job, sub):
                     continue
                 break
-            job.fit_errors.pop(task.uid, None)
-            if placement.pipelined:
-                stmt.pipeline(task, placement.node)
-            else:
-                stmt.allocate(task, placement.node)
             if topology and tree is not None:
                 leaf = tree.leaf_of_row[placement.node.index]
                 if leaf:

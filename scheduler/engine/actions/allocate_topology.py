@@ -24,6 +24,7 @@ is placed over all nodes with the same LCA bookkeeping.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ from scheduler.engine.actions.allocate_nomination import (
     nominated_rows,
     validate_nomination,
 )
+from scheduler.engine.actions.allocate_place import all_say, place_one
 from scheduler.engine.api.hypernode import TOP_HYPERNODE, HyperNodeTree
 from scheduler.engine.api.types import TaskStatus
 from scheduler.engine.framework import Statement
@@ -246,7 +248,7 @@ class TopologyAllocator:
         """Place ``sheet``'s tasks on the nodes of ``hypernode``, as allocate's flat round does,
         widening the job's HyperNode (the LCA) after each pod; None when not ready/pipelined."""
         # allocate imports this module for its HyperNode path: its helpers come at call time.
-        from scheduler.engine.actions.allocate import all_say, need_continue
+        from scheduler.engine.actions.allocate import need_continue
 
         ssn, selector, tree = self.ssn, self.selector, self.tree
         if hypernode != TOP_HYPERNODE and not len(tree.rows.get(hypernode, ())):
@@ -255,6 +257,7 @@ class TopologyAllocator:
         allocated = self._sub_allocated.get(job.uid, job.allocated_hypernode)
         stmt = Statement(ssn)
         pre_filters = ssn.has_fns("pre_predicate")
+        choose = functools.partial(selector.select_in, allowed=allowed)
         tasks = sheet.tasks
         while sheet.next < len(tasks):
             task = tasks[sheet.next]
@@ -263,22 +266,14 @@ class TopologyAllocator:
                 continue
             if self.role_cache and task.role and task.role in sheet.failed_roles:
                 continue
-            failure = ssn.pre_predicate_fn(task) if pre_filters else None
             task.job_allocated_hypernode = allocated
-            placement = None if failure is not None else selector.select_in(task, allowed)
+            placement = place_one(
+                ssn, selector, stmt, job, sheet.failed_roles, task, choose, pre_filters
+            )
             if placement is None:
-                job.fit_errors[task.uid] = (
-                    failure.reason if failure is not None else selector.explain(task)
-                )
-                sheet.failed_roles.add(task.role)
                 if need_continue(job, sheet):
                     continue
                 break
-            job.fit_errors.pop(task.uid, None)
-            if placement.pipelined:
-                stmt.pipeline(task, placement.node)
-            else:
-                stmt.allocate(task, placement.node)
             leaf = tree.leaf_of_row[placement.node.index]
             if leaf:
                 allocated = tree.lca(leaf, allocated)
