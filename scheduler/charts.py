@@ -264,8 +264,9 @@ def node_allocation_figure(
             base_layout(
                 uirevision="node-allocation",
                 xaxis={"type": "date"},
-                yaxis={"title": {"text": _("Share of allocatable")}, "range": [0, 105],
-                       "ticksuffix": "%"},
+                # no axis title: the card's subtitle says what the % is of, and a title
+                # would cover the ticks on a phone
+                yaxis={"range": [0, 105], "ticksuffix": "%"},
                 height=280,
             ),
             _validate=False,
