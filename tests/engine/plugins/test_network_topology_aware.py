@@ -15,40 +15,25 @@ import yaml
 
 from scheduler.engine.framework import open_session
 from scheduler.engine.util.scenario import load_scenario
+from tests.engine.plugins.network_topology_aware_kit import hypernode, node
 
 
-def _node(name: str, cpu: str, memory: str, **extra: str) -> dict[str, Any]:
-    allocatable = {"cpu": cpu, "memory": memory, "pods": "10", **extra}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-            "status": {"allocatable": allocatable}}  # fmt: skip
-
-
-def _hypernode(name: str, tier: int, members: list[str], kind: str = "Node") -> dict[str, Any]:
-    return {
-        "apiVersion": "topology.volcano.sh/v1alpha1",
-        "kind": "HyperNode",
-        "metadata": {"name": name},
-        "spec": {"tier": tier, "members": [
-            {"type": kind, "selector": {"exactMatch": {"name": m}}} for m in members]},
-    }  # fmt: skip
-
-
-def _pod(name: str, node: str, requests: dict[str, str]) -> dict[str, Any]:
+def _pod(name: str, node_name: str, requests: dict[str, str]) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": "ns1",
                      "annotations": {"scheduling.k8s.io/group-name": "pg1"}},
-        "spec": {"nodeName": node, "containers": [{"name": "main", "resources": {"requests": requests}}]},
-        "status": {"phase": "Running" if node else "Pending"},
+        "spec": {"nodeName": node_name, "containers": [{"name": "main", "resources": {"requests": requests}}]},
+        "status": {"phase": "Running" if node_name else "Pending"},
     }  # fmt: skip
 
 
 THREE_TIERS = [
-    _hypernode("s0", 3, ["s1", "s2"], "HyperNode"),
-    _hypernode("s1", 2, ["s3", "s4"], "HyperNode"),
-    _hypernode("s2", 2, ["s5", "s6"], "HyperNode"),
-    *(_hypernode(s, 1, [f"{s}-n1", f"{s}-n2"]) for s in ("s3", "s4", "s5", "s6")),
+    hypernode("s0", 3, ["s1", "s2"], "HyperNode"),
+    hypernode("s1", 2, ["s3", "s4"], "HyperNode"),
+    hypernode("s2", 2, ["s5", "s6"], "HyperNode"),
+    *(hypernode(s, 1, [f"{s}-n1", f"{s}-n2"]) for s in ("s3", "s4", "s5", "s6")),
 ]
 
 
@@ -56,7 +41,7 @@ def _nodes(**extra: str) -> list[dict[str, Any]]:
     shapes = {"s3": ("2", "4G"), "s4": ("4", "4G"), "s5": ("2", "8G"), "s6": ("4", "8G")}
     foo = {"s3": "8", "s4": "8", "s5": "16", "s6": "16"}
     return [
-        _node(f"{s}-n{i}", cpu, memory, **({"example.com/foo": foo[s]} if extra else {}))
+        node(f"{s}-n{i}", cpu, memory, **({"example.com/foo": foo[s]} if extra else {}))
         for s, (cpu, memory) in shapes.items()
         for i in (1, 2)
     ]
@@ -189,10 +174,10 @@ def test_topology_pods_of_a_job_with_no_pods_placed_score_zero() -> None:
 
 def _gradient_session(busy_cpu: str):  # type: ignore[no-untyped-def]
     objects = [
-        _node("a1", "4", "8Gi"), _node("a2", "4", "8Gi"), _node("b1", "4", "8Gi"),
-        _node("b2", "4", "8Gi"),
-        _hypernode("a", 1, ["a1", "a2"]), _hypernode("b", 1, ["b1", "b2"]),
-        _hypernode("spine", 2, ["a", "b"], "HyperNode"),
+        node("a1", "4", "8Gi"), node("a2", "4", "8Gi"), node("b1", "4", "8Gi"),
+        node("b2", "4", "8Gi"),
+        hypernode("a", 1, ["a1", "a2"]), hypernode("b", 1, ["b1", "b2"]),
+        hypernode("spine", 2, ["a", "b"], "HyperNode"),
         _pod("p1", "", {"cpu": "1"}),
         {**_pod("busy", "a1", {"cpu": busy_cpu}),
          "metadata": {"name": "busy", "namespace": "other"}},

@@ -11,29 +11,18 @@ import yaml
 
 from scheduler.engine.framework import open_session
 from scheduler.engine.util.scenario import load_scenario
+from tests.engine.plugins.network_topology_aware_kit import hypernode, node
 
 PARTITION = "volcano.sh/partition-id"
 
 
-def _node(name: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-            "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"}}}  # fmt: skip
-
-
-def _hypernode(name: str, tier: int, members: list[str], kind: str = "Node") -> dict[str, Any]:
-    return {"apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode",
-            "metadata": {"name": name},
-            "spec": {"tier": tier, "members": [
-                {"type": kind, "selector": {"exactMatch": {"name": m}}} for m in members]}}  # fmt: skip
-
-
-def _pod(name: str, partition: str, node: str) -> dict[str, Any]:
+def _pod(name: str, partition: str, node_name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": "ns1", "labels": {PARTITION: partition},
                          "annotations": {"scheduling.k8s.io/group-name": "pg1"}},
-            "spec": {"nodeName": node, "containers": [
+            "spec": {"nodeName": node_name, "containers": [
                 {"name": "main", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]},
-            "status": {"phase": "Running" if node else "Pending"}}  # fmt: skip
+            "status": {"phase": "Running" if node_name else "Pending"}}  # fmt: skip
 
 
 def _scores_of_pending_pod(policy: list[dict[str, Any]] | None) -> dict[str, float]:
@@ -44,10 +33,10 @@ def _scores_of_pending_pod(policy: list[dict[str, Any]] | None) -> dict[str, flo
     if policy is not None:
         spec["subGroupPolicy"] = policy
     objects = [
-        *(_node(n) for n in ("s3-n1", "s3-n2", "s4-n1", "s4-n2")),
-        _hypernode("s3", 1, ["s3-n1", "s3-n2"]),
-        _hypernode("s4", 1, ["s4-n1", "s4-n2"]),
-        _hypernode("s1", 2, ["s3", "s4"], "HyperNode"),
+        *(node(n, "8", "16Gi") for n in ("s3-n1", "s3-n2", "s4-n1", "s4-n2")),
+        hypernode("s3", 1, ["s3-n1", "s3-n2"]),
+        hypernode("s4", 1, ["s4-n1", "s4-n2"]),
+        hypernode("s1", 2, ["s3", "s4"], "HyperNode"),
         {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
          "metadata": {"name": "pg1", "namespace": "ns1"}, "spec": spec,
          "status": {"phase": "Running"}},
