@@ -82,7 +82,8 @@ def run_prometheus(directory: Path, target: str) -> Iterator[str]:
     log = (directory / "prometheus.log").open("wb")
     process = subprocess.Popen(
         [PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={directory / 'data'}",
-         f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=1h"],
+         f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=1h",
+         "--web.enable-lifecycle"],
         stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
@@ -110,6 +111,18 @@ def run_prometheus(directory: Path, target: str) -> Iterator[str]:
             process.kill()
             process.wait(timeout=5)
         log.close()
+
+
+def stop_scraping(directory: Path, url: str) -> None:
+    """Reload the Prometheus of ``run_prometheus(directory, ...)`` with no target: what it scraped
+    stays queryable, and the live server's database is read by nobody while tests flush it (a
+    scrape's reads meeting the flush's TRUNCATE deadlocked on PostgreSQL)."""
+    (directory / "prometheus.yml").write_text(
+        CONFIG.split("scrape_configs:")[0] + "scrape_configs: []\n"
+    )
+    request = urllib.request.Request(f"{url}/-/reload", method="POST")
+    with urllib.request.urlopen(request, timeout=10):
+        pass
 
 
 def wait_for_targets(url: str, jobs: int = 3, timeout: float = 20.0) -> None:

@@ -43,6 +43,7 @@ from tests.monitoring.prometheus_server import (
     api,
     installed,
     run_prometheus,
+    stop_scraping,
     wait_for_targets,
 )
 from tests.monitoring.turns_kit import TURNS, forget_in_turn, in_turn
@@ -137,10 +138,11 @@ def scraped(
 ) -> Iterator[Scraped]:
     """Play the scenario once under a Prometheus scraping the live server."""
     target = urllib.parse.urlsplit(live_server.url).netloc
+    folder = tmp_path_factory.mktemp("prometheus")
     with (
         pytest.MonkeyPatch.context() as patch,
         django_db_blocker.unblock(),  # the live server's thread reads the rows too
-        run_prometheus(tmp_path_factory.mktemp("prometheus"), target) as url,
+        run_prometheus(folder, target) as url,
     ):
         for module in (metrics_cluster, metrics_kube_state):
             name = "cluster_families" if module is metrics_cluster else "kube_state_families"
@@ -162,6 +164,7 @@ def scraped(
             sessions=history.session_series(since, until, resolution=0),
             shares=history.job_share_series(since, until, resolution=0),
         )
+        stop_scraping(folder, url)  # the tests below read what was scraped up to ``until``
         yield scraped
 
 
