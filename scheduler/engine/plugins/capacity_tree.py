@@ -45,12 +45,25 @@ class CapacityAttr:
     real_capability: IntRow
     parent: str | None = None
     children: list[str] = field(default_factory=list)
-    share: float = 0.0
+    # The share as last computed; ``stale`` once allocated or deserved changed since.
+    cached_share: float = 0.0
+    stale: bool = True
 
     def update_share(self) -> None:
-        """Recompute the share: max of allocated / deserved over deserved's columns (1 if none)."""
-        dims = self.deserved > 0
-        self.share = quota.share(self.allocated, self.deserved, dims) if dims.any() else 1.0
+        """Mark the share for recomputation. A placement changes every queue up the chain, but
+        shares are read when queues are ordered (once per round), not after each pod."""
+        self.stale = True
+
+    @property
+    def share(self) -> float:
+        """Return the share: max of allocated / deserved over deserved's columns (1 if none)."""
+        if self.stale:
+            self.stale = False
+            dims = self.deserved > 0
+            self.cached_share = (
+                quota.share(self.allocated, self.deserved, dims) if dims.any() else 1.0
+            )
+        return self.cached_share
 
     def add_job(self, job: JobInfo, index: ResourceIndex) -> None:
         """Add ``job``'s allocated, requested, reserved and elastic amounts."""

@@ -10,8 +10,6 @@ tree (``volcano.sh/hierarchy`` / ``volcano.sh/hierarchy-weights`` annotations, s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from scheduler.engine.api.job_info import JobInfo
@@ -27,12 +25,31 @@ __all__ = ["SHARE_DELTA", "DrfPlugin", "JobAttr"]
 SHARE_DELTA = 1e-6
 
 
-@dataclass(slots=True, eq=False)
 class JobAttr:
-    """A job's allocated amount and dominant share."""
+    """A job's allocated amount and dominant share.
 
-    allocated: IntRow
-    share: float = 0.0
+    A placement only adds to ``allocated`` and marks the share stale: the share is read when
+    jobs are ordered (once per round), not after each of a round's pods, so it is computed
+    then, from the same amounts with the same operations.
+    """
+
+    __slots__ = ("_inverse", "_share", "allocated", "stale")
+
+    def __init__(self, allocated: IntRow, share: float, inverse: list[float]) -> None:
+        self.allocated = allocated
+        self._share = share
+        self._inverse = inverse  # 1 / the cluster's total per column (0: not in the cluster)
+        self.stale = False
+
+    @property
+    def share(self) -> float:
+        """Return the dominant share (max of allocated / total over the cluster's columns)."""
+        if self.stale:
+            self.stale = False
+            # NumPy's product converts each int64 amount to float64, as ``int * float`` does
+            products = zip(self.allocated.tolist(), self._inverse, strict=True)
+            self._share = max([a * b for a, b in products]) if self._inverse else 0.0
+        return self._share
 
 
 @register_plugin
@@ -59,7 +76,8 @@ class DrfPlugin(Plugin):
             else [0.0] * len(allocated)
         )
         self.jobs: dict[str, JobAttr] = {
-            uid: JobAttr(allocated[row], shares[row]) for uid, row in amounts.position.items()
+            uid: JobAttr(allocated[row], shares[row], self._inverse_values)
+            for uid, row in amounts.position.items()
         }
         # 3. The queue tree, when asked for.
         option = next((o for o in ssn.conf.plugin_options() if o.name == self.name), None)
@@ -90,10 +108,7 @@ class DrfPlugin(Plugin):
             attr.allocated += task.resreq_vec
         else:
             attr.allocated -= task.resreq_vec
-        # share_of(attr.allocated) in scalars (once per placed pod): NumPy's product converts
-        # each int64 amount to float64, as ``int * float`` does
-        products = zip(attr.allocated.tolist(), self._inverse_values, strict=True)
-        attr.share = max([a * b for a, b in products]) if self._inverse_values else 0.0
+        attr.stale = True
         if self.tree is not None:
             self.tree.job_changed(task.job, task.resreq_vec * sign)
 
@@ -104,8 +119,7 @@ class DrfPlugin(Plugin):
         if attr is None or task.resreq_vec is None:
             return
         attr.allocated += task.resreq_vec
-        products = zip(attr.allocated.tolist(), self._inverse_values, strict=True)
-        attr.share = max([a * b for a, b in products]) if self._inverse_values else 0.0
+        attr.stale = True
         if self.tree is not None:
             self.tree.job_changed(task.job, task.resreq_vec)
 

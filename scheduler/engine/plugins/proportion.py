@@ -43,7 +43,9 @@ class QueueAttr:
     inqueue: IntRow
     elastic: IntRow
     deserved: FloatRow
-    share: float = 0.0
+    # The share as last computed; ``stale`` once allocated or deserved changed since.
+    cached_share: float = 0.0
+    stale: bool = True
     # Derived from deserved by set_deserved: the bound "≤ deserved" compares against (tolerance
     # included) and 1/deserved where deserved counts, so per-event work is one multiply.
     deserved_upper: FloatRow = field(default_factory=lambda: np.zeros(0))
@@ -66,16 +68,26 @@ class QueueAttr:
         self.update_share()
 
     def update_share(self) -> None:
-        """Recompute the share: max of allocated / deserved over the deserved columns.
+        """Mark the share for recomputation: it is read when queues are ordered (once per
+        round), not after each pod a round places, so it is computed then (``share``)."""
+        self.stale = True
 
-        In scalars, once per placed pod: NumPy's ``max(allocated * inverse)`` converts each
-        int64 amount to float64 and multiplies, as ``int * float`` does in Python.
+    @property
+    def share(self) -> float:
+        """Return the share: max of allocated / deserved over the deserved columns.
+
+        In scalars: NumPy's ``max(allocated * inverse)`` converts each int64 amount to float64
+        and multiplies, as ``int * float`` does in Python.
         """
-        inverse = self.inverse_values
-        if not inverse:
-            self.share = 0.0
-            return
-        self.share = max([a * b for a, b in zip(self.allocated.tolist(), inverse, strict=True)])
+        if self.stale:
+            self.stale = False
+            inverse = self.inverse_values
+            self.cached_share = (
+                max([a * b for a, b in zip(self.allocated.tolist(), inverse, strict=True)])
+                if inverse
+                else 0.0
+            )
+        return self.cached_share
 
     def within_deserved(self, allocated: IntRow) -> bool:
         """Return True when ``allocated`` ≤ deserved in every column."""
