@@ -42,6 +42,7 @@ class OvercommitPlugin(Plugin):
         # 2. Reserved by admitted jobs: Inqueue ones fully, Running ones for what is uncovered.
         self.inqueue = np.zeros(len(index), dtype=np.int64)
         self._rows = quota.RowMemo.shared(ssn.scratch, index)
+        amounts = None  # every job's allocated sums, read once for all jobs (shared with drf)
         for job in ssn.jobs.values():
             if job.min_resources is None:
                 continue
@@ -51,7 +52,9 @@ class OvercommitPlugin(Plugin):
                 job.phase == PodGroupPhase.RUNNING
                 and job.count(*ALLOCATED_STATUSES) >= job.min_available
             ):
-                allocated, _ = quota.job_allocated_and_request(job, index)
+                if amounts is None:
+                    amounts = quota.job_amounts(ssn)
+                allocated = amounts.allocated[amounts.position[job.uid]]
                 uncovered = quota.inqueue_uncovered(job, index, allocated)
                 if uncovered is not None:
                     self.inqueue += uncovered

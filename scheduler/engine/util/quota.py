@@ -387,6 +387,8 @@ def inqueue_uncovered(job: JobInfo, index: ResourceIndex, allocated: IntRow) -> 
     ):
         minimum = index.vector(job.min_resources)
         part = np.where(minimum > 0, np.maximum(minimum - allocated, 0), 0)
+        if not job.pending_gated:  # the common case: nothing gated to take off
+            return part
         return np.maximum(part - gated_request(job, index), 0)
     return None
 
