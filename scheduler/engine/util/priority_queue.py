@@ -113,8 +113,8 @@ def _default_task_key(tasks: list[TaskInfo]) -> Callable[[TaskInfo], Any] | None
     one, else uid) is only a key when the tasks are uniform: all or none with an index, all or
     none with a creation time.
     """
-    indices = [pod_index(t.name) for t in tasks]
-    with_index = sum(i is not None for i in indices)
+    indices = {t.uid: pod_index(t.name) for t in tasks}
+    with_index = sum(i is not None for i in indices.values())
     with_time = sum(t.creation_timestamp is not None for t in tasks)
     if with_index not in (0, len(tasks)) or with_time not in (0, len(tasks)):
         return None
@@ -123,7 +123,7 @@ def _default_task_key(tasks: list[TaskInfo]) -> Callable[[TaskInfo], Any] | None
 
     def key(task: TaskInfo) -> tuple[Any, ...]:
         return (
-            pod_index(task.name) if by_index else 0,
+            indices[task.uid] if by_index else 0,  # (each name parsed once, above)
             task.creation_timestamp if by_time else 0,
             task.uid,
         )
@@ -142,5 +142,13 @@ def sort_tasks(ssn: Session, tasks: list[TaskInfo]) -> list[TaskInfo]:
     plugin_key = ssn.task_order_key()
     default_key = _default_task_key(tasks) if plugin_key is not None else None
     if plugin_key is not None and default_key is not None:
-        return sorted(tasks, key=lambda t: (plugin_key(t), default_key(t)))
+        # Keys built once per task (decorated, then sorted by key alone: the uid ends every
+        # key, so no two are equal and the task itself is never compared).
+        keyed = [((plugin_key(t), default_key(t)), t) for t in tasks]
+        keyed.sort(key=_first)
+        return [t for _k, t in keyed]
     return sorted(tasks, key=cmp_to_key(ssn.task_order_cmp))
+
+
+def _first(pair: tuple[Any, TaskInfo]) -> Any:
+    return pair[0]
