@@ -57,13 +57,13 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_case(case: Case, *, profiler: cProfile.Profile | None) -> None:
-    """Build, run and print one case."""
+def run_case(case: Case, *, profiler: cProfile.Profile | None) -> tuple[float, float] | None:
+    """Build, run and print one case; return its session (wall, CPU) seconds."""
     try:
         conf = load_conf(case.conf)
     except EngineError as exc:
         print(f"  {case.label}: CANNOT RUN: {exc}")
-        return
+        return None
     started = time.perf_counter()
     cluster = case.build()
     snapshot = time.perf_counter() - started
@@ -100,6 +100,24 @@ def run_case(case: Case, *, profiler: cProfile.Profile | None) -> None:
         print(f"    check: {case.check(decisions)}")
     if case.after is not None:
         _run_after(case, conf, decisions)
+    return session, cpu
+
+
+def print_growth(times: dict[str, tuple[float, float]]) -> None:
+    """Print how a session grows from ``X/4`` to ``X/2`` to ``X`` for each such trio of cases."""
+    for label in times:
+        quarter, half = times.get(f"{label}/4"), times.get(f"{label}/2")
+        if quarter is None or half is None:
+            continue
+        full = times[label]
+        ratios = [
+            f"{name} x{half[i] / quarter[i]:.2f} then x{full[i] / half[i]:.2f}"
+            for i, name in enumerate(("wall", "cpu"))
+            if quarter[i] > 0 and half[i] > 0
+        ]
+        print(
+            f"  growth {label}/4 -> {label}/2 -> {label} (each step doubles): {'; '.join(ratios)}"
+        )
 
 
 def _run_after(case: Case, conf: SchedulerConf, first: Decisions) -> None:
@@ -146,8 +164,12 @@ def run_set(name: str, seed: int, *, profile: bool) -> None:
         run_q(seed)
     else:
         workload = SETS[name](seed)
+        times: dict[str, tuple[float, float]] = {}
         for case in workload.cases:
-            run_case(case, profiler=profiler)
+            measured = run_case(case, profiler=profiler)
+            if measured is not None:
+                times[case.label] = measured
+        print_growth(times)
     print(f"  peak RSS {peak_rss_mib():.0f} MiB; load average {os.getloadavg()[0]:.1f}")
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
