@@ -31,3 +31,13 @@ app.conf.beat_schedule = {
         "options": {"expires": 2 * _PERIOD},
     },
 }
+
+# VOLCANO_CELERY_QUEUES=split sends the cycle to the queue ``scheduler`` and the kubelet's tick to
+# ``kubelet``, so one worker runs sessions and another the simulated nodes (``celery worker -Q
+# scheduler,celery`` and ``-Q kubelet``): at scale a tick and a session each take a core, and
+# neither waits behind the other. Unset, every task goes to the default queue ``celery``.
+if os.environ.get("VOLCANO_CELERY_QUEUES", "").strip().lower() == "split":
+    app.conf.task_routes = {
+        "scheduler.tasks.schedule": {"queue": "scheduler"},
+        "kubelet.tasks.runtime_tick": {"queue": "kubelet"},
+    }

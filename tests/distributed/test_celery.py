@@ -44,6 +44,28 @@ def test_a_celery_worker_runs_sessions_and_completes_jobs(stack: Stack) -> None:
     assert float(count.group(1)) > 0
 
 
+def test_split_queues_run_sessions_and_the_kubelet_in_separate_workers(stack: Stack) -> None:
+    use_conf(DEFAULT_SCHEDULER_CONF)
+    make_queue("default")  # transactional tests flush the migrations' rows
+    nodes(2, cpu=4)
+    names = [f"split-{i}" for i in range(2)]
+    for name in names:
+        submit(job(name, replicas=2, duration="10s"))  # one second at speed 10
+
+    stack.env["VOLCANO_CELERY_QUEUES"] = "split"
+    stack.beat()
+    stack.worker("scheduler")  # consumes celery and scheduler
+    stack.worker("kubelet")  # consumes celery and kubelet
+
+    wait_for(lambda: completed(names), 60, "the jobs to complete", stack)
+    # (each worker's banner lists every task; a task it ran is logged as "Task name[id] ...")
+    sessions, nodes_log = stack.log("scheduler"), stack.log("kubelet")
+    assert "Task scheduler.tasks.schedule[" in sessions
+    assert "Task kubelet.tasks.runtime_tick[" not in sessions
+    assert "Task kubelet.tasks.runtime_tick[" in nodes_log
+    assert "Task scheduler.tasks.schedule[" not in nodes_log
+
+
 def test_two_workers_started_together_never_lead_at_once(stack: Stack) -> None:
     use_conf(DEFAULT_SCHEDULER_CONF)
     make_queue("default")  # transactional tests flush the migrations' rows
