@@ -221,6 +221,8 @@ class DeviceSharePlugin(Plugin):
             if exclusive is not None:
                 exclusive.allocated(task)
             return
+        if task.device_containers is None:  # asks no device: nothing to choose or book
+            return
         written: dict[str, str] = {}
         share = self._gpushare.get(node.index)
         if share is not None and self._asks_gpushare(task):

@@ -151,6 +151,7 @@ class NetworkTopologyAwarePlugin(HyperNodeBinpacking, Plugin):
         # HyperNodes whose use changed, in order (binpacking caches catch up from it)
         self._changes: list[int] = []
         self._normal_cache: dict[tuple[object, ...], NormalPodState] = {}
+        self._normal_last: tuple[IntArray, NormalPodState] | None = None
         # job uid -> pods per lowest-tier HyperNode index (kept by the event handler once made)
         self._job_leaf_pods: dict[str, IntArray] = {}
         self._bfs: dict[str, list[str]] = {}

@@ -42,6 +42,13 @@ class NormalPodState:
     sums: list[FloatArray] | None = None
     values: list[float] = field(default_factory=list)  # ``by_hypernode`` as plain floats
     dirty: set[int] = field(default_factory=set)
+    # (weight, request, column) of each binpacked column, and the weights' sum
+    triples: list[tuple[float, int, int]] = field(default_factory=list)
+    weight_sum: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.triples = list(zip(self.weights, self.request, self.col_list, strict=True))
+        self.weight_sum = sum(self.weights)
 
 
 @dataclass(slots=True)
@@ -76,6 +83,7 @@ class HyperNodeBinpacking:
     _used_at: int
     _changes: list[int]
     _normal_cache: dict[tuple[object, ...], NormalPodState]
+    _normal_last: tuple[IntArray, NormalPodState] | None  # the last request asked, its state
     _groups: TierGroups | None
     _tier_scores: list[tuple[int, float]]
     _normal_factor: float
@@ -178,8 +186,11 @@ class HyperNodeBinpacking:
         """Return the request's binpacking score per HyperNode, brought up to date: only the
         HyperNodes whose use changed since (a placement changes the few over its node) are
         scored again, unless more changed than there are HyperNodes."""
-        key = tuple(request.tolist())
-        state = self._normal_cache.get(key)
+        last = self._normal_last  # pods of a template share their request vector
+        if last is not None and last[0] is request:
+            state: NormalPodState | None = last[1]
+        else:
+            state = self._normal_cache.get(tuple(request.tolist()))
         log = self._changes
         if state is None or len(log) - state.read > len(self._names):
             weights = self._column_weights
@@ -193,7 +204,7 @@ class HyperNodeBinpacking:
                 by_hypernode=np.append(self._binpack(request), 1.0),
             )
             state.values = state.by_hypernode.tolist()
-            self._normal_cache[key] = state
+            self._normal_cache[tuple(request.tolist())] = state
         elif state.read < len(log):
             changed = sorted(set(log[state.read :]))
             by_hypernode = state.by_hypernode
@@ -202,6 +213,7 @@ class HyperNodeBinpacking:
                 by_hypernode[h] = values[h] = score
             state.dirty.update(changed)
         state.read = len(log)
+        self._normal_last = (request, state)
         return state
 
     def _tier_groups(self) -> TierGroups:
@@ -251,16 +263,17 @@ class HyperNodeBinpacking:
 
     def _binpack_few(self, state: NormalPodState, hypernodes: list[int]) -> list[float]:
         """Return the binpacking score of a few HyperNodes (plain Python: cheaper than numpy)."""
-        weights, request, col_list = state.weights, state.request, state.col_list
-        total = sum(weights)
-        if not weights or total <= 0:
+        total = state.weight_sum
+        if not state.weights or total <= 0:
             return [0.0] * len(hypernodes)
         out = []
+        triples = state.triples
+        allocatable_list, used_list = self._allocatable_list, self._used_list
         for h in hypernodes:
-            cap = self._allocatable_list[h]
-            used = self._used_list[h]
+            cap = allocatable_list[h]
+            used = used_list[h]
             score = 0.0
-            for w, r, c in zip(weights, request, col_list, strict=True):
+            for w, r, c in triples:
                 a, u = cap[c], used[c]
                 if u + r > a:
                     score = -1.0
