@@ -133,11 +133,13 @@ def reconcile_job(
     classes: ClassTable | None = None,
     commands: bool = True,
     tasks: tuple[int, list[TaskSpec]] | None = None,
+    evictions: bool = True,
 ) -> JobResult:
     """Reconcile one job (a row or its primary key) at time ``now``; see the module doc.
 
     ``classes``: every PriorityClass, when the caller read them already (once per pass).
     ``commands``: whether to look for the job's Commands (False: the caller knows of none).
+    ``evictions``: the same for its ``PodEviction`` records.
     ``tasks``: the job's resourceVersion and its tasks as the caller read them; used only
     if the locked row still has that version.
     """
@@ -166,7 +168,7 @@ def reconcile_job(
         requests = take_commands(row, now) if commands else []
         failpoints.hit("controller.command-taken", when=bool(requests))
         result.commands = len(requests)
-        evicted = take_evictions(row)
+        evicted = take_evictions(row) if evictions else []
         ctx.changed = ctx.changed or bool(evicted)
         requests += evicted + observe_pods(ctx)
         delayed = _has_timeouts(ctx)  # only such a job can have timers: skip two queries
@@ -323,18 +325,19 @@ def _tasks_of(pks: list[int]) -> dict[int, list[TaskSpec]]:
     return found
 
 
-def _with_commands() -> set[int]:
-    """Return the pks of jobs that have an unprocessed Command or a pod eviction to react to."""
-    evicted = set(PodEviction.objects.values_list("job_id", flat=True).distinct())
+def _with_commands() -> tuple[set[int], set[int]]:
+    """Return the pks of jobs that have an unprocessed Command or a pod eviction to react to,
+    and of those with a pod eviction."""
+    evicted = set(PodEviction.objects.order_by().values_list("job_id", flat=True).distinct())
     targets = set(
         Command.objects.filter(target_kind=TargetKind.JOB, processed=False).values_list(
             "namespace", "target_name"
         )
     )
     if not targets:
-        return evicted
+        return evicted, evicted
     names = {name for _, name in targets}
-    return evicted | {
+    return evicted, evicted | {
         pk
         for pk, namespace, name in Job.objects.filter(name__in=names).values_list(
             "pk", "namespace", "name"
@@ -408,7 +411,7 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
     report = ReconcileReport(now=now)
     report.commands += _orphan_commands(now)
     changed, mark = _notices.read()
-    waiting = _with_commands()
+    evicted, waiting = _with_commands()
     if full or changed is None:
         jobs = Job.objects.order_by()
     else:
@@ -431,6 +434,7 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
                 classes=classes,
                 commands=pk in waiting,
                 tasks=(versions[pk], tasks.get(pk, [])),
+                evictions=pk in evicted,
             )
         except Exception as exc:  # one bad job must not stop the others
             logger.exception("reconciling job #%s failed", pk)
