@@ -179,6 +179,7 @@ def burst(args: argparse.Namespace) -> int:
     from django.utils import timezone
 
     from core.models import Node
+    from core.network import allocate_node_networks
     from jobs.models import Job
     from kube import registry
     from kubelet.runtime import RuntimeSettings, tick
@@ -189,6 +190,7 @@ def burst(args: argparse.Namespace) -> int:
         Node(name=f"n{i:05d}", allocatable=alloc, capacity=alloc, labels={})
         for i in range(args.nodes)
     )
+    allocate_node_networks()  # a running cluster's nodes have their pod ranges already
     config = RuntimeSettings.from_settings()
     period = args.period
     print(f"burst: {args.burst} jobs x {args.burst_pods} pods at once on {args.nodes} nodes "

@@ -277,7 +277,10 @@ def _load(
         tasks = list(TaskSpec.objects.filter(job=job).order_by("index"))
     for task in tasks:
         task.job = job  # the locked row, not a second copy
-    pods = {pod.name: pod for pod in Pod.objects.filter(job=job)}
+    # By name, as the model's ordering gave them (one namespace), sorted here: the ORDER BY
+    # compiled per job cost a fifth of a pass over jobs whose pods just changed.
+    rows = sorted(Pod.objects.filter(job=job).order_by(), key=lambda pod: pod.name)
+    pods = {pod.name: pod for pod in rows}
     group = next(
         iter(
             PodGroup.objects.filter(
