@@ -32,6 +32,7 @@ import tempfile
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -50,7 +51,9 @@ def _setup() -> None:
     call_command("migrate", verbosity=0)
 
 
-def _manifest(name: str, replicas: int, *, cpu: str = "100m", duration: str = "1h") -> dict:
+def _manifest(
+    name: str, replicas: int, *, cpu: str = "100m", duration: str = "1h"
+) -> dict[str, Any]:
     container = {
         "name": "main",
         "image": "busybox",
