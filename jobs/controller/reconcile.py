@@ -49,11 +49,12 @@ from django.conf import settings
 from django.db import transaction
 
 from core.events import record_event
-from core.models import ClassTable, EventType, Pod, PodPhase, priority_class_table
+from core.models import ClassTable, Event, EventType, Pod, PodPhase, priority_class_table
 from jobs.controller import delete_retries
 from jobs.controller.context import FINISHED_PHASES, JobContext
 from jobs.controller.delays import arm, cancel_recovered, cancel_same_scope, fire, take_due
 from jobs.controller.notices import Notices
+from jobs.controller.podgroup import PENDING_REASON
 from jobs.controller.policies import SYNC_JOB, resolve_action
 from jobs.controller.queue_commands import reconcile_queue_commands
 from jobs.controller.requests import Request, observe_pods, take_commands, take_evictions
@@ -134,12 +135,15 @@ def reconcile_job(
     commands: bool = True,
     tasks: tuple[int, list[TaskSpec]] | None = None,
     evictions: bool = True,
+    pending_warnings: set[str] | None = None,
 ) -> JobResult:
     """Reconcile one job (a row or its primary key) at time ``now``; see the module doc.
 
     ``classes``: every PriorityClass, when the caller read them already (once per pass).
     ``commands``: whether to look for the job's Commands (False: the caller knows of none).
     ``evictions``: the same for its ``PodEviction`` records.
+    ``pending_warnings``: the messages of its ``PodGroupPending`` warnings, as the caller read
+    them (None: read here when needed).
     ``tasks``: the job's resourceVersion and its tasks as the caller read them; used only
     if the locked row still has that version.
     """
@@ -164,6 +168,7 @@ def reconcile_job(
             return result
         known = tasks[1] if tasks is not None and tasks[0] == row.resource_version else None
         ctx = _load(row, now, classes, known)
+        ctx.pending_warnings = pending_warnings
         failpoints.hit("controller.job-read")
         requests = take_commands(row, now) if commands else []
         failpoints.hit("controller.command-taken", when=bool(requests))
@@ -328,6 +333,28 @@ def _tasks_of(pks: list[int]) -> dict[int, list[TaskSpec]]:
     return found
 
 
+def _pending_warnings(jobs: dict[int, tuple[str, str, object]]) -> dict[int, set[str]]:
+    """Return the messages of the ``PodGroupPending`` warnings of ``jobs`` (one query).
+
+    ``jobs``: pk → (namespace, name, uid). Read for a batch instead of once per job whose
+    PodGroup waits (1,000 jobs submitted at once all wait one session).
+    """
+    by_key = {key: pk for pk, key in jobs.items()}
+    found: dict[int, set[str]] = {}
+    rows = Event.objects.filter(
+        involved_kind="Job",
+        reason=PENDING_REASON,
+        involved_name__in=sorted({name for _, name, _ in jobs.values()}),
+    ).order_by()
+    for namespace, name, uid, message in rows.values_list(
+        "involved_namespace", "involved_name", "involved_uid", "message"
+    ):
+        pk = by_key.get((namespace, name, uid))
+        if pk is not None:
+            found.setdefault(pk, set()).add(message)
+    return found
+
+
 def _with_commands() -> tuple[set[int], set[int]]:
     """Return the pks of jobs that have an unprocessed Command or a pod eviction to react to,
     and of those with a pod eviction."""
@@ -422,14 +449,20 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
         jobs = (
             Job.objects.filter(pk__in=sorted(wanted)).order_by() if wanted else Job.objects.none()
         )
-    versions = dict(jobs.values_list("pk", "resource_version"))
+    keys = {pk: (version, namespace, name, uid) for pk, version, namespace, name, uid in
+            jobs.values_list("pk", "resource_version", "namespace", "name", "uid")}  # fmt: skip
+    versions = {pk: key[0] for pk, key in keys.items()}
     todo = sorted(versions)
     report.skipped = (len(versions) if full or changed is None else Job.objects.count()) - len(todo)
     classes = priority_class_table() if todo else None
     tasks: dict[int, list[TaskSpec]] = {}
+    warnings: dict[int, set[str]] = {}
     for number, pk in enumerate(todo):
         if number % _TASK_BATCH == 0:
             tasks = _tasks_of(todo[number : number + _TASK_BATCH])
+            warnings = _pending_warnings(
+                {k: keys[k][1:] for k in todo[number : number + _TASK_BATCH]}
+            )
         try:
             result = reconcile_job(
                 pk,
@@ -438,6 +471,7 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
                 commands=pk in waiting,
                 tasks=(versions[pk], tasks.get(pk, [])),
                 evictions=pk in evicted,
+                pending_warnings=warnings.get(pk, set()),
             )
         except Exception as exc:  # one bad job must not stop the others
             logger.exception("reconciling job #%s failed", pk)

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from core.models import Pod, PodPhase
+from core.models import Event, Pod, PodPhase
 from jobs.controller import reconcile, reconcile_all
 from jobs.models import Job
 from kube.changes import prune_changes, record_rows
@@ -111,3 +111,21 @@ def test_a_pass_with_nothing_to_do_reads_as_many_rows_for_five_jobs_as_for_one()
     one = idle_queries()
     _settled("b", "c", "d", "e")
     assert idle_queries() == one
+
+
+def test_a_waiting_pod_group_is_warned_about_once_however_often_its_job_is_reconciled() -> None:
+    job = submit("waits")
+    reconcile_all(NOW)
+    group = PodGroup.objects.get(job=job)
+    group.conditions = [
+        {"type": "Unschedulable", "status": "True", "message": "0/1 nodes are available",
+         "lastTransitionTime": NOW.isoformat()}
+    ]  # fmt: skip
+    for step in range(3):  # each save wakes the job: three passes read the warnings first
+        group.save()
+        reconcile_all(NOW + dt.timedelta(seconds=step + 1))
+
+    warned = Event.objects.filter(involved_name="waits", reason="PodGroupPending")
+    assert [(e.count, e.message) for e in warned] == [
+        (1, "PodGroup default:waits unschedulable, reason: 0/1 nodes are available")
+    ]
