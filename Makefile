@@ -26,15 +26,17 @@ prepare: install
 	$(MANAGE) migrate --noinput
 	$(MANAGE) ensure_admin
 	$(MANAGE) tls_certificate --interface $(HOST) >/dev/null
-	@if [ -n "$(DEMO)" ]; then $(MANAGE) demo_cluster; fi
+	@if [ -n "$(DEMO)" ]; then $(MANAGE) demo_cluster $(if $(SIZE),--size $(SIZE)); fi
 
 # The server runs the embedded scheduler loop (controller, sessions, simulated kubelet).
 # DEMO=1: a demo cluster, a stream of jobs and a ten times faster simulated clock.
+# SIZE=xl (with DEMO=1): the same on issue 34's XL cluster of 20,000 nodes.
 run: prepare
 	@echo "Serving http://$(HOST):$(PORT)/ (admin at http://$(HOST):$(PORT)/admin/)"
 	@echo "and https://$(HOST):$(TLS_PORT)/ for kubectl (kubeconfig: profile page or manage.py kubeconfig)"
 	VOLCANO_EMBEDDED_SCHEDULER=1 VOLCANO_TLS_URL=https://$(HOST):$(TLS_PORT) \
 	$(if $(DEMO),VOLCANO_DEMO_STREAM=1 VOLCANO_SIM_SPEED=$${VOLCANO_SIM_SPEED:-10}) \
+	$(if $(SIZE),VOLCANO_DEMO_SIZE=$(SIZE)) \
 	$(BIN)/daphne -b $(HOST) -p $(PORT) \
 	  -e "$$($(MANAGE) tls_certificate --interface $(HOST) --endpoint $(TLS_PORT))" \
 	  volcano_site.asgi:application

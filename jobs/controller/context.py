@@ -110,6 +110,9 @@ class JobContext:
     # PriorityClass name → value, and the global default's value (read once per pass).
     classes: dict[str, int] | None = None
     default_priority: int = 0
+    # The messages of the job's PodGroupPending warnings, when the pass read them for a batch
+    # of jobs beforehand (``reconcile_all``); None: ``record_pod_group_pending`` asks.
+    pending_warnings: set[str] | None = None
 
     def __post_init__(self) -> None:
         self.stored_status = self.status_of(self.job)

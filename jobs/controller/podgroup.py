@@ -38,7 +38,15 @@ from jobs.controller.sub_groups import (
 from jobs.models import TaskSpec
 from queues.models import PodGroup, PodGroupPhase
 
-__all__ = ["ensure_pod_group", "min_resources", "pod_quota_usage", "record_pod_group_pending"]
+__all__ = [
+    "PENDING_REASON",
+    "ensure_pod_group",
+    "min_resources",
+    "pod_quota_usage",
+    "record_pod_group_pending",
+]
+
+PENDING_REASON = "PodGroupPending"  # the job's warning while its PodGroup cannot be scheduled
 
 
 def _task_priority(task: TaskSpec, classes: dict[str, int]) -> int:
@@ -173,19 +181,22 @@ def record_pod_group_pending(ctx: JobContext) -> None:
         return
     kind = str(latest.get("type", "")).lower()
     message = f"PodGroup {job.namespace}:{job.name} {kind}, reason: {latest.get('message', '')}"
-    if Event.objects.filter(
+    if ctx.pending_warnings is not None:
+        if message in ctx.pending_warnings:
+            return
+    elif Event.objects.filter(
         involved_kind="Job",
         involved_namespace=job.namespace,
         involved_name=job.name,
         involved_uid=job.uid,
-        reason="PodGroupPending",
+        reason=PENDING_REASON,
         message=message,
     ).exists():
         return
     record_event(
         job,
         kind="Job",
-        reason="PodGroupPending",
+        reason=PENDING_REASON,
         message=message,
         now=ctx.now,
         event_type=EventType.WARNING,

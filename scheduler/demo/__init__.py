@@ -14,13 +14,21 @@ admission like any other submission. Finished jobs are removed after ``ttlSecond
 so the demo can run all day. Beside them run the workflows of ``manifests/workflows.yaml``: a
 three-step JobFlow (prepare, train, evaluate) and a CronJob that reports every five minutes of
 the simulated clock (every thirty seconds at the demo's ten times speed).
+
+``SIZE=xl`` (``make run DEMO=1 SIZE=xl``, ``manage.py demo_cluster --size xl``) adds issue 34's
+XL pool to the same cluster: 20,000 nodes in all (``xl-00000``…: 16, 32 and 64 CPUs with 4 GiB
+per CPU in turn, eight GPUs on every tenth, three zones, as ``bench/xl.py`` builds them), with
+the same queues, policy and job stream; the stream then keeps up to ``XL_STREAM_CAP`` jobs
+unfinished (``VOLCANO_DEMO_SIZE=xl`` in the server's environment) instead of thirty.
 """
 
 from __future__ import annotations
 
 import copy
+import os
 import random
 import threading
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -28,17 +36,28 @@ import yaml
 from django.db import close_old_connections, transaction
 
 from core.models import Node, PriorityClass
+from core.network import NODE_NETWORK, cluster_cidr
 from jobs.models import Job
 from jobs.services import job_submit
 from jobs.submit import EXAMPLES_DIR
+from kube.changes import record_rows
 from kube.manifests import apply_manifests, read_manifests
+from kube.models import ChangeType
 from kubelet.sim_devices import SIM_GPUS, SIM_NUMA
 from queues.models import Queue
 from queues.services import queue_ensure_builtin
 from scheduler.defaults import DEFAULT_SCHEDULER_CONF
 from scheduler.models import SchedulerConfiguration
 
-__all__ = ["DemoStream", "generated_job", "load_demo_cluster", "submit_next"]
+__all__ = [
+    "SIZES",
+    "XL_STREAM_CAP",
+    "DemoStream",
+    "generated_job",
+    "load_demo_cluster",
+    "load_xl_nodes",
+    "submit_next",
+]
 
 # The demo's queue and priority class; its example jobs are the submit page's (EXAMPLES_DIR).
 MANIFESTS = Path(__file__).resolve().parent / "manifests"
@@ -63,6 +82,58 @@ NODE_KNOBS: dict[str, dict[str, str]] = {
     "vgpu": {SIM_GPUS: "count=2,memory=24576,type=NVIDIA-A10,mode=vgpu,slots=4"},
     "cpu-large": {SIM_NUMA: "cells=2,policy=single-numa-node"},
 }
+
+
+SIZES = ("", "xl")  # the demo's sizes: its own two dozen nodes, or issue 34's XL cluster
+XL_NODES = 20_000
+XL_STREAM_CAP = 300
+SIZE_ENV = "VOLCANO_DEMO_SIZE"
+_XL_ZONES = ("zone-a", "zone-b", "zone-c")
+
+
+def load_xl_nodes(total: int = XL_NODES) -> int:
+    """Add XL nodes until the cluster holds ``total`` nodes (idempotent); return how many.
+
+    Written set-wise (one INSERT per 2,000 rows, recorded on the change stream as ADDED), as
+    20,000 single saves would take minutes; each node comes with its pod range and address,
+    the node IPAM controller's work (``core.network``), which one save per node would make a
+    45-second first cycle of the scheduler loop.
+    """
+    missing = total - Node.objects.count()
+    if missing <= 0:
+        return 0
+    taken = set(Node.objects.filter(name__startswith="xl-").values_list("name", flat=True))
+    network, size = cluster_cidr()
+    used = set(Node.objects.exclude(pod_cidr="").values_list("pod_cidr", flat=True))
+    free = (subnet for subnet in network.subnets(new_prefix=size) if str(subnet) not in used)
+    rows: list[Node] = []
+    i = 0
+    while len(rows) < missing:
+        name = f"xl-{i:05d}"
+        if name not in taken:
+            cpus = (16, 32, 64)[i % 3]
+            alloc = {"cpu": cpus * 1000, "memory": cpus * 4 * GI, "pods": 110_000}
+            if i % 10 == 0:
+                alloc["nvidia.com/gpu"] = 8000
+            labels = {"kubernetes.io/hostname": name,
+                      "topology.kubernetes.io/zone": _XL_ZONES[(i // 3) % len(_XL_ZONES)]}  # fmt: skip
+            node = Node(name=name, uid=uuid.uuid4(), capacity=alloc, allocatable=alloc,
+                        labels=labels)  # fmt: skip
+            subnet = next(free, None)  # none left: the IPAM controller warns, as it would
+            if subnet is not None:
+                node.pod_cidr = str(subnet)
+                index = (int(subnet.network_address) - int(network.network_address)) // (
+                    subnet.num_addresses
+                )
+                if index + 2 < NODE_NETWORK.num_addresses - 1:
+                    address = str(NODE_NETWORK.network_address + index + 2)
+                    node.addresses = [{"type": "InternalIP", "address": address}]
+            rows.append(node)
+        i += 1
+    with transaction.atomic():
+        created = Node.objects.bulk_create(rows, batch_size=2000)
+        record_rows(Node, [node.pk for node in created], ChangeType.ADDED)
+    return len(created)
 
 
 def load_demo_cluster() -> list[str]:
@@ -181,8 +252,10 @@ def submit_next(n: int, rng: random.Random) -> str:
 class DemoStream(threading.Thread):
     """Submit a job every ``interval`` seconds while fewer than ``cap`` jobs are unfinished."""
 
-    def __init__(self, *, interval: float = 3.0, cap: int = 30, seed: int = 7) -> None:
+    def __init__(self, *, interval: float = 3.0, cap: int | None = None, seed: int = 7) -> None:
         super().__init__(name="volcano-demo-stream", daemon=True)
+        if cap is None:  # the XL demo keeps more jobs going (``VOLCANO_DEMO_SIZE=xl``)
+            cap = XL_STREAM_CAP if os.environ.get(SIZE_ENV, "").lower() == "xl" else 30
         self.interval, self.cap = interval, cap
         self.rng = random.Random(seed)
         self.stopping = threading.Event()

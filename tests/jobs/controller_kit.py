@@ -14,6 +14,7 @@ from core.models import Event, Namespace, Pod, PodPhase
 from jobs.controller import JobResult, reconcile_job
 from jobs.models import Job
 from jobs.services import job_submit
+from kube.changes import record_rows
 from queues.models import PodGroup, PodGroupPhase
 
 NOW = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
@@ -53,6 +54,7 @@ def tick(job: Job, at: dt.datetime = NOW) -> JobResult:
 def admit(job: Job, phase: str = PodGroupPhase.INQUEUE) -> None:
     """Play the scheduler's enqueue: move the job's PodGroup past Pending."""
     assert PodGroup.objects.filter(job=job).update(phase=phase) == 1
+    record_rows(PodGroup, PodGroup.objects.filter(job=job).values_list("pk", flat=True))
 
 
 def pods(job: Job) -> dict[str, Pod]:
@@ -76,6 +78,7 @@ def set_pods(job: Job, phase: str, *names: str, exit_code: int | None = None) ->
 def evict(job: Job, *names: str) -> None:
     """Play the scheduler's eviction: mark the pods for deletion."""
     Pod.objects.filter(job=job, name__in=names).update(deletion_time=NOW, reason="Evicted")
+    record_rows(Pod, Pod.objects.filter(job=job, name__in=names).values_list("pk", flat=True))
 
 
 def start(job: Job) -> None:

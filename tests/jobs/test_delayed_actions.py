@@ -50,8 +50,7 @@ def _phase(client: Client, name: str) -> tuple[str, int]:
 
 def _restart_worker() -> None:
     """Forget everything the controller keeps in memory, as a new worker process starts."""
-    reconcile._settled.clear()
-    reconcile._last_resync = None
+    reconcile._restart()
 
 
 def test_armed_timer_is_announced_with_volcano_s_words(operator: Client) -> None:

@@ -26,8 +26,7 @@ def _ten_times(settings: Any) -> None:
 
 def _restart_worker() -> None:
     """Forget what the controller keeps in memory, as a new worker process starts."""
-    reconcile._settled.clear()
-    reconcile._last_resync = None
+    reconcile._restart()
 
 
 def test_the_kubelet_and_the_controller_read_one_speed() -> None:
