@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple, cast
@@ -42,6 +42,7 @@ from scheduler.cache.pod_fields import (
     scheduled_at,
     scheduling_gated,
 )
+from scheduler.cache.row_cache import ReadStats, RowCache, Rows
 from scheduler.cache.topology_rows import (
     hypernode_infos,
     job_network_topology,
@@ -95,6 +96,7 @@ class Snapshot:
     # node (Ready or not): what the Nodes pages show, stored after the session (load_status)
     loads: dict[int, list[int]] = field(default_factory=dict)
     read_seconds: float = 0.0
+    read_stats: ReadStats = field(default_factory=ReadStats)  # full or incremental, and why
 
 
 class _Decoder:
@@ -161,9 +163,26 @@ def _resource(milli: Mapping[str, int] | None) -> Resource | None:
     return Resource({str(k): int(v) for k, v in milli.items()}) if milli else None
 
 
-def read_snapshot(*, now: datetime | None = None) -> Snapshot:
-    """Return the cluster as one session must see it: Ready nodes, live jobs, queues, classes."""
+def read_snapshot(*, now: datetime | None = None, cache: RowCache | None = None) -> Snapshot:
+    """Return the cluster as one session must see it: Ready nodes, live jobs, queues, classes.
+
+    ``cache``: the rows the last read kept (the worker's); only what the change stream says
+    changed since is fetched (``row_cache``). Without it, or while another read holds it,
+    every row is fetched.
+    """
     started = time.perf_counter()
+    if cache is not None and not cache.lock.acquire(blocking=False):
+        cache = None
+    try:
+        snapshot = _read_in_transaction(now, cache)
+    finally:
+        if cache is not None:
+            cache.lock.release()
+    snapshot.read_seconds = time.perf_counter() - started
+    return snapshot
+
+
+def _read_in_transaction(now: datetime | None, cache: RowCache | None) -> Snapshot:
     # An outer transaction (a test, a caller's atomic block) already fixes what we see.
     outermost = not connection.in_atomic_block
     # No automatic cyclic collection while reading, as in the engine's session: the read builds
@@ -173,12 +192,15 @@ def read_snapshot(*, now: datetime | None = None) -> Snapshot:
         if connection.vendor == "postgresql" and outermost:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        snapshot = _read(now or timezone.now())
-    snapshot.read_seconds = time.perf_counter() - started
+        if cache is None:
+            cache = RowCache()
+        rows = cache.refresh(_node_rows, _live_group_rows, _pod_rows)
+        snapshot = _read(now or timezone.now(), rows)
+        snapshot.read_stats = cache.stats
     return snapshot
 
 
-def _read(now: datetime) -> Snapshot:
+def _read(now: datetime, rows: Rows) -> Snapshot:
     # 1. Priority classes: pods and PodGroups resolve their priority through them.
     classes: dict[str, int] = {}
     default_priority = 0
@@ -196,7 +218,18 @@ def _read(now: datetime) -> Snapshot:
     nodes: list[NodeInfo] = []
     ready_nodes: dict[int, NodeInfo] = {}
     decode = _Decoder()
-    for pk, name, version, ready, alloc, labels, notes, taints, cordoned, cap in _node_rows():
+    for (
+        pk,
+        name,
+        version,
+        ready,
+        alloc,
+        labels,
+        notes,
+        taints,
+        cordoned,
+        cap,
+    ) in rows.nodes.values():
         node_names[pk] = name
         if ready:
             snapshot.nodes[name] = (pk, version)
@@ -212,14 +245,14 @@ def _read(now: datetime) -> Snapshot:
     # 4. PodGroups that are not finished, and pods of them (or still holding a node).
     jobs: dict[str, JobInfo] = {}
     group_uids: dict[int, str] = {}
-    for row in _group_rows("g.phase <> 'Completed'"):
+    for row in rows.groups.values():
         job = _job(row, decode, classes, default_priority, snapshot)
         jobs[job.uid] = job
         group_uids[row[0]] = job.uid
     occupants: list[TaskInfo] = []
     loads = snapshot.loads
     measured = MeasuredUsage(decode, loads)
-    for row in _pod_rows():
+    for row in cast(Iterable[PodColumns], rows.pods.values()):
         (pk, _ns, version, group_pk, _name, node_pk, phase, _deleting, _prio, _task_name,
          _created, cpu, memory, gpu, _requests, _spec, _labels, annotations, conditions,
          nominated) = row  # fmt: skip
@@ -312,7 +345,7 @@ def _queue(row: tuple[Any, ...]) -> QueueInfo:
 _NODE_SQL = """
 SELECT id, name, resource_version, ready, CAST(allocatable AS TEXT), CAST(labels AS TEXT),
        CAST(annotations AS TEXT), CAST(taints AS TEXT), unschedulable, CAST(capacity AS TEXT)
-FROM {node}
+FROM {node} n{where}
 """
 
 
@@ -330,10 +363,13 @@ def _timestamps_in_c(cursor: Any) -> None:
         cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
 
 
-def _node_rows() -> list[tuple[Any, ...]]:
-    """Return node rows by raw SQL, JSON as text (nodes of one pool share their texts)."""
+def _node_rows(where: str = "", params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Return node rows (alias ``n``, ``where`` if given) by raw SQL, JSON as text."""
     with connection.cursor() as cursor:
-        cursor.execute(_NODE_SQL.format(node=Node._meta.db_table))
+        cursor.execute(
+            _NODE_SQL.format(node=Node._meta.db_table, where=f" WHERE {where}" if where else ""),
+            params,
+        )
         return list(cursor.fetchall())
 
 
@@ -380,6 +416,12 @@ def _group_rows(where: str, params: list[Any] | None = None) -> list[tuple[Any, 
             params,
         )
         return list(cursor.fetchall())
+
+
+def _live_group_rows(where: str = "", params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Return the rows of PodGroups not Completed (alias ``g``, ``where`` if given)."""
+    live = "g.phase <> 'Completed'"
+    return _group_rows(f"{live} AND ({where})" if where else live, params)
 
 
 def _job(
@@ -485,23 +527,24 @@ _POD_SELECT = {
 _POD_SQL = f"""
 SELECT {", ".join(_POD_SELECT[column] for column in PodColumns._fields)}
 FROM {{pod}} p LEFT JOIN {{group}} g ON g.id = p.pod_group_id
-WHERE g.phase <> 'Completed' OR p.phase IN ('Pending', 'Running')
+WHERE (g.phase <> 'Completed' OR p.phase IN ('Pending', 'Running')){{where}}
 """
 
 
-def _pod_rows() -> Iterator[PodColumns]:
-    """Yield pod rows by raw SQL: Django's per-row converters cost seconds at 50,000 pods."""
+def _pod_rows(where: str = "", params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Return pod rows (alias ``p``, ``where`` if given) by raw SQL, as plain tuples in
+    ``PodColumns``' order: Django's per-row converters cost seconds at 50,000 pods."""
     sql = _POD_SQL.format(
         pod=Pod._meta.db_table,
         group=PodGroup._meta.db_table,
         created=_created_at("p"),
         labels=_labels_but_index("p"),
+        where=f" AND ({where})" if where else "",
     )
     with connection.cursor() as cursor:
         _timestamps_in_c(cursor)
-        cursor.execute(sql)
-        while batch := cursor.fetchmany(5000):
-            yield from cast(list[PodColumns], batch)  # plain tuples, in PodColumns' order
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
 
 
 def _labels_but_index(alias: str) -> str:
