@@ -34,6 +34,7 @@ TARGETS = {
     "L-basic": "session <= 10 s",
     "L-mixed": "session <= 20 s",
     "P-preempt": "all 1,000 placed, session <= 10 s",
+    "XL": "session <= 15 s (issue 34)",
 }
 DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/volcano_bench"
 
@@ -153,7 +154,75 @@ def _settle() -> None:
         cursor.execute("VACUUM ANALYZE" if connection.vendor == "postgresql" else "ANALYZE")
 
 
-def run_case(case: Any) -> dict[str, float]:
+def _timed(fn: Any) -> tuple[Any, float, float]:
+    """Return ``(fn(), wall seconds, CPU seconds)``."""
+    c, t = time.process_time(), time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t, time.process_time() - c
+
+
+def _few_changes() -> str:
+    """Write what a quiet second brings, through the recorded paths (each a change event)."""
+    from django.db import transaction
+
+    from core.models import Node, Pod
+    from queues.models import PodGroup
+
+    with transaction.atomic():
+        for node in Node.objects.order_by("pk")[:5]:
+            node.unschedulable = True
+            node.save(update_fields=["unschedulable"])
+        group = PodGroup.objects.order_by("pk").first()
+        assert group is not None
+        template = Pod.objects.filter(pod_group=group).first()
+        assert template is not None
+        for i in range(10):
+            Pod.objects.create(
+                namespace=group.namespace, name=f"bench-extra-{i}", pod_group=group,
+                task_name=template.task_name, requests=template.requests,
+                cpu_milli=template.cpu_milli, memory_milli=template.memory_milli,
+                spec=template.spec, labels=template.labels,
+            )  # fmt: skip
+        for pod in Pod.objects.filter(node__isnull=True).order_by("-pk")[10:15]:
+            pod.delete()
+    return "5 nodes cordoned, 10 pods created, 5 deleted"
+
+
+def compare_reads() -> None:
+    """Print a full read against the worker's incremental one, unchanged and after changes."""
+    from django.utils import timezone
+
+    from scheduler.cache import read_snapshot
+    from scheduler.cache.row_cache import RowCache
+    from scheduler.engine.util.gc_pause import no_automatic_gc
+
+    now = timezone.now()
+    cache = RowCache()
+    with no_automatic_gc():
+        full_best = min(
+            (_timed(lambda: read_snapshot(now=now))[1:] for _ in range(2)), key=lambda x: x[0]
+        )
+        _timed(lambda: read_snapshot(now=now, cache=cache))  # the worker's first read: full
+        unchanged = min(
+            (_timed(lambda: read_snapshot(now=now, cache=cache))[1:] for _ in range(3)),
+            key=lambda x: x[0],
+        )
+        unchanged_mode = cache.stats.mode
+    what = _few_changes()
+    with no_automatic_gc():
+        _, wall, cpu = _timed(lambda: read_snapshot(now=now, cache=cache))
+    stats = cache.stats
+    print(
+        f"    snapshot read: full {full_best[0] * 1000:.0f} ms (CPU {full_best[1] * 1000:.0f}); "
+        f"unchanged cluster, {unchanged_mode} {unchanged[0] * 1000:.0f} ms (CPU "
+        f"{unchanged[1] * 1000:.0f}) = {unchanged[0] / full_best[0]:.0%} of full; after "
+        f"{what}: {stats.mode} {wall * 1000:.0f} ms (CPU {cpu * 1000:.0f}, {stats.changes} "
+        f"changes, {stats.fetched} rows fetched) = {wall / full_best[0]:.0%}; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+
+
+def run_case(case: Any, *, reads: bool = False) -> dict[str, float]:
     """Load, then time one live session of ``case``; print and return its figures."""
     from django.utils import timezone
 
@@ -210,6 +279,8 @@ def run_case(case: Any) -> dict[str, float]:
         f"{len(decisions.unschedulable)}, pending after {pending - applied.bound}, "
         f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
     )
+    if reads:  # after the session: its changes do not alter the figures above
+        compare_reads()
     return {"session": total, "bound": applied.bound}
 
 
@@ -223,6 +294,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--case", default="", help="run only the cases whose label contains this text"
     )
+    parser.add_argument(
+        "--reads", action="store_true",
+        help="before each session, print a full snapshot read against an incremental one",
+    )  # fmt: skip
     parser.add_argument(
         "--no-change-stream", action="store_true",
         help="time the write-back without recording watch events (the cache's own cost)",
@@ -240,15 +315,16 @@ def main(argv: list[str] | None = None) -> int:
             setattr(module, name, lambda *a, **k: None)
         scheduler.cache.rows.versions_insert = lambda *a, **k: ("SELECT 1", [], ["id"])  # type: ignore[attr-defined]
     from bench.workloads import SETS
+    from bench.xl import xl
 
-    workload = SETS[args.set](args.seed)
+    workload = {**SETS, "XL": xl}[args.set](args.seed)
     stream = "without" if args.no_change_stream else "with"
     print(f"{workload.name} through Django on {args.db}, {stream} the change stream "
           f"(seed {workload.seed}): {workload.note}")  # fmt: skip
     print(f"  target: {TARGETS[args.set]}")
     for case in workload.cases:
         if args.case in case.label:
-            run_case(case)
+            run_case(case, reads=args.reads)
     return 0
 
 
