@@ -65,12 +65,20 @@ def _setup(db: str, url: str) -> None:
 
 
 def _empty() -> None:
-    from core.models import Node, Pod
+    """Delete the previous case's rows without a signal per row (200,000 pods at XL)."""
+    from django.db import connection
+
+    from core.models import Event, Node, Pod
+    from kube.models import ChangeEvent
     from queues.models import PROTECTED_QUEUE_NAMES, PodGroup, Queue
 
-    Pod.objects.all().delete()
-    PodGroup.objects.all().delete()
-    Node.objects.all().delete()
+    tables = [m._meta.db_table for m in (Pod, PodGroup, Node, Event, ChangeEvent)]
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(f"TRUNCATE {', '.join(tables)} CASCADE")
+        else:
+            for table in tables:
+                cursor.execute(f"DELETE FROM {table}")
     Queue.objects.exclude(name__in=PROTECTED_QUEUE_NAMES).delete()
 
 

@@ -109,10 +109,22 @@ class _Decoder:
         self.templates: dict[tuple[object, ...], tuple[TaskTemplate, str, str]] = {}
         # (namespace, spec text) → the same, labels aside (jobs of one spec, labelled apart)
         self.specs: dict[tuple[str, str | None], tuple[TaskTemplate, str, str]] = {}
-        # template key → the pods' limits (replicas of one task share their resources)
-        self.limits: dict[tuple[object, ...], Resource | None] = {}
+        # task key → the same, for this session (``_task``: replicas of a task share a spec)
+        # and the pods' limits, from the task's first pod (``FirstOfTask``)
+        self.by_task: dict[tuple[object, ...], FirstOfTask] = {}
         # spec text → the pods' device and NUMA asks (deviceshare, numa-aware)
         self.device_asks = DeviceAsks(self)
+
+    def new_session(self) -> None:
+        """Forget what was keyed by task: a task's pods may have a new spec by the next read.
+
+        What is keyed by the texts themselves stays right for as long as the decoder lives.
+        """
+        self.by_task = {}
+
+    def size(self) -> int:
+        """Return how many texts are remembered (the cache starts afresh past a bound)."""
+        return len(self._seen) + len(self.templates) + len(self.specs)
 
     def template(
         self, namespace: str, spec_text: str | None, labels_text: str | None
@@ -153,6 +165,38 @@ class _Decoder:
             value = json.loads(text) if text else None
             self._seen[text] = value
             return value
+
+
+# A task's (template, priorityClassName, preemptionPolicy), its pods' limits, and the pk of
+# the pod they were read from (the task's first in key order)
+FirstOfTask = tuple[tuple[TaskTemplate, str, str], Resource | None, int]
+# pod pk → (its row, the TaskInfo fields worked out from it, the FirstOfTask they used)
+TaskMemo = dict[int, tuple[tuple[Any, ...], dict[str, Any], FirstOfTask]]
+
+
+def _decoder(rows: Rows) -> _Decoder:
+    """Return the decoder the cache's rows keep between reads, new past a bound of texts."""
+    decode = rows.memo.get("decoder")
+    if not isinstance(decode, _Decoder) or decode.size() > 4 * len(rows.pods) + 20000:
+        decode = rows.memo["decoder"] = _Decoder()
+        rows.memo.pop("tasks", None)  # their templates came from the old one
+    decode.new_session()
+    return decode
+
+
+def _task_memo(rows: Rows, context: tuple[object, ...]) -> TaskMemo:
+    """Return the cache's pod pk → (row, TaskInfo fields), emptied if ``context`` changed.
+
+    ``context`` is what a pod's fields depend on besides its row (priority classes, the
+    default priority, node names by pk); the memo keeps only the pods still held.
+    """
+    memo: TaskMemo = rows.memo.get("tasks") or {}
+    if rows.memo.get("task_context") != context:
+        memo = {}
+    elif len(memo) > len(rows.pods):
+        memo = {pk: memo[pk] for pk in rows.pods if pk in memo}
+    rows.memo["tasks"], rows.memo["task_context"] = memo, context
+    return memo
 
 
 def _text(name: str) -> Cast:
@@ -217,7 +261,7 @@ def _read(now: datetime, rows: Rows) -> Snapshot:
     node_names: dict[int, str] = {}
     nodes: list[NodeInfo] = []
     ready_nodes: dict[int, NodeInfo] = {}
-    decode = _Decoder()
+    decode = _decoder(rows)
     for (
         pk,
         name,
@@ -250,6 +294,7 @@ def _read(now: datetime, rows: Rows) -> Snapshot:
         jobs[job.uid] = job
         group_uids[row[0]] = job.uid
     occupants: list[TaskInfo] = []
+    memo = _task_memo(rows, (classes, default_priority, node_names))
     loads = snapshot.loads
     measured = MeasuredUsage(decode, loads)
     for row in cast(Iterable[PodColumns], rows.pods.values()):
@@ -273,7 +318,7 @@ def _read(now: datetime, rows: Rows) -> Snapshot:
             # pod holding a node (a finished job's pod whose group is gone, a pod of another
             # scheduler) still takes its node's resources.
             if node_pk is not None:
-                occupants.append(_task(row, decode, node_names, classes, default_priority))
+                occupants.append(_task(row, decode, node_names, classes, default_priority, memo))
             continue
         if group_pk not in group_uids:
             # A Completed group with a pod still on a node: read the group too.
@@ -282,7 +327,7 @@ def _read(now: datetime, rows: Rows) -> Snapshot:
                 continue
             job = _job(extra[0], decode, classes, default_priority, snapshot)
             jobs[job.uid], group_uids[group_pk] = job, job.uid
-        task = _task(row, decode, node_names, classes, default_priority)
+        task = _task(row, decode, node_names, classes, default_priority, memo)
         job = jobs[group_uids[group_pk]]
         job.add_task(task)
         snapshot.pods[task.uid] = PodRow(
@@ -581,53 +626,84 @@ def _task(
     node_names: dict[int, str],
     classes: dict[str, int],
     default_priority: int,
+    memo: TaskMemo,
 ) -> TaskInfo:
-    (_pk, ns, _version, group_pk, name, node_pk, phase, deleting, prio, task_name, created, _cpu,
-     _memory, _gpu, requests_text, spec_text, labels_text, annotations_text, conditions_text,
-     nominated) = row  # fmt: skip
+    """Return the pod of ``row`` as a task; its fields are reused while its row is unchanged.
+
+    ``memo`` is the row cache's (pod pk → its row, fields and ``FirstOfTask``): a row the cache
+    still holds is the very tuple the fields came from. Pods of one task take their template
+    and limits from the task's first pod in key order (``decode.by_task``), so the reuse also
+    needs that first pod to be the same one as when the fields were worked out.
+    """
+    pk, ns, _version, group_pk, _name, _node, _phase, _del, _prio, task_name, *rest = row
+    spec_text, labels_text = rest[5], rest[6]
     key: tuple[object, ...] = (
         (group_pk, task_name, labels_text)
         if group_pk and task_name
         else (ns, spec_text, labels_text)
     )
-    known = decode.templates.get(key)
-    if known is None:
-        known = decode.templates[key] = decode.template(ns, spec_text, labels_text)
-    template, class_name, preemption_policy = known
-    if key in decode.limits:
-        limits = decode.limits[key]
-    else:
-        limits = decode.limits[key] = pod_spec_limits(decode(spec_text))
+    first = decode.by_task.get(key)
+    found = memo.get(pk)
+    if found is not None and found[0] is row:
+        source = found[2][2]
+        if first is None and source == pk:
+            decode.by_task[key] = found[2]
+            return TaskInfo(**found[1])
+        if first is not None and first[2] == source:
+            return TaskInfo(**found[1])
+    if first is None:
+        first = decode.by_task[key] = (
+            decode.template(ns, spec_text, labels_text),
+            pod_spec_limits(decode(spec_text)),
+            pk,
+        )
+    fields = _task_fields(row, decode, node_names, classes, default_priority, first)
+    memo[pk] = (row, fields, first)
+    return TaskInfo(**fields)
+
+
+def _task_fields(
+    row: PodColumns,
+    decode: _Decoder,
+    node_names: dict[int, str],
+    classes: dict[str, int],
+    default_priority: int,
+    first: FirstOfTask,
+) -> dict[str, Any]:
+    (_pk, ns, _version, _group_pk, name, node_pk, phase, deleting, prio, task_name, created, _cpu,
+     _memory, _gpu, requests_text, spec_text, _labels_text, annotations_text, conditions_text,
+     nominated) = row  # fmt: skip
+    (template, class_name, preemption_policy), limits, _ = first
     annotations: dict[str, str] = decode(annotations_text) or {}
     resreq = decode.request(requests_text)
     devices, numa = decode.device_asks(spec_text, annotations)
-    return TaskInfo(
-        name=name,
-        namespace=ns,
-        job="",
-        resreq=resreq,
-        limits=limits,
-        status=pod_status(phase, node_pk is not None, bool(deleting)),
-        node_name=node_names.get(node_pk, "") if node_pk is not None else "",
-        priority=prio or classes.get(class_name, default_priority),
-        role=task_name,
-        preemptable=annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t"),
-        preemption_policy=preemption_policy,
-        priority_class_name=class_name,
+    return {
+        "name": name,
+        "namespace": ns,
+        "job": "",
+        "resreq": resreq,
+        "limits": limits,
+        "status": pod_status(phase, node_pk is not None, bool(deleting)),
+        "node_name": node_names.get(node_pk, "") if node_pk is not None else "",
+        "priority": prio or classes.get(class_name, default_priority),
+        "role": task_name,
+        "preemptable": annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t"),
+        "preemption_policy": preemption_policy,
+        "priority_class_name": class_name,
         # The node a previous session pipelined the pod onto (status.nominatedNodeName): its
         # reservation. Allocate tries that node first and preempt does not evict again for a
         # pod whose nominated node still has its victims terminating, as in Volcano.
-        nominated_node_name=nominated or "",
-        creation_timestamp=aware(created),
-        annotations=annotations,
-        template=template,
-        device_containers=devices,
-        numa=numa,
-        scheduling_gated=scheduling_gated(spec_text),
+        "nominated_node_name": nominated or "",
+        "creation_timestamp": aware(created),
+        "annotations": annotations,
+        "template": template,
+        "device_containers": devices,
+        "numa": numa,
+        "scheduling_gated": scheduling_gated(spec_text),
         # cdp's cool-down start: decoded only for the pods cdp reads it of (two dict lookups for
         # every other pod, on dicts the read decodes anyway).
-        scheduled_at=scheduled_at(conditions_text)
+        "scheduled_at": scheduled_at(conditions_text)
         if conditions_text
         and (COOLDOWN_TIME_KEY in template.labels or COOLDOWN_TIME_KEY in annotations)
         else None,
-    )
+    }

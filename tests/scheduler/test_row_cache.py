@@ -265,3 +265,20 @@ def test_an_unchanged_read_runs_as_many_queries_at_two_sizes() -> None:
         counts.append(len(queries))
 
     assert counts[0] == counts[1]
+
+
+def test_a_task_whose_first_pod_goes_takes_its_next_pods_spec_as_a_full_read_does() -> None:
+    cluster()
+    group, (first, second) = make_gang("mixed", replicas=2)
+    second.spec = {"containers": [{"name": "main", "image": "other"}]}
+    second.save()
+    cache = RowCache()
+    read(cache)
+
+    first.delete()
+    incremental = read(cache)
+
+    assert cache.stats.mode == "incremental"
+    assert snapshot_differences(incremental, read()) == []
+    task = incremental.cluster.jobs[f"default/{group.name}"].tasks["default/mixed-task-1"]
+    assert task.template.images == ("other",)
