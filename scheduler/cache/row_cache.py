@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -54,6 +55,8 @@ class ReadStats:
     reason: str = "first read"
     changes: int = 0  # change events of the three kinds since the last read
     fetched: int = 0  # rows fetched (every row on a full read)
+    seconds: float = 0.0  # wall time of the rows' part (the change stream and the fetches)
+    cpu_seconds: float = 0.0  # this process's CPU time of it
 
 
 @dataclass(slots=True)
@@ -117,6 +120,7 @@ class RowCache:
         Call inside the read transaction; the fetchers run the snapshot's own queries with an
         extra condition (``""`` for every row).
         """
+        started, cpu_started = time.perf_counter(), time.process_time()
         head = _newest_event()
         self.reads += 1
         reason = self._why_full(head)
@@ -134,6 +138,8 @@ class RowCache:
             fetched = _patch(self.rows, changed, fetch_nodes, fetch_groups, fetch_pods)
             self.stats = ReadStats("incremental", "", changed.count(), fetched)
         self.position = head
+        self.stats.seconds = time.perf_counter() - started
+        self.stats.cpu_seconds = time.process_time() - cpu_started
         return self.rows
 
     def _why_full(self, head: tuple[int, str, int, str] | None) -> str | None:

@@ -262,25 +262,29 @@ def _read(now: datetime, rows: Rows) -> Snapshot:
     nodes: list[NodeInfo] = []
     ready_nodes: dict[int, NodeInfo] = {}
     decode = _decoder(rows)
-    for (
-        pk,
-        name,
-        version,
-        ready,
-        alloc,
-        labels,
-        notes,
-        taints,
-        cordoned,
-        cap,
-    ) in rows.nodes.values():
+    node_memo: dict[int, tuple[tuple[Any, ...], NodeInfo]] = rows.memo.get("nodes") or {}
+    rows.memo["nodes"] = fresh_memo = {}
+    for row in rows.nodes.values():
+        pk, name, version, ready, alloc, labels, notes, taints, cordoned, cap = row
         node_names[pk] = name
         if ready:
             snapshot.nodes[name] = (pk, version)
-            nodes.append(
-                _node(name, decode(alloc), decode(labels), decode(notes), decode(taints),
-                      bool(cordoned), decode(cap))
-            )  # fmt: skip
+            # A node's parts are worked out once while its row is unchanged; each read gets a
+            # NodeInfo of its own (the session fills and changes it, not these parts).
+            found = node_memo.get(pk)
+            if found is None or found[0] is not row:
+                node = _node(name, decode(alloc), decode(labels), decode(notes), decode(taints),
+                             bool(cordoned), decode(cap))  # fmt: skip
+                found = (row, node)
+            else:
+                kept = found[1]
+                node = NodeInfo(
+                    name=name, allocatable=kept.allocatable, labels=dict(kept.labels),
+                    annotations=dict(kept.annotations), taints=kept.taints,
+                    unschedulable=kept.unschedulable, capacity=kept.capacity,
+                )  # fmt: skip
+            fresh_memo[pk] = found
+            nodes.append(node)
             ready_nodes[pk] = nodes[-1]
     # 3b. Their Numatopologies (numa-aware), published by the resource exporter.
     by_name = {node.name: node for node in nodes}
