@@ -170,8 +170,10 @@ class _Decoder:
 # A task's (template, priorityClassName, preemptionPolicy), its pods' limits, and the pk of
 # the pod they were read from (the task's first in key order)
 FirstOfTask = tuple[tuple[TaskTemplate, str, str], Resource | None, int]
+# A TaskInfo's fields as ``_task_fields`` returns them (``_new_task`` names them)
+TaskFields = tuple[Any, ...]
 # pod pk → (its row, the TaskInfo fields worked out from it, the FirstOfTask they used)
-TaskMemo = dict[int, tuple[tuple[Any, ...], dict[str, Any], FirstOfTask]]
+TaskMemo = dict[int, tuple[tuple[Any, ...], TaskFields, FirstOfTask]]
 
 
 def _decoder(rows: Rows) -> _Decoder:
@@ -639,12 +641,11 @@ def _task(
     and limits from the task's first pod in key order (``decode.by_task``), so the reuse also
     needs that first pod to be the same one as when the fields were worked out.
     """
-    pk, ns, _version, group_pk, _name, _node, _phase, _del, _prio, task_name, *rest = row
-    spec_text, labels_text = rest[5], rest[6]
+    pk, group_pk, task_name, labels_text = row[0], row[3], row[9], row[16]
     key: tuple[object, ...] = (
         (group_pk, task_name, labels_text)
         if group_pk and task_name
-        else (ns, spec_text, labels_text)
+        else (row[1], row[15], labels_text)  # namespace, spec
     )
     first = decode.by_task.get(key)
     found = memo.get(pk)
@@ -652,10 +653,11 @@ def _task(
         source = found[2][2]
         if first is None and source == pk:
             decode.by_task[key] = found[2]
-            return TaskInfo(**found[1])
+            return _new_task(found[1])
         if first is not None and first[2] == source:
-            return TaskInfo(**found[1])
+            return _new_task(found[1])
     if first is None:
+        ns, spec_text = row[1], row[15]
         first = decode.by_task[key] = (
             decode.template(ns, spec_text, labels_text),
             pod_spec_limits(decode(spec_text)),
@@ -663,7 +665,7 @@ def _task(
         )
     fields = _task_fields(row, decode, node_names, classes, default_priority, first)
     memo[pk] = (row, fields, first)
-    return TaskInfo(**fields)
+    return _new_task(fields)
 
 
 def _task_fields(
@@ -673,7 +675,7 @@ def _task_fields(
     classes: dict[str, int],
     default_priority: int,
     first: FirstOfTask,
-) -> dict[str, Any]:
+) -> TaskFields:
     (_pk, ns, _version, _group_pk, name, node_pk, phase, deleting, prio, task_name, created, _cpu,
      _memory, _gpu, requests_text, spec_text, _labels_text, annotations_text, conditions_text,
      nominated) = row  # fmt: skip
@@ -681,33 +683,63 @@ def _task_fields(
     annotations: dict[str, str] = decode(annotations_text) or {}
     resreq = decode.request(requests_text)
     devices, numa = decode.device_asks(spec_text, annotations)
-    return {
-        "name": name,
-        "namespace": ns,
-        "job": "",
-        "resreq": resreq,
-        "limits": limits,
-        "status": pod_status(phase, node_pk is not None, bool(deleting)),
-        "node_name": node_names.get(node_pk, "") if node_pk is not None else "",
-        "priority": prio or classes.get(class_name, default_priority),
-        "role": task_name,
-        "preemptable": annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t"),
-        "preemption_policy": preemption_policy,
-        "priority_class_name": class_name,
+    # In ``_new_task``'s order: name, namespace, job, resreq, limits, status, node_name,
+    # priority, role, preemptable, preemption_policy, priority_class_name, nominated_node_name,
+    # creation_timestamp, annotations, template, device_containers, numa, scheduling_gated,
+    # scheduled_at.
+    return (
+        name,
+        ns,
+        "",
+        resreq,
+        limits,
+        pod_status(phase, node_pk is not None, bool(deleting)),
+        node_names.get(node_pk, "") if node_pk is not None else "",
+        prio or classes.get(class_name, default_priority),
+        task_name,
+        annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t"),
+        preemption_policy,
+        class_name,
         # The node a previous session pipelined the pod onto (status.nominatedNodeName): its
         # reservation. Allocate tries that node first and preempt does not evict again for a
         # pod whose nominated node still has its victims terminating, as in Volcano.
-        "nominated_node_name": nominated or "",
-        "creation_timestamp": aware(created),
-        "annotations": annotations,
-        "template": template,
-        "device_containers": devices,
-        "numa": numa,
-        "scheduling_gated": scheduling_gated(spec_text),
+        nominated or "",
+        aware(created),
+        annotations,
+        template,
+        devices,
+        numa,
+        scheduling_gated(spec_text),
         # cdp's cool-down start: decoded only for the pods cdp reads it of (two dict lookups for
         # every other pod, on dicts the read decodes anyway).
-        "scheduled_at": scheduled_at(conditions_text)
+        scheduled_at(conditions_text)
         if conditions_text
         and (COOLDOWN_TIME_KEY in template.labels or COOLDOWN_TIME_KEY in annotations)
         else None,
-    }
+    )
+
+
+def _new_task(f: TaskFields) -> TaskInfo:
+    """Return a TaskInfo of the fields ``_task_fields`` worked out (keywords: no dict per pod)."""
+    return TaskInfo(
+        name=f[0],
+        namespace=f[1],
+        job=f[2],
+        resreq=f[3],
+        limits=f[4],
+        status=f[5],
+        node_name=f[6],
+        priority=f[7],
+        role=f[8],
+        preemptable=f[9],
+        preemption_policy=f[10],
+        priority_class_name=f[11],
+        nominated_node_name=f[12],
+        creation_timestamp=f[13],
+        annotations=f[14],
+        template=f[15],
+        device_containers=f[16],
+        numa=f[17],
+        scheduling_gated=f[18],
+        scheduled_at=f[19],
+    )
