@@ -1,4 +1,4 @@
-"""Through-Django benchmark: ``python bench/e2e.py --set L-basic --db sqlite|postgres``.
+"""Through-Django benchmark: ``python bench/e2e.py --set L-basic|XL --db sqlite|postgres [--reads]``.
 
 For each case of a set (the engine benchmark's seeded generators, ``bench/workloads.py``) it
 writes the snapshot as rows (nodes, queues, priority classes, PodGroups, pods) into a scratch
@@ -6,6 +6,12 @@ database, then times one live session split as Volcano's logs would: *read* (``r
 rows → ClusterInfo), *engine* (``run_session``), *write* (``apply_decisions``: binds, PodGroup
 status, queue status in one transaction). It prints pods bound and bound per second of the whole
 session, and peak RSS.
+
+``--set XL`` runs ``bench/xl.py``'s cases (20,000 nodes and 200,000 pods at full size) and prints
+how each part grows from XL/4 to XL/2 to XL. ``--reads`` then also prints a full snapshot read
+against the worker's incremental one (``scheduler.cache.row_cache``: the rows it kept, brought up
+to date from the change stream) on the unchanged cluster and after a few changes, with the rows'
+part (change stream and fetches) apart from building the engine's objects.
 
 Databases: ``sqlite`` uses a file in a fresh temporary directory; ``postgres`` uses
 ``--database-url`` (default ``postgres://postgres@127.0.0.1:5432/volcano_bench``, created when
@@ -15,6 +21,7 @@ missing and emptied before each case). Nothing touches the developer's own datab
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import resource
 import sys
@@ -299,7 +306,8 @@ def run_case(case: Any, *, reads: bool = False) -> dict[str, float]:
     )
     if reads:  # after the session: its changes do not alter the figures above
         compare_reads()
-    return {"session": total, "bound": applied.bound}
+    return {"session": total, "cpu": c3 - c0, "read": t1 - t0, "engine": t2 - t1,
+            "write": t3 - t2, "bound": applied.bound}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -311,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--case", default="", help="run only the cases whose label contains this text"
+    )
+    parser.add_argument(
+        "--cases", default="", help="run only these cases, by exact label (XL/4,XL/2,XL)"
     )
     parser.add_argument(
         "--reads", action="store_true",
@@ -340,9 +351,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{workload.name} through Django on {args.db}, {stream} the change stream "
           f"(seed {workload.seed}): {workload.note}")  # fmt: skip
     print(f"  target: {TARGETS[args.set]}")
+    results: dict[str, dict[str, float]] = {}
     for case in workload.cases:
-        if args.case in case.label:
-            run_case(case, reads=args.reads)
+        chosen = case.label in args.cases.split(",") if args.cases else args.case in case.label
+        if chosen:
+            results[case.label] = run_case(case, reads=args.reads)
+    sizes = [label for label in ("XL/4", "XL/2", "XL") if label in results]
+    if len(sizes) > 1:
+        print(f"  growth {' -> '.join(sizes)} (each step doubles every count):")
+        for figure in ("session", "cpu", "read", "engine", "write"):
+            values = [results[label][figure] for label in sizes]
+            steps = ", ".join(f"x{b / a:.2f}" for a, b in itertools.pairwise(values))
+            print(f"    {figure}: {' -> '.join(f'{v:.2f} s' for v in values)} ({steps})")
     return 0
 
 
