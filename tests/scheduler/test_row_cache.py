@@ -282,3 +282,19 @@ def test_a_task_whose_first_pod_goes_takes_its_next_pods_spec_as_a_full_read_doe
     assert snapshot_differences(incremental, read()) == []
     task = incremental.cluster.jobs[f"default/{group.name}"].tasks["default/mixed-task-1"]
     assert task.template.images == ("other",)
+
+
+def test_a_read_while_another_holds_the_cache_reads_in_full_and_leaves_it_alone() -> None:
+    cluster()
+    cache = RowCache()
+    read(cache)
+    held = cache.rows
+
+    with cache.lock:
+        create_pods()
+        snapshot = read(cache)
+
+    assert snapshot.read_stats.mode == "full"
+    assert cache.rows is held
+    assert snapshot_differences(read(cache), snapshot) == []
+    assert cache.stats.mode == "incremental"
