@@ -12,14 +12,18 @@ transaction sees are every write its rows reflect.
    event that no longer exists (pruned past it, rolled back, a database emptied and refilled)
    is noticed.
 2. If the stream cannot answer (no position yet, the position's event gone or changed, more
-   changes than ``max_changes``), every row is fetched again: a full read.
-3. Otherwise the changed rows are fetched by primary key: a changed node or PodGroup row, and
-   every pod that changed or whose PodGroup did (a group's phase decides whether its finished
-   pods are read at all). A row no longer there (deleted, or no longer read) leaves the cache.
+   changes than ``max_changes``), every row is fetched again: a full read. So is every
+   ``full_every``-th read, so that a write that bypassed the stream (a bug) is not kept for long.
+3. Otherwise the changed rows are fetched by primary key (a creation's event is recorded before
+   the row has one: those by namespace and name): a changed node or PodGroup row, and every pod
+   that changed or whose PodGroup did (a group's phase decides whether its finished pods are
+   read at all). A row no longer there (deleted, or no longer read) leaves the cache.
 
 The rows are the same tuples a full read gets (``snapshot._read`` builds the ``ClusterInfo``
 from them either way), held in primary-key order, so an incremental read builds exactly what a
-full read of the same database would. The small tables (queues, priority classes, budgets,
+full read of the same database would; what the snapshot works out from a row (a task's fields,
+a node's parts) is kept beside it (``Rows.memo``) and reused while the row is the same tuple.
+The small tables (queues, priority classes, budgets,
 quotas, HyperNodes, Numatopologies) are read whole each session: a few hundred rows at most.
 """
 
