@@ -256,10 +256,17 @@ def _named(
     )
 
 
-def _any(*conditions: tuple[str, list[Any]] | None) -> tuple[str, list[Any]]:
-    """OR of the given conditions (each ``(sql, params)``; None: left out)."""
-    parts = [c for c in conditions if c is not None]
-    return " OR ".join(sql for sql, _ in parts), [p for _, params in parts for p in params]
+def _each(fetch: Fetch, *conditions: tuple[str, list[Any]] | None) -> list[tuple[Any, ...]]:
+    """Return the rows meeting any of ``conditions`` (None: left out), each row once.
+
+    One query per condition: an ``OR`` of key lists is planned as a scan of the whole table
+    (200,000 pods) where each condition alone follows its index.
+    """
+    rows: dict[Any, tuple[Any, ...]] = {}
+    for condition in conditions:
+        if condition is not None:
+            rows.update((row[0], row) for row in fetch(*condition))
+    return list(rows.values())
 
 
 def _patch(
@@ -268,18 +275,20 @@ def _patch(
     """Replace the changed rows of ``rows`` with what the database holds now; return how many."""
     fetched = 0
     if changed.nodes or changed.nodes_named:
-        fresh = fetch_nodes(*_any(
+        fresh = _each(
+            fetch_nodes,
             _keyed("n.id", changed.nodes) if changed.nodes else None,
             _named("n", changed.nodes_named, namespaced=False) if changed.nodes_named else None,
-        ))  # fmt: skip
+        )
         fetched += len(fresh)
         rows.nodes = _merged(rows.nodes, changed.nodes | {r[0] for r in fresh}, fresh)
     groups = set(changed.groups)
     if groups or changed.groups_named:
-        fresh = fetch_groups(*_any(
+        fresh = _each(
+            fetch_groups,
             _keyed("g.id", groups) if groups else None,
             _named("g", changed.groups_named) if changed.groups_named else None,
-        ))  # fmt: skip
+        )
         fetched += len(fresh)
         groups |= {r[0] for r in fresh}
         rows.groups = _merged(rows.groups, groups, fresh)
@@ -288,11 +297,12 @@ def _patch(
         # A group's phase decides whether its finished pods are read: read its pods again.
         pods |= {pk for pk, row in rows.pods.items() if row[3] in groups}
     if pods or groups or changed.pods_named:
-        fresh = fetch_pods(*_any(
+        fresh = _each(
+            fetch_pods,
             _keyed("p.id", pods) if pods else None,
             _named("p", changed.pods_named) if changed.pods_named else None,
             _keyed("p.pod_group_id", groups) if groups else None,
-        ))  # fmt: skip
+        )
         fetched += len(fresh)
         rows.pods = _merged(rows.pods, pods | {r[0] for r in fresh}, fresh)
     return fetched
