@@ -243,21 +243,8 @@ def compare_reads() -> None:
         f"      after {what}: {stats.mode} {wall * 1000:.0f} / {cpu * 1000:.0f} "
         f"= {wall / full_best[0]:.0%} / {cpu / full_best[1]:.0%}; rows "
         f"{stats.seconds * 1000:.1f} / {stats.cpu_seconds * 1000:.1f} ({stats.changes} "
-        f"changes, {stats.fetched} rows fetched); load average {os.getloadavg()[0]:.2f}\n"
-        f"      the cache's rows and memo: {len(cache.rows.pods) if cache.rows else 0} pods "
-        f"held, RSS {_rss_mib():.0f} MiB with it, {_rss_mib(drop=cache):.0f} MiB without"
+        f"changes, {stats.fetched} rows fetched); load average {os.getloadavg()[0]:.2f}"
     )
-
-
-def _rss_mib(drop: Any = None) -> float:
-    """Return this process's resident memory now, after emptying ``drop`` (a RowCache) if given."""
-    import gc
-
-    if drop is not None:
-        drop.clear()
-    gc.collect()
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def run_case(case: Any, *, reads: bool = False) -> dict[str, float]:
