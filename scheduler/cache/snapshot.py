@@ -238,15 +238,18 @@ def _read_in_transaction(now: datetime | None, cache: RowCache | None) -> Snapsh
         if connection.vendor == "postgresql" and outermost:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        keep = cache is not None
         if cache is None:
             cache = RowCache()
         rows = cache.refresh(_node_rows, _live_group_rows, _pod_rows)
-        snapshot = _read(now or timezone.now(), rows)
+        snapshot = _read(now or timezone.now(), rows, keep=keep)
         snapshot.read_stats = cache.stats
     return snapshot
 
 
-def _read(now: datetime, rows: Rows) -> Snapshot:
+def _read(now: datetime, rows: Rows, *, keep: bool = True) -> Snapshot:
+    """Build the snapshot from ``rows``; ``keep``: remember what is worked out per row for the
+    next read (the worker's cache), else nothing is kept (a one-off read frees less)."""
     # 1. Priority classes: pods and PodGroups resolve their priority through them.
     classes: dict[str, int] = {}
     default_priority = 0
@@ -285,7 +288,8 @@ def _read(now: datetime, rows: Rows) -> Snapshot:
                     annotations=dict(kept.annotations), taints=kept.taints,
                     unschedulable=kept.unschedulable, capacity=kept.capacity,
                 )  # fmt: skip
-            fresh_memo[pk] = found
+            if keep:
+                fresh_memo[pk] = found
             nodes.append(node)
             ready_nodes[pk] = nodes[-1]
     # 3b. Their Numatopologies (numa-aware), published by the resource exporter.
@@ -301,6 +305,8 @@ def _read(now: datetime, rows: Rows) -> Snapshot:
         group_uids[row[0]] = job.uid
     occupants: list[TaskInfo] = []
     memo = _task_memo(rows, (classes, default_priority, node_names))
+    old_pod_rows: dict[int, tuple[tuple[Any, ...], PodRow]] = rows.memo.get("pod_rows") or {}
+    rows.memo["pod_rows"] = pod_rows = {}
     loads = snapshot.loads
     measured = MeasuredUsage(decode, loads)
     for row in cast(Iterable[PodColumns], rows.pods.values()):
@@ -324,7 +330,9 @@ def _read(now: datetime, rows: Rows) -> Snapshot:
             # pod holding a node (a finished job's pod whose group is gone, a pod of another
             # scheduler) still takes its node's resources.
             if node_pk is not None:
-                occupants.append(_task(row, decode, node_names, classes, default_priority, memo))
+                occupants.append(
+                    _task(row, decode, node_names, classes, default_priority, memo, keep)
+                )
             continue
         if group_pk not in group_uids:
             # A Completed group with a pod still on a node: read the group too.
@@ -333,13 +341,17 @@ def _read(now: datetime, rows: Rows) -> Snapshot:
                 continue
             job = _job(extra[0], decode, classes, default_priority, snapshot)
             jobs[job.uid], group_uids[group_pk] = job, job.uid
-        task = _task(row, decode, node_names, classes, default_priority, memo)
+        task = _task(row, decode, node_names, classes, default_priority, memo, keep)
         job = jobs[group_uids[group_pk]]
         job.add_task(task)
-        snapshot.pods[task.uid] = PodRow(
-            pk, version, cpu, memory, gpu, job.uid, task.status == TaskStatus.PENDING,
-            conditions, nominated,
-        )  # fmt: skip
+        # Reused while the row is the same tuple (its group, hence job uid, is in the row).
+        same = old_pod_rows.get(pk)
+        if same is None or same[0] is not row:
+            same = (row, PodRow(pk, version, cpu, memory, gpu, job.uid,
+                                task.status == TaskStatus.PENDING, conditions, nominated))  # fmt: skip
+        if keep:
+            pod_rows[pk] = same
+        snapshot.pods[task.uid] = same[1]
     measured.fill(ready_nodes, now)
     snapshot.cluster = ClusterInfo.build(
         now=now,
@@ -633,6 +645,7 @@ def _task(
     classes: dict[str, int],
     default_priority: int,
     memo: TaskMemo,
+    keep: bool = True,
 ) -> TaskInfo:
     """Return the pod of ``row`` as a task; its fields are reused while its row is unchanged.
 
@@ -664,7 +677,8 @@ def _task(
             pk,
         )
     fields = _task_fields(row, decode, node_names, classes, default_priority, first)
-    memo[pk] = (row, fields, first)
+    if keep:
+        memo[pk] = (row, fields, first)
     return _new_task(fields)
 
 
