@@ -45,7 +45,7 @@ from kube.models import ChangeEvent
 from kube.pg_arrays import int_array
 from queues.models import PodGroup
 
-__all__ = ["ReadStats", "RowCache", "Rows"]
+__all__ = ["ReadStats", "RowCache", "Rows", "by_pk"]
 
 # A row fetcher: (extra SQL condition, its params) → rows whose first column is the pk.
 Fetch = Callable[[str, list[Any]], list[tuple[Any, ...]]]
@@ -208,7 +208,7 @@ def _event(event_id: int) -> tuple[int, str, int, str] | None:
     return None if row is None else (int(row[0]), str(row[1]), int(row[2]), str(row[3]))
 
 
-def _by_pk(rows: Iterable[tuple[Any, ...]]) -> dict[int, tuple[Any, ...]]:
+def by_pk(rows: Iterable[tuple[Any, ...]]) -> dict[int, tuple[Any, ...]]:
     """Return ``rows`` keyed by their first column, in key order."""
     out = {row[0]: row for row in rows}
     keys = list(out)
@@ -219,9 +219,9 @@ def _by_pk(rows: Iterable[tuple[Any, ...]]) -> dict[int, tuple[Any, ...]]:
 
 def _full(fetch_nodes: Fetch, fetch_groups: Fetch, fetch_pods: Fetch) -> Rows:
     return Rows(
-        nodes=_by_pk(fetch_nodes("", [])),
-        groups=_by_pk(fetch_groups("", [])),
-        pods=_by_pk(fetch_pods("", [])),
+        nodes=by_pk(fetch_nodes("", [])),
+        groups=by_pk(fetch_groups("", [])),
+        pods=by_pk(fetch_pods("", [])),
     )
 
 
@@ -321,7 +321,7 @@ def _merged(
     if last is None or new[0][0] > last:
         held.update((row[0], row) for row in new)
         return held
-    return _by_pk([*held.values(), *new])
+    return by_pk([*held.values(), *new])
 
 
 def _first(row: tuple[Any, ...]) -> Any:

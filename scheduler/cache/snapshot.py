@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple, cast
@@ -42,7 +42,7 @@ from scheduler.cache.pod_fields import (
     scheduled_at,
     scheduling_gated,
 )
-from scheduler.cache.row_cache import ReadStats, RowCache, Rows
+from scheduler.cache.row_cache import ReadStats, RowCache, Rows, by_pk
 from scheduler.cache.topology_rows import (
     hypernode_infos,
     job_network_topology,
@@ -238,18 +238,30 @@ def _read_in_transaction(now: datetime | None, cache: RowCache | None) -> Snapsh
         if connection.vendor == "postgresql" and outermost:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        keep = cache is not None
         if cache is None:
-            cache = RowCache()
+            # A one-off read: the pods stream through in batches, each freed once read, so
+            # the objects built stay close together in memory (holding every row to the end
+            # made the session that followed 5 % slower: engine and write alike).
+            started, cpu_started = time.perf_counter(), time.process_time()
+            rows = Rows(nodes=by_pk(_node_rows()), groups=by_pk(_live_group_rows()), pods={})
+            stats = ReadStats("full", "no cache", 0, len(rows.nodes) + len(rows.groups))
+            snapshot = _read(now or timezone.now(), rows, keep=False, pods=_pod_batches(stats))
+            stats.seconds = time.perf_counter() - started
+            stats.cpu_seconds = time.process_time() - cpu_started
+            snapshot.read_stats = stats
+            return snapshot
         rows = cache.refresh(_node_rows, _live_group_rows, _pod_rows)
-        snapshot = _read(now or timezone.now(), rows, keep=keep)
+        snapshot = _read(now or timezone.now(), rows)
         snapshot.read_stats = cache.stats
     return snapshot
 
 
-def _read(now: datetime, rows: Rows, *, keep: bool = True) -> Snapshot:
+def _read(
+    now: datetime, rows: Rows, *, keep: bool = True, pods: Iterable[tuple[Any, ...]] | None = None
+) -> Snapshot:
     """Build the snapshot from ``rows``; ``keep``: remember what is worked out per row for the
-    next read (the worker's cache), else nothing is kept (a one-off read frees less)."""
+    next read (the worker's cache), else nothing is kept (a one-off read frees less).
+    ``pods``: the pod rows, if not ``rows.pods`` (a one-off read streams them)."""
     # 1. Priority classes: pods and PodGroups resolve their priority through them.
     classes: dict[str, int] = {}
     default_priority = 0
@@ -309,7 +321,7 @@ def _read(now: datetime, rows: Rows, *, keep: bool = True) -> Snapshot:
     rows.memo["pod_rows"] = pod_rows = {}
     loads = snapshot.loads
     measured = MeasuredUsage(decode, loads)
-    for row in cast(Iterable[PodColumns], rows.pods.values()):
+    for row in cast(Iterable[PodColumns], rows.pods.values() if pods is None else pods):
         (pk, _ns, version, group_pk, _name, node_pk, phase, _deleting, _prio, _task_name,
          _created, cpu, memory, gpu, _requests, _spec, _labels, annotations, conditions,
          nominated) = row  # fmt: skip
@@ -608,6 +620,23 @@ def _pod_rows(where: str = "", params: list[Any] | None = None) -> list[tuple[An
         _timestamps_in_c(cursor)
         cursor.execute(sql, params)
         return list(cursor.fetchall())
+
+
+def _pod_batches(stats: ReadStats) -> Iterator[tuple[Any, ...]]:
+    """Yield every pod row read, fetched 5,000 at a time (counted in ``stats.fetched``)."""
+    sql = _POD_SQL.format(
+        pod=Pod._meta.db_table,
+        group=PodGroup._meta.db_table,
+        created=_created_at("p"),
+        labels=_labels_but_index("p"),
+        where="",
+    )
+    with connection.cursor() as cursor:
+        _timestamps_in_c(cursor)
+        cursor.execute(sql)
+        while batch := cursor.fetchmany(5000):
+            stats.fetched += len(batch)
+            yield from batch
 
 
 def _labels_but_index(alias: str) -> str:
