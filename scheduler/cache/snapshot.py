@@ -633,7 +633,9 @@ def _pod_batches(stats: ReadStats) -> Iterator[tuple[Any, ...]]:
     )
     with connection.cursor() as cursor:
         _timestamps_in_c(cursor)
-        cursor.execute(sql)
+        # In key order, as the row cache holds them: a read then builds the same snapshot
+        # whichever way it got its rows (PostgreSQL's own order moves a row when it is written).
+        cursor.execute(sql + " ORDER BY p.id")
         while batch := cursor.fetchmany(5000):
             stats.fetched += len(batch)
             yield from batch
