@@ -1,4 +1,4 @@
-"""Through-Django benchmark: ``python bench/e2e.py --set L-basic --db sqlite|postgres``.
+"""Through-Django benchmark: ``python bench/e2e.py --set L-basic|XL --db sqlite|postgres [--reads]``.
 
 For each case of a set (the engine benchmark's seeded generators, ``bench/workloads.py``) it
 writes the snapshot as rows (nodes, queues, priority classes, PodGroups, pods) into a scratch
@@ -6,6 +6,12 @@ database, then times one live session split as Volcano's logs would: *read* (``r
 rows → ClusterInfo), *engine* (``run_session``), *write* (``apply_decisions``: binds, PodGroup
 status, queue status in one transaction). It prints pods bound and bound per second of the whole
 session, and peak RSS.
+
+``--set XL`` runs ``bench/xl.py``'s cases (20,000 nodes and 200,000 pods at full size) and prints
+how each part grows from XL/4 to XL/2 to XL. ``--reads`` then also prints a full snapshot read
+against the worker's incremental one (``scheduler.cache.row_cache``: the rows it kept, brought up
+to date from the change stream) on the unchanged cluster and after a few changes, with the rows'
+part (change stream and fetches) apart from building the engine's objects.
 
 Databases: ``sqlite`` uses a file in a fresh temporary directory; ``postgres`` uses
 ``--database-url`` (default ``postgres://postgres@127.0.0.1:5432/volcano_bench``, created when
@@ -15,6 +21,7 @@ missing and emptied before each case). Nothing touches the developer's own datab
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import resource
 import sys
@@ -34,6 +41,7 @@ TARGETS = {
     "L-basic": "session <= 10 s",
     "L-mixed": "session <= 20 s",
     "P-preempt": "all 1,000 placed, session <= 10 s",
+    "XL": "session <= 15 s (issue 34)",
 }
 DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/volcano_bench"
 
@@ -64,12 +72,20 @@ def _setup(db: str, url: str) -> None:
 
 
 def _empty() -> None:
-    from core.models import Node, Pod
+    """Delete the previous case's rows without a signal per row (200,000 pods at XL)."""
+    from django.db import connection
+
+    from core.models import Event, Node, Pod
+    from kube.models import ChangeEvent
     from queues.models import PROTECTED_QUEUE_NAMES, PodGroup, Queue
 
-    Pod.objects.all().delete()
-    PodGroup.objects.all().delete()
-    Node.objects.all().delete()
+    tables = [m._meta.db_table for m in (Pod, PodGroup, Node, Event, ChangeEvent)]
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(f"TRUNCATE {', '.join(tables)} CASCADE")
+        else:
+            for table in tables:
+                cursor.execute(f"DELETE FROM {table}")
     Queue.objects.exclude(name__in=PROTECTED_QUEUE_NAMES).delete()
 
 
@@ -153,7 +169,85 @@ def _settle() -> None:
         cursor.execute("VACUUM ANALYZE" if connection.vendor == "postgresql" else "ANALYZE")
 
 
-def run_case(case: Any) -> dict[str, float]:
+def _timed(fn: Any) -> tuple[Any, float, float]:
+    """Return ``(fn(), wall seconds, CPU seconds)``."""
+    c, t = time.process_time(), time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t, time.process_time() - c
+
+
+def _few_changes() -> str:
+    """Write what a quiet second brings, through the recorded paths (each a change event)."""
+    from django.db import transaction
+
+    from core.models import Node, Pod
+    from queues.models import PodGroup
+
+    with transaction.atomic():
+        for node in Node.objects.order_by("pk")[:5]:
+            node.unschedulable = True
+            node.save(update_fields=["unschedulable"])
+        group = PodGroup.objects.order_by("pk").first()
+        assert group is not None
+        template = Pod.objects.filter(pod_group=group).first()
+        assert template is not None
+        for i in range(10):
+            Pod.objects.create(
+                namespace=group.namespace, name=f"bench-extra-{i}", pod_group=group,
+                task_name=template.task_name, requests=template.requests,
+                cpu_milli=template.cpu_milli, memory_milli=template.memory_milli,
+                spec=template.spec, labels=template.labels,
+            )  # fmt: skip
+        for pod in Pod.objects.exclude(name__startswith="bench-extra-").order_by("-pk")[:5]:
+            pod.delete()
+    return "5 nodes cordoned, 10 pods created, 5 deleted"
+
+
+def compare_reads() -> None:
+    """Print a full read against the worker's incremental one, unchanged and after changes."""
+    from django.utils import timezone
+
+    from scheduler.cache import read_snapshot
+    from scheduler.cache.row_cache import RowCache
+    from scheduler.engine.util.gc_pause import no_automatic_gc
+
+    now = timezone.now()
+    cache = RowCache()
+    with no_automatic_gc():
+        fulls = []
+        for _ in range(2):  # the worker's first read is full too: the rows' part timed there
+            cache.clear()
+            fulls.append((*_timed(lambda: read_snapshot(now=now, cache=cache))[1:], cache.stats))
+        full_best = min(fulls, key=lambda x: x[1])
+        unchanged = []
+        for _ in range(3):
+            unchanged.append((*_timed(lambda: read_snapshot(now=now, cache=cache))[1:],
+                              cache.stats))  # fmt: skip
+        same = min(unchanged, key=lambda x: x[1])
+        unchanged_mode = cache.stats.mode
+    what = _few_changes()
+    with no_automatic_gc():
+        _, wall, cpu = _timed(lambda: read_snapshot(now=now, cache=cache))
+    stats = cache.stats
+    full_rows, same_rows = full_best[2], same[2]
+    print(
+        f"    snapshot read (best of 2 full, 3 unchanged), wall / CPU ms:\n"
+        f"      full {full_best[0] * 1000:.0f} / {full_best[1] * 1000:.0f}, of which rows "
+        f"{full_rows.seconds * 1000:.0f} / {full_rows.cpu_seconds * 1000:.0f} "
+        f"({full_rows.fetched} fetched)\n"
+        f"      unchanged cluster, {unchanged_mode}: {same[0] * 1000:.0f} / "
+        f"{same[1] * 1000:.0f} = {same[0] / full_best[0]:.0%} / {same[1] / full_best[1]:.0%} "
+        f"of full; of which rows {same_rows.seconds * 1000:.1f} / "
+        f"{same_rows.cpu_seconds * 1000:.1f} = {same_rows.seconds / full_rows.seconds:.1%} / "
+        f"{same_rows.cpu_seconds / full_rows.cpu_seconds:.1%} of the full read's rows\n"
+        f"      after {what}: {stats.mode} {wall * 1000:.0f} / {cpu * 1000:.0f} "
+        f"= {wall / full_best[0]:.0%} / {cpu / full_best[1]:.0%}; rows "
+        f"{stats.seconds * 1000:.1f} / {stats.cpu_seconds * 1000:.1f} ({stats.changes} "
+        f"changes, {stats.fetched} rows fetched); load average {os.getloadavg()[0]:.2f}"
+    )
+
+
+def run_case(case: Any, *, reads: bool = False) -> dict[str, float]:
     """Load, then time one live session of ``case``; print and return its figures."""
     from django.utils import timezone
 
@@ -210,7 +304,10 @@ def run_case(case: Any) -> dict[str, float]:
         f"{len(decisions.unschedulable)}, pending after {pending - applied.bound}, "
         f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
     )
-    return {"session": total, "bound": applied.bound}
+    if reads:  # after the session: its changes do not alter the figures above
+        compare_reads()
+    return {"session": total, "cpu": c3 - c0, "read": t1 - t0, "engine": t2 - t1,
+            "write": t3 - t2, "bound": applied.bound}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -223,6 +320,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--case", default="", help="run only the cases whose label contains this text"
     )
+    parser.add_argument(
+        "--cases", default="", help="run only these cases, by exact label (XL/4,XL/2,XL)"
+    )
+    parser.add_argument(
+        "--reads", action="store_true",
+        help="before each session, print a full snapshot read against an incremental one",
+    )  # fmt: skip
     parser.add_argument(
         "--no-change-stream", action="store_true",
         help="time the write-back without recording watch events (the cache's own cost)",
@@ -240,15 +344,25 @@ def main(argv: list[str] | None = None) -> int:
             setattr(module, name, lambda *a, **k: None)
         scheduler.cache.rows.versions_insert = lambda *a, **k: ("SELECT 1", [], ["id"])  # type: ignore[attr-defined]
     from bench.workloads import SETS
+    from bench.xl import xl
 
-    workload = SETS[args.set](args.seed)
+    workload = {**SETS, "XL": xl}[args.set](args.seed)
     stream = "without" if args.no_change_stream else "with"
     print(f"{workload.name} through Django on {args.db}, {stream} the change stream "
           f"(seed {workload.seed}): {workload.note}")  # fmt: skip
     print(f"  target: {TARGETS[args.set]}")
+    results: dict[str, dict[str, float]] = {}
     for case in workload.cases:
-        if args.case in case.label:
-            run_case(case)
+        chosen = case.label in args.cases.split(",") if args.cases else args.case in case.label
+        if chosen:
+            results[case.label] = run_case(case, reads=args.reads)
+    sizes = [label for label in ("XL/4", "XL/2", "XL") if label in results]
+    if len(sizes) > 1:
+        print(f"  growth {' -> '.join(sizes)} (each step doubles every count):")
+        for figure in ("session", "cpu", "read", "engine", "write"):
+            values = [results[label][figure] for label in sizes]
+            steps = ", ".join(f"x{b / a:.2f}" for a, b in itertools.pairwise(values))
+            print(f"    {figure}: {' -> '.join(f'{v:.2f} s' for v in values)} ({steps})")
     return 0
 
 

@@ -62,6 +62,7 @@ def pod_fail(
             finish_time=now, task_status="", resource_version=F("resource_version") + 1,
         )  # fmt: skip
         if done:
+            record_rows(Pod, [pod.pk])  # watchers, and the scheduler's row cache, hear of it
             _event("Pod", pod.namespace, pod.name, "Failed" if exit_code else "Completed",
                    f"container exited with code {exit_code} (injected)", now)  # fmt: skip
     return bool(done)
@@ -80,6 +81,7 @@ def pod_evict(
             resource_version=F("resource_version") + 1,
         )  # fmt: skip
         if done:
+            record_rows(Pod, [pod.pk])  # watchers, and the scheduler's row cache, hear of it
             _event("Pod", pod.namespace, pod.name, "Evict", reason, now)
     return bool(done)
 

@@ -62,6 +62,7 @@ from scheduler.active_conf import active_conf
 from scheduler.cache import ApplyResult, BindPipeline, Snapshot, apply_decisions, read_snapshot
 from scheduler.cache.bind_pipeline import DEFAULT_BATCH
 from scheduler.cache.binds import session_binder
+from scheduler.cache.row_cache import RowCache
 from scheduler.cache.wal import checkpoint_after
 from scheduler.engine import run_session
 from scheduler.engine.api.types import TaskStatus
@@ -95,6 +96,9 @@ logger = logging.getLogger(__name__)
 # What plugins remember from one session to the next while this process schedules (tdm's last
 # eviction time), as Volcano keeps it in package variables for the life of its process.
 _PLUGIN_MEMORY = PluginMemory()
+# The rows the last session read, brought up to date from the change stream at the next one
+# (``cache.row_cache``): a cluster that changed little is not read whole every period.
+_ROWS = RowCache()
 
 
 def _number(name: str, default: float) -> float:
@@ -244,7 +248,7 @@ def _cycle(
     hooks = registry.session_hooks() if record else []
     try:
         configuration, conf = active_conf()
-        snapshot = read_snapshot(now=now)  # 2.
+        snapshot = read_snapshot(now=now, cache=_ROWS)  # 2.
         # Reads the DRF shares for a hook that keeps the session's sample (the history).
         sampler = DrfSampler(top=top_jobs()) if _sample_wanted(hooks) else None
         # Binds are sent while the engine runs, uncommitted until step 4 ends (bind_pipeline).
@@ -302,10 +306,10 @@ def _cycle(
     save_state(state)
     logger.info(
         "session %s: %d bound (%d not written: stale or failed; %d binds failed), %d evicted, "
-        "%d unschedulable in %.0f ms (read %.0f, write %.0f)", uid, applied.bound,
+        "%d unschedulable in %.0f ms (read %.0f %s, write %.0f)", uid, applied.bound,
         len(applied.skipped_binds), len(applied.failed_binds),
         applied.evicted, len(decisions.unschedulable), e2e_ms, snapshot.read_seconds * 1000,
-        applied.seconds * 1000,
+        snapshot.read_stats.mode, applied.seconds * 1000,
     )  # fmt: skip
     return SessionSummary(rec, decisions, applied)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple, cast
@@ -42,6 +42,7 @@ from scheduler.cache.pod_fields import (
     scheduled_at,
     scheduling_gated,
 )
+from scheduler.cache.row_cache import ReadStats, RowCache, Rows, by_pk
 from scheduler.cache.topology_rows import (
     hypernode_infos,
     job_network_topology,
@@ -95,6 +96,7 @@ class Snapshot:
     # node (Ready or not): what the Nodes pages show, stored after the session (load_status)
     loads: dict[int, list[int]] = field(default_factory=dict)
     read_seconds: float = 0.0
+    read_stats: ReadStats = field(default_factory=ReadStats)  # full or incremental, and why
 
 
 class _Decoder:
@@ -107,10 +109,22 @@ class _Decoder:
         self.templates: dict[tuple[object, ...], tuple[TaskTemplate, str, str]] = {}
         # (namespace, spec text) → the same, labels aside (jobs of one spec, labelled apart)
         self.specs: dict[tuple[str, str | None], tuple[TaskTemplate, str, str]] = {}
-        # template key → the pods' limits (replicas of one task share their resources)
-        self.limits: dict[tuple[object, ...], Resource | None] = {}
+        # task key → the same, for this session (``_task``: replicas of a task share a spec)
+        # and the pods' limits, from the task's first pod (``FirstOfTask``)
+        self.by_task: dict[tuple[object, ...], FirstOfTask] = {}
         # spec text → the pods' device and NUMA asks (deviceshare, numa-aware)
         self.device_asks = DeviceAsks(self)
+
+    def new_session(self) -> None:
+        """Forget what was keyed by task: a task's pods may have a new spec by the next read.
+
+        What is keyed by the texts themselves stays right for as long as the decoder lives.
+        """
+        self.by_task = {}
+
+    def size(self) -> int:
+        """Return how many texts are remembered (the cache starts afresh past a bound)."""
+        return len(self._seen) + len(self.templates) + len(self.specs)
 
     def template(
         self, namespace: str, spec_text: str | None, labels_text: str | None
@@ -153,6 +167,40 @@ class _Decoder:
             return value
 
 
+# A task's (template, priorityClassName, preemptionPolicy), its pods' limits, and the pk of
+# the pod they were read from (the task's first in key order)
+FirstOfTask = tuple[tuple[TaskTemplate, str, str], Resource | None, int]
+# A TaskInfo's fields as ``_task_fields`` returns them (``_new_task`` names them)
+TaskFields = tuple[Any, ...]
+# pod pk → (its row, the TaskInfo fields worked out from it, the FirstOfTask they used)
+TaskMemo = dict[int, tuple[tuple[Any, ...], TaskFields, FirstOfTask]]
+
+
+def _decoder(rows: Rows) -> _Decoder:
+    """Return the decoder the cache's rows keep between reads, new past a bound of texts."""
+    decode = rows.memo.get("decoder")
+    if not isinstance(decode, _Decoder) or decode.size() > 4 * len(rows.pods) + 20000:
+        decode = rows.memo["decoder"] = _Decoder()
+        rows.memo.pop("tasks", None)  # their templates came from the old one
+    decode.new_session()
+    return decode
+
+
+def _task_memo(rows: Rows, context: tuple[object, ...]) -> TaskMemo:
+    """Return the cache's pod pk → (row, TaskInfo fields), emptied if ``context`` changed.
+
+    ``context`` is what a pod's fields depend on besides its row (priority classes, the
+    default priority, node names by pk); the memo keeps only the pods still held.
+    """
+    memo: TaskMemo = rows.memo.get("tasks") or {}
+    if rows.memo.get("task_context") != context:
+        memo = {}
+    elif len(memo) > len(rows.pods):
+        memo = {pk: memo[pk] for pk in rows.pods if pk in memo}
+    rows.memo["tasks"], rows.memo["task_context"] = memo, context
+    return memo
+
+
 def _text(name: str) -> Cast:
     return Cast(name, output_field=TextField())
 
@@ -161,9 +209,26 @@ def _resource(milli: Mapping[str, int] | None) -> Resource | None:
     return Resource({str(k): int(v) for k, v in milli.items()}) if milli else None
 
 
-def read_snapshot(*, now: datetime | None = None) -> Snapshot:
-    """Return the cluster as one session must see it: Ready nodes, live jobs, queues, classes."""
+def read_snapshot(*, now: datetime | None = None, cache: RowCache | None = None) -> Snapshot:
+    """Return the cluster as one session must see it: Ready nodes, live jobs, queues, classes.
+
+    ``cache``: the rows the last read kept (the worker's); only what the change stream says
+    changed since is fetched (``row_cache``). Without it, or while another read holds it,
+    every row is fetched.
+    """
     started = time.perf_counter()
+    if cache is not None and not cache.lock.acquire(blocking=False):
+        cache = None
+    try:
+        snapshot = _read_in_transaction(now, cache)
+    finally:
+        if cache is not None:
+            cache.lock.release()
+    snapshot.read_seconds = time.perf_counter() - started
+    return snapshot
+
+
+def _read_in_transaction(now: datetime | None, cache: RowCache | None) -> Snapshot:
     # An outer transaction (a test, a caller's atomic block) already fixes what we see.
     outermost = not connection.in_atomic_block
     # No automatic cyclic collection while reading, as in the engine's session: the read builds
@@ -173,12 +238,30 @@ def read_snapshot(*, now: datetime | None = None) -> Snapshot:
         if connection.vendor == "postgresql" and outermost:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        snapshot = _read(now or timezone.now())
-    snapshot.read_seconds = time.perf_counter() - started
+        if cache is None:
+            # A one-off read: the pods stream through in batches, each freed once read, so
+            # the objects built stay close together in memory (holding every row to the end
+            # made the session that followed 5 % slower: engine and write alike).
+            started, cpu_started = time.perf_counter(), time.process_time()
+            rows = Rows(nodes=by_pk(_node_rows()), groups=by_pk(_live_group_rows()), pods={})
+            stats = ReadStats("full", "no cache", 0, len(rows.nodes) + len(rows.groups))
+            snapshot = _read(now or timezone.now(), rows, keep=False, pods=_pod_batches(stats))
+            stats.seconds = time.perf_counter() - started
+            stats.cpu_seconds = time.process_time() - cpu_started
+            snapshot.read_stats = stats
+            return snapshot
+        rows = cache.refresh(_node_rows, _live_group_rows, _pod_rows)
+        snapshot = _read(now or timezone.now(), rows)
+        snapshot.read_stats = cache.stats
     return snapshot
 
 
-def _read(now: datetime) -> Snapshot:
+def _read(
+    now: datetime, rows: Rows, *, keep: bool = True, pods: Iterable[tuple[Any, ...]] | None = None
+) -> Snapshot:
+    """Build the snapshot from ``rows``; ``keep``: remember what is worked out per row for the
+    next read (the worker's cache), else nothing is kept (a one-off read frees less).
+    ``pods``: the pod rows, if not ``rows.pods`` (a one-off read streams them)."""
     # 1. Priority classes: pods and PodGroups resolve their priority through them.
     classes: dict[str, int] = {}
     default_priority = 0
@@ -195,15 +278,31 @@ def _read(now: datetime) -> Snapshot:
     node_names: dict[int, str] = {}
     nodes: list[NodeInfo] = []
     ready_nodes: dict[int, NodeInfo] = {}
-    decode = _Decoder()
-    for pk, name, version, ready, alloc, labels, notes, taints, cordoned, cap in _node_rows():
+    decode = _decoder(rows)
+    node_memo: dict[int, tuple[tuple[Any, ...], NodeInfo]] = rows.memo.get("nodes") or {}
+    rows.memo["nodes"] = fresh_memo = {}
+    for row in rows.nodes.values():
+        pk, name, version, ready, alloc, labels, notes, taints, cordoned, cap = row
         node_names[pk] = name
         if ready:
             snapshot.nodes[name] = (pk, version)
-            nodes.append(
-                _node(name, decode(alloc), decode(labels), decode(notes), decode(taints),
-                      bool(cordoned), decode(cap))
-            )  # fmt: skip
+            # A node's parts are worked out once while its row is unchanged; each read gets a
+            # NodeInfo of its own (the session fills and changes it, not these parts).
+            found = node_memo.get(pk)
+            if found is None or found[0] is not row:
+                node = _node(name, decode(alloc), decode(labels), decode(notes), decode(taints),
+                             bool(cordoned), decode(cap))  # fmt: skip
+                found = (row, node)
+            else:
+                kept = found[1]
+                node = NodeInfo(
+                    name=name, allocatable=kept.allocatable, labels=dict(kept.labels),
+                    annotations=dict(kept.annotations), taints=kept.taints,
+                    unschedulable=kept.unschedulable, capacity=kept.capacity,
+                )  # fmt: skip
+            if keep:
+                fresh_memo[pk] = found
+            nodes.append(node)
             ready_nodes[pk] = nodes[-1]
     # 3b. Their Numatopologies (numa-aware), published by the resource exporter.
     by_name = {node.name: node for node in nodes}
@@ -212,14 +311,17 @@ def _read(now: datetime) -> Snapshot:
     # 4. PodGroups that are not finished, and pods of them (or still holding a node).
     jobs: dict[str, JobInfo] = {}
     group_uids: dict[int, str] = {}
-    for row in _group_rows("g.phase <> 'Completed'"):
+    for row in rows.groups.values():
         job = _job(row, decode, classes, default_priority, snapshot)
         jobs[job.uid] = job
         group_uids[row[0]] = job.uid
     occupants: list[TaskInfo] = []
+    memo = _task_memo(rows, (classes, default_priority, node_names))
+    old_pod_rows: dict[int, tuple[tuple[Any, ...], PodRow]] = rows.memo.get("pod_rows") or {}
+    rows.memo["pod_rows"] = pod_rows = {}
     loads = snapshot.loads
     measured = MeasuredUsage(decode, loads)
-    for row in _pod_rows():
+    for row in cast(Iterable[PodColumns], rows.pods.values() if pods is None else pods):
         (pk, _ns, version, group_pk, _name, node_pk, phase, _deleting, _prio, _task_name,
          _created, cpu, memory, gpu, _requests, _spec, _labels, annotations, conditions,
          nominated) = row  # fmt: skip
@@ -240,7 +342,9 @@ def _read(now: datetime) -> Snapshot:
             # pod holding a node (a finished job's pod whose group is gone, a pod of another
             # scheduler) still takes its node's resources.
             if node_pk is not None:
-                occupants.append(_task(row, decode, node_names, classes, default_priority))
+                occupants.append(
+                    _task(row, decode, node_names, classes, default_priority, memo, keep)
+                )
             continue
         if group_pk not in group_uids:
             # A Completed group with a pod still on a node: read the group too.
@@ -249,13 +353,17 @@ def _read(now: datetime) -> Snapshot:
                 continue
             job = _job(extra[0], decode, classes, default_priority, snapshot)
             jobs[job.uid], group_uids[group_pk] = job, job.uid
-        task = _task(row, decode, node_names, classes, default_priority)
+        task = _task(row, decode, node_names, classes, default_priority, memo, keep)
         job = jobs[group_uids[group_pk]]
         job.add_task(task)
-        snapshot.pods[task.uid] = PodRow(
-            pk, version, cpu, memory, gpu, job.uid, task.status == TaskStatus.PENDING,
-            conditions, nominated,
-        )  # fmt: skip
+        # Reused while the row is the same tuple (its group, hence job uid, is in the row).
+        same = old_pod_rows.get(pk)
+        if same is None or same[0] is not row:
+            same = (row, PodRow(pk, version, cpu, memory, gpu, job.uid,
+                                task.status == TaskStatus.PENDING, conditions, nominated))  # fmt: skip
+        if keep:
+            pod_rows[pk] = same
+        snapshot.pods[task.uid] = same[1]
     measured.fill(ready_nodes, now)
     snapshot.cluster = ClusterInfo.build(
         now=now,
@@ -312,7 +420,7 @@ def _queue(row: tuple[Any, ...]) -> QueueInfo:
 _NODE_SQL = """
 SELECT id, name, resource_version, ready, CAST(allocatable AS TEXT), CAST(labels AS TEXT),
        CAST(annotations AS TEXT), CAST(taints AS TEXT), unschedulable, CAST(capacity AS TEXT)
-FROM {node}
+FROM {node} n{where}
 """
 
 
@@ -330,10 +438,13 @@ def _timestamps_in_c(cursor: Any) -> None:
         cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
 
 
-def _node_rows() -> list[tuple[Any, ...]]:
-    """Return node rows by raw SQL, JSON as text (nodes of one pool share their texts)."""
+def _node_rows(where: str = "", params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Return node rows (alias ``n``, ``where`` if given) by raw SQL, JSON as text."""
     with connection.cursor() as cursor:
-        cursor.execute(_NODE_SQL.format(node=Node._meta.db_table))
+        cursor.execute(
+            _NODE_SQL.format(node=Node._meta.db_table, where=f" WHERE {where}" if where else ""),
+            params,
+        )
         return list(cursor.fetchall())
 
 
@@ -380,6 +491,12 @@ def _group_rows(where: str, params: list[Any] | None = None) -> list[tuple[Any, 
             params,
         )
         return list(cursor.fetchall())
+
+
+def _live_group_rows(where: str = "", params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Return the rows of PodGroups not Completed (alias ``g``, ``where`` if given)."""
+    live = "g.phase <> 'Completed'"
+    return _group_rows(f"{live} AND ({where})" if where else live, params)
 
 
 def _job(
@@ -485,23 +602,43 @@ _POD_SELECT = {
 _POD_SQL = f"""
 SELECT {", ".join(_POD_SELECT[column] for column in PodColumns._fields)}
 FROM {{pod}} p LEFT JOIN {{group}} g ON g.id = p.pod_group_id
-WHERE g.phase <> 'Completed' OR p.phase IN ('Pending', 'Running')
+WHERE (g.phase <> 'Completed' OR p.phase IN ('Pending', 'Running')){{where}}
 """
 
 
-def _pod_rows() -> Iterator[PodColumns]:
-    """Yield pod rows by raw SQL: Django's per-row converters cost seconds at 50,000 pods."""
+def _pod_rows(where: str = "", params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Return pod rows (alias ``p``, ``where`` if given) by raw SQL, as plain tuples in
+    ``PodColumns``' order: Django's per-row converters cost seconds at 50,000 pods."""
     sql = _POD_SQL.format(
         pod=Pod._meta.db_table,
         group=PodGroup._meta.db_table,
         created=_created_at("p"),
         labels=_labels_but_index("p"),
+        where=f" AND ({where})" if where else "",
     )
     with connection.cursor() as cursor:
         _timestamps_in_c(cursor)
-        cursor.execute(sql)
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
+
+
+def _pod_batches(stats: ReadStats) -> Iterator[tuple[Any, ...]]:
+    """Yield every pod row read, fetched 5,000 at a time (counted in ``stats.fetched``)."""
+    sql = _POD_SQL.format(
+        pod=Pod._meta.db_table,
+        group=PodGroup._meta.db_table,
+        created=_created_at("p"),
+        labels=_labels_but_index("p"),
+        where="",
+    )
+    with connection.cursor() as cursor:
+        _timestamps_in_c(cursor)
+        # In key order, as the row cache holds them: a read then builds the same snapshot
+        # whichever way it got its rows (PostgreSQL's own order moves a row when it is written).
+        cursor.execute(sql + " ORDER BY p.id")
         while batch := cursor.fetchmany(5000):
-            yield from cast(list[PodColumns], batch)  # plain tuples, in PodColumns' order
+            stats.fetched += len(batch)
+            yield from batch
 
 
 def _labels_but_index(alias: str) -> str:
@@ -538,53 +675,116 @@ def _task(
     node_names: dict[int, str],
     classes: dict[str, int],
     default_priority: int,
+    memo: TaskMemo,
+    keep: bool = True,
 ) -> TaskInfo:
-    (_pk, ns, _version, group_pk, name, node_pk, phase, deleting, prio, task_name, created, _cpu,
-     _memory, _gpu, requests_text, spec_text, labels_text, annotations_text, conditions_text,
-     nominated) = row  # fmt: skip
+    """Return the pod of ``row`` as a task; its fields are reused while its row is unchanged.
+
+    ``memo`` is the row cache's (pod pk → its row, fields and ``FirstOfTask``): a row the cache
+    still holds is the very tuple the fields came from. Pods of one task take their template
+    and limits from the task's first pod in key order (``decode.by_task``), so the reuse also
+    needs that first pod to be the same one as when the fields were worked out.
+    """
+    pk, group_pk, task_name, labels_text = row[0], row[3], row[9], row[16]
     key: tuple[object, ...] = (
         (group_pk, task_name, labels_text)
         if group_pk and task_name
-        else (ns, spec_text, labels_text)
+        else (row[1], row[15], labels_text)  # namespace, spec
     )
-    known = decode.templates.get(key)
-    if known is None:
-        known = decode.templates[key] = decode.template(ns, spec_text, labels_text)
-    template, class_name, preemption_policy = known
-    if key in decode.limits:
-        limits = decode.limits[key]
-    else:
-        limits = decode.limits[key] = pod_spec_limits(decode(spec_text))
+    first = decode.by_task.get(key)
+    found = memo.get(pk)
+    if found is not None and found[0] is row:
+        source = found[2][2]
+        if first is None and source == pk:
+            decode.by_task[key] = found[2]
+            return _new_task(found[1])
+        if first is not None and first[2] == source:
+            return _new_task(found[1])
+    if first is None:
+        ns, spec_text = row[1], row[15]
+        first = decode.by_task[key] = (
+            decode.template(ns, spec_text, labels_text),
+            pod_spec_limits(decode(spec_text)),
+            pk,
+        )
+    fields = _task_fields(row, decode, node_names, classes, default_priority, first)
+    if keep:
+        memo[pk] = (row, fields, first)
+    return _new_task(fields)
+
+
+def _task_fields(
+    row: PodColumns,
+    decode: _Decoder,
+    node_names: dict[int, str],
+    classes: dict[str, int],
+    default_priority: int,
+    first: FirstOfTask,
+) -> TaskFields:
+    (_pk, ns, _version, _group_pk, name, node_pk, phase, deleting, prio, task_name, created, _cpu,
+     _memory, _gpu, requests_text, spec_text, _labels_text, annotations_text, conditions_text,
+     nominated) = row  # fmt: skip
+    (template, class_name, preemption_policy), limits, _ = first
     annotations: dict[str, str] = decode(annotations_text) or {}
     resreq = decode.request(requests_text)
     devices, numa = decode.device_asks(spec_text, annotations)
-    return TaskInfo(
-        name=name,
-        namespace=ns,
-        job="",
-        resreq=resreq,
-        limits=limits,
-        status=pod_status(phase, node_pk is not None, bool(deleting)),
-        node_name=node_names.get(node_pk, "") if node_pk is not None else "",
-        priority=prio or classes.get(class_name, default_priority),
-        role=task_name,
-        preemptable=annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t"),
-        preemption_policy=preemption_policy,
-        priority_class_name=class_name,
+    # In ``_new_task``'s order: name, namespace, job, resreq, limits, status, node_name,
+    # priority, role, preemptable, preemption_policy, priority_class_name, nominated_node_name,
+    # creation_timestamp, annotations, template, device_containers, numa, scheduling_gated,
+    # scheduled_at.
+    return (
+        name,
+        ns,
+        "",
+        resreq,
+        limits,
+        pod_status(phase, node_pk is not None, bool(deleting)),
+        node_names.get(node_pk, "") if node_pk is not None else "",
+        prio or classes.get(class_name, default_priority),
+        task_name,
+        annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t"),
+        preemption_policy,
+        class_name,
         # The node a previous session pipelined the pod onto (status.nominatedNodeName): its
         # reservation. Allocate tries that node first and preempt does not evict again for a
         # pod whose nominated node still has its victims terminating, as in Volcano.
-        nominated_node_name=nominated or "",
-        creation_timestamp=aware(created),
-        annotations=annotations,
-        template=template,
-        device_containers=devices,
-        numa=numa,
-        scheduling_gated=scheduling_gated(spec_text),
+        nominated or "",
+        aware(created),
+        annotations,
+        template,
+        devices,
+        numa,
+        scheduling_gated(spec_text),
         # cdp's cool-down start: decoded only for the pods cdp reads it of (two dict lookups for
         # every other pod, on dicts the read decodes anyway).
-        scheduled_at=scheduled_at(conditions_text)
+        scheduled_at(conditions_text)
         if conditions_text
         and (COOLDOWN_TIME_KEY in template.labels or COOLDOWN_TIME_KEY in annotations)
         else None,
+    )
+
+
+def _new_task(f: TaskFields) -> TaskInfo:
+    """Return a TaskInfo of the fields ``_task_fields`` worked out (keywords: no dict per pod)."""
+    return TaskInfo(
+        name=f[0],
+        namespace=f[1],
+        job=f[2],
+        resreq=f[3],
+        limits=f[4],
+        status=f[5],
+        node_name=f[6],
+        priority=f[7],
+        role=f[8],
+        preemptable=f[9],
+        preemption_policy=f[10],
+        priority_class_name=f[11],
+        nominated_node_name=f[12],
+        creation_timestamp=f[13],
+        annotations=f[14],
+        template=f[15],
+        device_containers=f[16],
+        numa=f[17],
+        scheduling_gated=f[18],
+        scheduled_at=f[19],
     )
