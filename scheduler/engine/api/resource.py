@@ -30,12 +30,13 @@ Vector = npt.NDArray[np.int64]
 class Resource:
     """An immutable amount of resources: ``{name: milli-units}``; a missing name is 0."""
 
-    __slots__ = ("_hash", "_key", "_q")
+    __slots__ = ("_best_effort", "_hash", "_key", "_q")
 
     def __init__(self, quantities: Mapping[str, int] | None = None) -> None:
         self._q: dict[str, int] = dict(quantities) if quantities else {}
         self._hash: int | None = None
         self._key: tuple[tuple[str, int], ...] | None = None
+        self._best_effort: bool | None = None
 
     @classmethod
     def parse(cls, values: Mapping[str, object] | None, *, field: str) -> Resource:
@@ -83,7 +84,10 @@ class Resource:
 
     def is_best_effort(self) -> bool:
         """Return True when nothing but ``pods`` is requested (Volcano's BestEffort task)."""
-        return not any(v for k, v in self._q.items() if k != PODS)
+        found = self._best_effort  # immutable, so computed once (asked for every task read)
+        if found is None:
+            found = self._best_effort = not any(v for k, v in self._q.items() if k != PODS)
+        return found
 
     # --- arithmetic (new values) ---------------------------------------------------------
     def __add__(self, other: Resource) -> Resource:
