@@ -37,9 +37,8 @@ run: prepare
 	VOLCANO_EMBEDDED_SCHEDULER=1 VOLCANO_TLS_URL=https://$(HOST):$(TLS_PORT) \
 	$(if $(DEMO),VOLCANO_DEMO_STREAM=1 VOLCANO_SIM_SPEED=$${VOLCANO_SIM_SPEED:-10}) \
 	$(if $(SIZE),VOLCANO_DEMO_SIZE=$(SIZE)) \
-	$(BIN)/daphne -b $(HOST) -p $(PORT) \
-	  -e "$$($(MANAGE) tls_certificate --interface $(HOST) --endpoint $(TLS_PORT))" \
-	  volcano_site.asgi:application
+	$(MANAGE) serve --host $(HOST) --port $(PORT) \
+	  --endpoint "$$($(MANAGE) tls_certificate --interface $(HOST) --endpoint $(TLS_PORT))"
 
 # Translations (README: Translations): collect the marked strings into the .po, translate the
 # new entries, then compile the .mo that is committed beside it.

@@ -29,6 +29,35 @@ from kube.validators import (
 __all__ = ["Kind", "Loaded"]
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+class _NotPlainError(Exception):
+    """A value ``_plain`` does not copy as it is (``plain_json`` converts or refuses it)."""
+
+
+def _plain(value: Any) -> Any:
+    """Return a copy of ``value`` when it is plain JSON data already, else raise _NotPlain.
+
+    ``plain_json``'s result for such data, at a fraction of its cost: no path is spelled out
+    for every key (it is needed only for the error), and exact types are checked instead
+    of ``isinstance`` chains. An API list renders hundreds of objects per page.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        copied = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlainError
+            copied[key] = item if type(item) in _SCALARS else _plain(item)
+        return copied
+    if kind is list:
+        return [item if type(item) in _SCALARS else _plain(item) for item in value]
+    raise _NotPlainError
+
+
 @dataclass
 class Loaded:
     """A manifest read into an unsaved model instance (plus children and owner names)."""
@@ -133,7 +162,10 @@ class Kind:
             "metadata": self.write_metadata(instance),
             **self.write(instance, children),
         }
-        return plain_json(manifest, "")
+        try:
+            return _plain(manifest)
+        except _NotPlainError:  # an enum member, a mapping type, or worse: the exact, slower walk
+            return plain_json(manifest, "")
 
     def write_metadata(self, instance: Any) -> Manifest:
         """Return the ``metadata`` of ``instance``; uid and friends only once it has them."""

@@ -84,6 +84,10 @@ def database_config(url: str | None, directory: Path) -> dict[str, Any]:
             "timeout": 20,
         }
         config.setdefault("TEST", {})
+    elif pool := int(os.environ.get("VOLCANO_DB_POOL", "0") or 0):
+        # A pool of open connections (``manage.py serve`` sets it for its workers): a new
+        # PostgreSQL connection per request costs its backend's start-up, several ms each.
+        config["OPTIONS"] = {"pool": {"min_size": 2, "max_size": pool, "timeout": 30}}
     else:
         config["CONN_HEALTH_CHECKS"] = True
     return config
