@@ -1,0 +1,60 @@
+"""The console at scale: pages whose queries do not grow with the rows, and sums that stay
+exact (issue 34's fifth target; ``bench/console_xl.py`` times them on the XL cluster)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from core.models import Node
+from queues.models import Queue
+from queues.why import cluster_allocatable
+
+pytestmark = pytest.mark.django_db
+
+GI = 1024**3 * 1000
+
+
+def _nodes(start: int, count: int) -> None:
+    Node.objects.bulk_create(
+        Node(name=f"n-{i:05d}", allocatable={"cpu": 64_000, "memory": 256 * GI, "pods": 110_000}
+             | ({"nvidia.com/gpu": 8000} if i % 10 == 0 else {}))
+        for i in range(start, start + count)
+    )  # fmt: skip
+
+
+def test_the_cluster_total_counts_only_ready_schedulable_nodes_exactly() -> None:
+    _nodes(0, 20)
+    Node.objects.filter(name="n-00001").update(ready=False)
+    Node.objects.filter(name="n-00002").update(unschedulable=True)
+    Node.objects.create(name="odd", allocatable={"cpu": 1999})
+    # Past SQLite's 64-bit SUM: three nodes holding as much as 20,000 nodes of 256 GiB each.
+    Node.objects.bulk_create(
+        Node(name=f"huge-{i}", allocatable={"memory": 20_000 * 256 * GI}) for i in range(3)
+    )
+    assert cluster_allocatable() == {
+        "cpu": 18 * 64_000 + 1999,
+        "memory": 18 * 256 * GI + 3 * 20_000 * 256 * GI,
+        "pods": 18 * 110_000,
+        "nvidia.com/gpu": 2 * 8000,
+    }
+
+
+def test_the_overview_asks_as_many_queries_for_many_nodes_and_queues_as_for_few(
+    console_login: Callable[..., Any],
+) -> None:
+    client = console_login("olga", "operator")
+    _nodes(0, 5)
+    Queue.objects.bulk_create(Queue(name=f"q{i}") for i in range(3))
+    client.get("/")
+    with CaptureQueriesContext(connection) as few:
+        assert client.get("/").status_code == 200
+    _nodes(5, 200)
+    Queue.objects.bulk_create(Queue(name=f"r{i}") for i in range(40))
+    with CaptureQueriesContext(connection) as many:
+        assert client.get("/").status_code == 200
+    assert len(many) == len(few)
