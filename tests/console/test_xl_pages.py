@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from core.models import Node
+from core.models import Node, NodeLoadStamp
 from queues.models import Queue
 from queues.why import cluster_allocatable
+from scheduler import node_heat
 
 pytestmark = pytest.mark.django_db
 
@@ -58,3 +60,26 @@ def test_the_overview_asks_as_many_queries_for_many_nodes_and_queues_as_for_few(
     with CaptureQueriesContext(connection) as many:
         assert client.get("/").status_code == 200
     assert len(many) == len(few)
+
+
+def test_the_zone_heat_map_summed_in_sql_draws_what_the_rows_summed_in_python_drew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    zone = "topology.kubernetes.io/zone"
+    Node.objects.bulk_create(
+        Node(name=f"z-{i:04d}", labels={zone: f"zone-{i % 3}"} if i % 7 else {},
+             allocatable={"cpu": 16_000 * (1 + i % 3), "memory": 64 * GI, "pods": 110_000}
+             | ({"nvidia.com/gpu": 8000} if i % 10 == 0 else {}),
+             load_cpu=(i * 700) % 16_000, load_memory=i * GI % (64 * GI), load_pods=i % 9,
+             load_gpu=1000 * (i % 2))
+        for i in range(300)
+    )  # fmt: skip
+    NodeLoadStamp.objects.create(pk=1, stored_at=timezone.now())
+    for resource in ("cpu", "memory", "nvidia.com/gpu", "pods"):
+        in_sql = node_heat._groups(Node.objects.all(), zone, resource)
+        with monkeypatch.context() as patch:
+            patch.setattr(node_heat, "_group_sums", lambda *args: None)
+            in_python = node_heat._groups(Node.objects.all(), zone, resource)
+        assert in_sql.groups == in_python.groups
+        assert in_sql.group_count == in_python.group_count == 4
+        assert in_sql.script == in_python.script
