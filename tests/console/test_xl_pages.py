@@ -11,7 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from core.models import Node, NodeLoadStamp
+from core.models import Namespace, Node, NodeLoadStamp, Pod
+from jobs.models import Job
 from queues.models import Queue
 from queues.why import cluster_allocatable
 from scheduler import node_heat
@@ -83,3 +84,30 @@ def test_the_zone_heat_map_summed_in_sql_draws_what_the_rows_summed_in_python_dr
         assert in_sql.groups == in_python.groups
         assert in_sql.group_count == in_python.group_count == 4
         assert in_sql.script == in_python.script
+
+
+def test_a_job_page_asks_as_many_queries_for_many_bound_pods_as_for_few(
+    console_login: Callable[..., Any],
+) -> None:
+    client = console_login("olga", "operator")
+    _nodes(0, 30)
+    nodes = list(Node.objects.order_by("name"))
+
+    def job(name: str, pods: int) -> None:
+        Namespace.objects.get_or_create(name="default")
+        made = Job.objects.create(namespace="default", name=name, phase="Running")
+        Pod.objects.bulk_create(
+            Pod(namespace="default", name=f"{name}-main-{i}", job=made, task_name="main",
+                task_index=i, phase="Running", node=nodes[i % len(nodes)])
+            for i in range(pods)
+        )  # fmt: skip
+
+    job("small", 3)
+    job("large", 150)
+    fragment = {"HX-Request": "true", "HX-Target": "job-body"}
+    with CaptureQueriesContext(connection) as small:
+        assert client.get("/jobs/default/small/", headers=fragment).status_code == 200
+    with CaptureQueriesContext(connection) as large:
+        response = client.get("/jobs/default/large/", headers=fragment)
+    assert len(large) == len(small)
+    assert nodes[5].name in response.content.decode()
