@@ -19,7 +19,7 @@ from accounts.roles import OPERATORS, can, role_required, roles_of
 from console.charts import figure_data
 from console.render import render_page
 from console.time_range import TimeRange, time_range
-from core.models import Node, Pod
+from core.models import Pod
 from core.pod_issues import STUCK_PENDING
 from jobs.charts import drf_share_figure, pod_timeline_figure
 from jobs.guards import job_guards
@@ -29,6 +29,7 @@ from jobs.services import CONSOLE_ACTIONS, job_act, job_actions
 from jobs.timeline import PodSpan, drf_share_steps, pod_span
 from kube.manifests import dump_manifest
 from kubelet.pod_log import pod_logs
+from queues.why import cluster_allocatable
 from topology.models import HyperNode
 from topology.placement import PLACED_PHASES, placed_in
 
@@ -55,12 +56,12 @@ def _spans(pods: list[Pod], job_name: str) -> list[PodSpan]:
 
 
 def ready_allocatable() -> dict[str, int]:
-    """Return the Ready nodes' allocatable summed: the total the drf plugin divides by."""
-    total: dict[str, int] = {}
-    for allocatable in Node.objects.filter(ready=True).values_list("allocatable", flat=True):
-        for name, value in (allocatable or {}).items():
-            total[name] = total.get(name, 0) + int(value)
-    return total
+    """Return the Ready nodes' allocatable summed: the total the drf plugin divides by.
+
+    Summed in SQL (``cluster_allocatable``): 20,000 nodes' JSON decoded here cost a job's
+    page about 60 ms.
+    """
+    return cluster_allocatable(schedulable_only=False)
 
 
 def job_charts(pods: list[Pod], span: TimeRange, *, job_name: str = "") -> dict[str, Any]:

@@ -111,3 +111,11 @@ def test_a_job_page_asks_as_many_queries_for_many_bound_pods_as_for_few(
         response = client.get("/jobs/default/large/", headers=fragment)
     assert len(large) == len(small)
     assert nodes[5].name in response.content.decode()
+
+
+def test_the_drf_total_of_a_jobs_page_counts_cordoned_ready_nodes_too() -> None:
+    _nodes(0, 4)
+    Node.objects.filter(name="n-00001").update(unschedulable=True)
+    Node.objects.filter(name="n-00002").update(ready=False)
+    assert cluster_allocatable(schedulable_only=False)["cpu"] == 3 * 64_000
+    assert cluster_allocatable()["cpu"] == 2 * 64_000
