@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import connection
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
@@ -296,15 +297,32 @@ def _victims(pods: Sequence[Any], pipelined: Mapping[str, list[str]]) -> list[Vi
     ]  # fmt: skip
 
 
-def cluster_allocatable() -> dict[str, int]:
-    """Return the allocatable resources of the ready, schedulable nodes, summed (milli-units)."""
-    total: dict[str, int] = {}
-    for allocatable in Node.objects.filter(ready=True, unschedulable=False).values_list(
-        "allocatable", flat=True
-    ):
-        for name, value in (allocatable or {}).items():
-            total[name] = total.get(name, 0) + int(value)
-    return total
+def cluster_allocatable(*, schedulable_only: bool = True) -> dict[str, int]:
+    """Return the allocatable resources of the ready, schedulable nodes, summed (milli-units);
+    of every ready node, cordoned or not, when not ``schedulable_only`` (what drf divides by).
+
+    Summed in SQL, one row per resource: decoding 20,000 nodes' JSON in Python cost the
+    Overview about 60 ms. SQLite's 64-bit SUM would overflow past 9.2e18 milli-units (about
+    33,000 nodes of 256 GiB), so there the thousands and the rest are summed apart.
+    """
+    table = connection.ops.quote_name(Node._meta.db_table)
+    where = "n.ready AND NOT n.unschedulable" if schedulable_only else "n.ready"
+    if connection.vendor == "postgresql":
+        sql = (
+            f"SELECT e.key, SUM(e.value::numeric), 0 FROM {table} AS n, "
+            f"jsonb_each_text(n.allocatable) AS e WHERE {where} GROUP BY e.key"
+        )
+    else:
+        sql = (
+            "SELECT e.key, SUM(CAST(e.value AS INTEGER) / 1000), SUM(CAST(e.value AS INTEGER) % 1000) "
+            f"FROM {table} AS n, json_each(n.allocatable) AS e WHERE {where} GROUP BY e.key"
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        rows = cursor.fetchall()
+    if connection.vendor == "postgresql":
+        return {key: int(total) for key, total, _rest in rows}
+    return {key: int(high) * 1000 + int(low) for key, high, low in rows}
 
 
 def why_waiting(

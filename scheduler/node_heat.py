@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.db.models import QuerySet, Value
+from django.db.models import Case, Count, F, FloatField, Max, Min, Q, QuerySet, Sum, Value, When
 from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Coalesce
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -140,8 +141,58 @@ def _columns(nodes: QuerySet[Node], group_by: str) -> Heat:
     return Heat("nodes", _script(figure), len(rows))
 
 
+def _group_sums(
+    nodes: QuerySet[Node], group_by: str, resource: str
+) -> list[tuple[str, int, float, float, float | None, float | None]] | None:
+    """Return per group (label, nodes, held, have, emptiest %, fullest %), summed in SQL.
+
+    One ``GROUP BY`` over the stored loads: reading 20,000 nodes' rows into Python after each
+    change cost the heat map about 130 ms of CPU. None when the stored loads are not fresh
+    (the pods are then summed in Python, ``_amounts``).
+    """
+    if not loads_fresh():
+        return None
+    have = Cast(Coalesce(KT(f"allocatable__{resource}"), Value("0")), FloatField())
+    column = {"cpu": "load_cpu", "memory": "load_memory", GPU: "load_gpu", "pods": "load_pods"}
+    held = Cast(F(column[resource]), FloatField()) * (1000.0 if resource == "pods" else 1.0)
+    share = Case(When(Q(have__gt=0), then=100.0 * F("held") / F("have")), output_field=FloatField())
+    rows = (
+        nodes.order_by()
+        .annotate(group=KT(f"labels__{group_by}"), have=have, held=held)
+        .annotate(share=share)
+        .values("group")
+        .annotate(
+            n=Count("pk"),
+            held_sum=Sum("held"),
+            have_sum=Sum("have"),
+            low=Min("share"),
+            high=Max("share"),
+        )
+        .values_list("group", "n", "held_sum", "have_sum", "low", "high")
+    )
+    return [(g or MISSING_GROUP, n, hs or 0.0, vs or 0.0, lo, hi) for g, n, hs, vs, lo, hi in rows]
+
+
 def _groups(nodes: QuerySet[Node], group_by: str, resource: str) -> Heat:
     """One cell per group of every node: sums of ``resource``, node counts, emptiest/fullest."""
+    summed = _group_sums(nodes, group_by, resource)
+    if summed is not None:
+        merged: dict[str, list[Any]] = {}
+        for name, n, held_g, have_g, lo, hi in summed:  # "" and no label are one group
+            row = merged.setdefault(name, [0, 0.0, 0.0, np.inf, -np.inf])
+            row[0] += n
+            row[1] += held_g
+            row[2] += have_g
+            row[3] = min(row[3], lo) if lo is not None else row[3]
+            row[4] = max(row[4], hi) if hi is not None else row[4]
+        names = sorted(merged, key=lambda g: (g == MISSING_GROUP, g))
+        counts = np.array([merged[g][0] for g in names], dtype=np.int64)
+        held_sum = np.array([merged[g][1] for g in names], dtype=float)
+        have_sum = np.array([merged[g][2] for g in names], dtype=float)
+        low = np.array([merged[g][3] for g in names], dtype=float)
+        high = np.array([merged[g][4] for g in names], dtype=float)
+        low, high = np.where(np.isfinite(low), low, 0), np.where(np.isfinite(high), high, 0)
+        return _group_heat(names, counts, held_sum, have_sum, low, high, resource)
     rows = _rows(nodes, group_by, None)
     held_all, have_all = _amounts(rows)
     index = HEAT_RESOURCES.index(resource)
@@ -160,6 +211,20 @@ def _groups(nodes: QuerySet[Node], group_by: str, resource: str) -> Heat:
     np.fmin.at(low, which, share)
     np.fmax.at(high, which, share)
     low, high = np.where(np.isfinite(low), low, 0), np.where(np.isfinite(high), high, 0)
+    return _group_heat(names, counts, held_sum, have_sum, low, high, resource)
+
+
+def _group_heat(
+    names: list[str],
+    counts: np.ndarray,
+    held_sum: np.ndarray,
+    have_sum: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    resource: str,
+) -> Heat:
+    """Return the heat map of the groups' sums (at most ``MAX_GROUPS`` drawn)."""
+    size = len(names)
     drawn = min(size, MAX_GROUPS)
     figure = heat_cells_figure(
         names[:drawn], held_sum[:drawn], have_sum[:drawn], resource=resource,

@@ -47,9 +47,8 @@ def _lazy(fn: Callable[[], T]) -> Callable[[], T]:
     return cache(fn)
 
 
-def _capacity() -> list[dict[str, Any]]:
-    """Return per resource: allocatable on ready nodes, allocated to queues, percent."""
-    total = cluster_allocatable()
+def _capacity(total: dict[str, int]) -> list[dict[str, Any]]:
+    """Return per resource: allocatable on ready nodes (``total``), allocated to queues, percent."""
     used: dict[str, int] = {}
     for allocated in Queue.objects.values_list("allocated", flat=True):
         for name, value in (allocated or {}).items():
@@ -89,6 +88,7 @@ def overview(request: HttpRequest) -> HttpResponse:
     namespace = current_namespace(request)
     user = request.user
     jobs = restrict(Job.objects.all(), user, namespace)
+    allocatable = _lazy(cluster_allocatable)  # one sum over the nodes for the whole page
 
     def by_phase() -> list[tuple[str, int]]:
         counts = jobs.order_by().values_list("phase").annotate(n=Count("pk"))
@@ -115,7 +115,7 @@ def overview(request: HttpRequest) -> HttpResponse:
 
     def queues() -> list[tuple[Queue, float, str]]:
         """Each queue with its dominant share of the cluster (DRF's measure) and resource."""
-        total = cluster_allocatable()
+        total = allocatable()
         rows = []
         for queue in Queue.objects.order_by("-weight", "name")[:20]:
             shares = [(int(v) / total[n], n) for n, v in (queue.allocated or {}).items()
@@ -125,7 +125,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         return rows
 
     context = {
-        "capacity": _lazy(_capacity),
+        "capacity": _lazy(lambda: _capacity(allocatable())),
         "by_phase": _lazy(by_phase),
         "pod_issues": _lazy(pod_issues),
         "stuck_minutes": int(STUCK_PENDING.total_seconds() // 60),

@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -18,7 +19,7 @@ from accounts.roles import OPERATORS, can, role_required, roles_of
 from console.charts import figure_data
 from console.render import render_page
 from console.time_range import TimeRange, time_range
-from core.models import Node, Pod
+from core.models import Pod
 from core.pod_issues import STUCK_PENDING
 from jobs.charts import drf_share_figure, pod_timeline_figure
 from jobs.guards import job_guards
@@ -28,12 +29,16 @@ from jobs.services import CONSOLE_ACTIONS, job_act, job_actions
 from jobs.timeline import PodSpan, drf_share_steps, pod_span
 from kube.manifests import dump_manifest
 from kubelet.pod_log import pod_logs
+from queues.why import cluster_allocatable
 from topology.models import HyperNode
 from topology.placement import PLACED_PHASES, placed_in
 
-__all__ = ["TIMELINE_PODS", "job_action", "job_charts", "job_detail", "placement"]
+__all__ = ["PODS_PER_PAGE", "TIMELINE_PODS", "job_action", "job_charts", "job_detail", "placement"]
 
 TIMELINE_PODS = 200  # rows of the timeline; the DRF share still counts every pod
+# Rows of the pods table per page: a 1,000-pod job's page drew every row and its log (660 KiB,
+# about 300 ms of CPU); the counts, charts and issues above still cover every pod.
+PODS_PER_PAGE = 100
 
 
 def _spans(pods: list[Pod], job_name: str) -> list[PodSpan]:
@@ -51,12 +56,12 @@ def _spans(pods: list[Pod], job_name: str) -> list[PodSpan]:
 
 
 def ready_allocatable() -> dict[str, int]:
-    """Return the Ready nodes' allocatable summed: the total the drf plugin divides by."""
-    total: dict[str, int] = {}
-    for allocatable in Node.objects.filter(ready=True).values_list("allocatable", flat=True):
-        for name, value in (allocatable or {}).items():
-            total[name] = total.get(name, 0) + int(value)
-    return total
+    """Return the Ready nodes' allocatable summed: the total the drf plugin divides by.
+
+    Summed in SQL (``cluster_allocatable``): 20,000 nodes' JSON decoded here cost a job's
+    page about 60 ms.
+    """
+    return cluster_allocatable(schedulable_only=False)
 
 
 def job_charts(pods: list[Pod], span: TimeRange, *, job_name: str = "") -> dict[str, Any]:
@@ -109,13 +114,18 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     page = job_page(request.user, namespace, name)
     manifest = yaml.safe_dump(dump_manifest(page.job), sort_keys=False)
     span = time_range(request)
+    pods_page = Paginator(page.pods, PODS_PER_PAGE).get_page(request.GET.get("pods_page"))
+    query = request.GET.copy()
+    query.pop("pods_page", None)
     context = {
+        "pods_page": pods_page,
+        "pods_query": query.urlencode(),
         "range": span,
         "charts": job_charts(page.pods, span, job_name=page.job.name),
         "p": page,
         "job": page.job,
         "manifest": manifest,
-        "logs": pod_logs(page.pods, page.events),
+        "logs": pod_logs(list(pods_page.object_list), page.events),
         "finished": page.job.phase in TERMINAL_PHASES,
         "actions": job_actions(page.job),
         "stuck_minutes": int(STUCK_PENDING.total_seconds() // 60),

@@ -337,3 +337,21 @@ def test_a_manifest_the_form_cannot_hold_stays_in_the_editor(
     assert response.status_code == 422
     assert response.context["mode"] == "yaml"
     assert "opens in the form" in response.content.decode()
+
+
+def test_a_big_jobs_page_draws_its_pods_a_page_at_a_time(
+    console_login: Callable[..., Any],
+) -> None:
+    client = console_login("olga", "operator")
+    _pods(_submit("big", replicas=150), 150)
+    first = client.get("/jobs/default/big/").content.decode()
+    with CaptureQueriesContext(connection) as queries_first:
+        client.get("/jobs/default/big/")
+    with CaptureQueriesContext(connection) as queries_second:
+        second = client.get("/jobs/default/big/?pods_page=2").content.decode()
+    assert first.count('<details id="log-') == 100
+    assert "pods 1\u2013100 of 150" in first
+    assert "pods_page=2" in first
+    assert second.count('<details id="log-') == 50
+    assert "pods 101\u2013150 of 150" in second
+    assert len(queries_second) == len(queries_first)
