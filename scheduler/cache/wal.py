@@ -12,15 +12,19 @@ session's latency. PostgreSQL checkpoints in its own background process: nothing
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from django.db import OperationalError
 from django.db import connection as default_connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 __all__ = ["AUTOCHECKPOINT_PAGES", "checkpoint_after"]
 
 AUTOCHECKPOINT_PAGES = 1000  # SQLite's default, restored after the cycle
+
+logger = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -43,4 +47,10 @@ def checkpoint_after(connection: BaseDatabaseWrapper | None = None) -> Iterator[
         with connection.cursor() as cursor:
             cursor.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
             if not connection.in_atomic_block:  # inside a transaction it could copy nothing
-                cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                try:
+                    cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except OperationalError as exc:
+                    # A table another connection holds (a shared-cache database: the tests'
+                    # in-memory one) refuses even a passive checkpoint; the cycle is done and
+                    # the next one's checkpoint copies the log, so this one is only skipped.
+                    logger.debug("WAL checkpoint skipped: %s", exc)
