@@ -18,7 +18,6 @@ under WSGI and the test client it is a plain generator.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -26,7 +25,6 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
-from django.db import connection
 from django.db.models import Min
 from django.http import HttpRequest, StreamingHttpResponse
 
@@ -38,12 +36,10 @@ from kube.resources import Resource
 from kube.selectors import manifest_value
 from kube.status import KubeError
 from kube.tables import table
-from kube.watch_hub import HUB, Entry, Hub, current_objects, event_key
 
 __all__ = ["Watcher", "watch_response"]
 
 POLL_SECONDS = 0.25
-HUB_WAIT_SECONDS = 1.0  # a watch behind the ring looks again this often without a wake
 BATCH = 500
 
 
@@ -111,68 +107,38 @@ class Watcher:
         """Return whether the stream ended (after an ERROR)."""
         return self.cursor < 0
 
-    def poll(self, *, known: int = -1) -> list[str]:
-        """Return the lines for every change since the cursor, read from the change stream,
-        and advance it. ``known``: an event id every change up to which has committed (the
-        hub's cursor); a short read moves the cursor up to it even when it had no change of
-        this kind, so the watch can then follow the hub's ring."""
+    def poll(self) -> list[str]:
+        """Return the lines for every change since the cursor, and advance it."""
         events = list(
             ChangeEvent.objects.filter(kind=self.label, id__gt=self.cursor).order_by("id")[:BATCH]
         )
-        if len(events) < BATCH and known > self.cursor:
-            self.cursor = known
         if not events:
             return []
-        self.cursor = max(self.cursor, events[-1].id)
+        self.cursor = events[-1].id
         events = [event for event in events if self._namespace_allowed(event.namespace)]
-        current = current_objects(self.resource, events)
-        entries = []
-        for event in events:
-            key = event_key(event)
-            if event.type == ChangeType.DELETED:
-                manifest = event.last_state
-            else:
-                instance = current.get(key)
-                manifest = render(self.resource, instance) if instance is not None else None
-            entries.append(Entry(event.id, self.label, event.namespace, key, event.type, manifest))
-        return self._lines(entries)
-
-    def take(self, hub: Hub) -> list[str] | None:
-        """Return the lines for the hub's entries after the cursor and advance it; None when
-        the hub's ring does not reach back to the cursor (``poll`` the stream instead)."""
-        found = hub.entries_after(self.label, self.cursor)
-        if found is None:
-            return None
-        entries, cursor = found
-        self.cursor = max(self.cursor, cursor)
-        return self._lines([e for e in entries if self._namespace_allowed(e.namespace)])
-
-    def _lines(self, entries: list[Entry]) -> list[str]:
-        """Return the lines for ``entries`` (one read): each object once, as its latest."""
-        last_of = {entry.key: entry.id for entry in entries}
+        last_of = {_key(event): event.id for event in events}
         first_of: dict[tuple[str, str, int], str] = {}
-        for entry in entries:
-            first_of.setdefault(entry.key, entry.type)
+        for event in events:
+            first_of.setdefault(_key(event), event.type)
+        current = self._current(events)
         lines = []
-        for entry in entries:
-            if last_of[entry.key] != entry.id:
-                continue  # a later change of the same object follows in this read
-            change = entry.type
-            manifest = entry.manifest
-            if manifest is None:
+        for event in events:
+            if last_of[_key(event)] != event.id:
+                continue  # a later change of the same object follows in this batch
+            change = event.type
+            if change == ChangeType.DELETED:
+                manifest = event.last_state
+            elif (instance := current.get(_key(event))) is not None:
+                manifest = render(self.resource, instance)
+                if first_of[_key(event)] == ChangeType.ADDED:
+                    change = ChangeType.ADDED  # created in this batch: new to the client
+            else:
                 continue  # deleted since; its DELETED event comes next
-            if change != ChangeType.DELETED and first_of[entry.key] == ChangeType.ADDED:
-                change = ChangeType.ADDED  # created in this read: new to the client
-            sent = self._as_seen(entry.key, change, manifest)
-            if sent is None:
+            if manifest is None:
                 continue
-            if self.table:
+            sent = self._as_seen(_key(event), change, manifest)
+            if sent is not None:
                 lines.append(_frame(sent, self._shown(manifest)))
-            else:  # the same line for every watch of the object: encoded once
-                frame = entry.frames.get(sent)
-                if frame is None:
-                    frame = entry.frames[sent] = _frame(sent, manifest)
-                lines.append(frame)
         return lines
 
     def _as_seen(self, key: tuple[str, str, int], change: str, manifest: Any) -> str | None:
@@ -189,6 +155,23 @@ class Watcher:
             return change if held else ChangeType.ADDED  # new to this client's view
         self.matching.discard(key)
         return ChangeType.DELETED if held else None  # no longer selected: gone from its view
+
+    def _current(self, events: list[ChangeEvent]) -> dict[tuple[str, str, int], Any]:
+        live = [e for e in events if e.type != ChangeType.DELETED]
+        if not live:
+            return {}
+        names = {e.name for e in live}
+        queryset = self.resource.queryset().filter(name__in=names)
+        found = {}
+        for instance in queryset:
+            namespace = getattr(instance, "namespace", "") or ""
+            found[(namespace, instance.name, 0)] = instance
+            found[("", "", instance.pk)] = instance
+        return {
+            _key(e): found.get(_key(e)) or found.get(("", "", e.object_pk))
+            for e in live
+            if (_key(e) in found or ("", "", e.object_pk) in found)
+        }
 
     def _namespace_allowed(self, namespace: str) -> bool:
         if not self.resource.namespaced:
@@ -219,6 +202,12 @@ def _keys(
     return ((where, name, 0), ("", "", pk))
 
 
+def _key(event: ChangeEvent) -> tuple[str, str, int]:
+    if event.name:
+        return (event.namespace, event.name, 0)
+    return ("", "", event.object_pk)
+
+
 def _frame(change: str, manifest: Any) -> str:
     return json.dumps({"type": str(change), "object": manifest}, separators=(",", ":")) + "\n"
 
@@ -245,37 +234,12 @@ async def _async_stream(watcher: Watcher, opening: list[str], timeout: float) ->
     for line in opening:
         yield line
     deadline = time.monotonic() + timeout
-    # The process's hub reads the stream for every watch (kube.watch_hub); this watch reads it
-    # itself only until it has caught up with the hub's ring.
-    handle, wake = HUB.subscribe(watcher.resource, watcher.label)
-    try:
-        while not watcher.finished and time.monotonic() < deadline:
-            wake.clear()  # before taking: an entry added meanwhile sets it again
-            lines = watcher.take(HUB)
-            if lines is None:
-                lines = await sync_to_async(_poll_and_release)(watcher, HUB.known())
-                if lines:
-                    for line in lines:
-                        yield line
-                    continue
-            for line in lines:
-                yield line
-            if not lines:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(
-                        wake.wait(), min(HUB_WAIT_SECONDS, max(0.0, deadline - time.monotonic()))
-                    )
-    finally:
-        HUB.unsubscribe(handle)
-
-
-def _poll_and_release(watcher: Watcher, known: int) -> list[str]:
-    """Read the stream for one watch, then give its connection back (to the pool): a watch
-    lasts minutes, and the connection it opened would otherwise stay taken all that time."""
-    try:
-        return watcher.poll(known=known)
-    finally:
-        connection.close()
+    while not watcher.finished and time.monotonic() < deadline:
+        lines = await sync_to_async(watcher.poll)()
+        for line in lines:
+            yield line
+        if not lines:
+            await asyncio.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
 
 
 def watch_response(
@@ -292,10 +256,6 @@ def watch_response(
     opening = watcher.start()
     stream: Iterator[str] | AsyncIterator[str]
     if isinstance(request, ASGIRequest):
-        # The request's connection would stay taken until the stream ends (Django gives it
-        # back when the response finishes): give it back now, the hub reads for the watch.
-        if not connection.in_atomic_block:
-            connection.close()
         stream = _async_stream(watcher, opening, timeout)
     else:
         stream = _sync_stream(watcher, opening, timeout)
