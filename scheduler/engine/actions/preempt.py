@@ -19,8 +19,6 @@ from collections import deque
 from collections.abc import Callable
 from functools import cmp_to_key
 
-import numpy as np
-
 from scheduler.engine.actions.preempt_topology import CandidateWindow, preempt_on_best_candidate
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
@@ -145,7 +143,7 @@ def _eligible(ssn: Session, task: TaskInfo) -> bool:
         return False
     node = ssn.nodes.get(task.nominated_node_name) if task.nominated_node_name else None
     if node is not None and task.resreq_vec is not None:
-        fits = bool(np.all(task.resreq_vec <= ssn.arrays.future_idle[node.index]))
+        fits = bool((task.resreq_vec <= ssn.arrays.future_idle[node.index]).all())
         releasing = any(t.status == TaskStatus.RELEASING for t in node.tasks.values())
         if fits or releasing:
             return False
@@ -174,7 +172,7 @@ def preempt(
     def fits(row: int) -> bool:
         return (
             ssn.allocatable(queue, task)
-            and bool(np.all(request <= arrays.future_idle[row]))
+            and bool((request <= arrays.future_idle[row]).all())
             and ssn.predicate_fn(task, ssn.node_list[row]) is None
         )
 

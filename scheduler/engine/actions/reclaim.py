@@ -11,8 +11,6 @@ room; the job's evictions stand only if the job is then pipelined.
 
 from __future__ import annotations
 
-import numpy as np
-
 from scheduler.engine.actions.preempt import pending_tasks
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.queue_info import QueueInfo
@@ -114,12 +112,12 @@ def reclaim_for_task(
         on_node = ssn.statement()
         available = ssn.arrays.future_idle[row].copy()
         for victim in victim_order(ssn, victims, task):
-            if np.all(request <= available):
+            if (request <= available).all():
                 break
             on_node.evict(victim, REASON, preemptor=task.uid)
             if victim.resreq_vec is not None:
                 available += victim.resreq_vec
-        if np.all(request <= available):
+        if (request <= available).all():
             on_node.pipeline(task, node)
             ctx.touched(on_node)
             stmt.merge(on_node)

@@ -31,6 +31,25 @@ __all__ = ["EvictionContext", "victim_order"]
 
 Matrix = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+
+
+def rows_covering(room: Matrix, bound: Matrix, request: npt.NDArray[np.int64]) -> BoolArray:
+    """Return, per node row, whether ``room + bound`` holds ``request`` in every column.
+
+    Column by column: ``np.all(room + bound >= request, axis=1)`` reduces a short inner axis
+    per row, which costs three times more than a few column-wide comparisons (asked for every
+    preemptor and reclaimer over every node).
+    """
+    width = room.shape[1]
+    if width == 0:
+        return np.ones(room.shape[0], dtype=np.bool_)
+    wanted = request.tolist()
+    out: BoolArray = room[:, 0] + bound[:, 0] >= wanted[0]
+    for col in range(1, width):
+        out &= room[:, col] + bound[:, col] >= wanted[col]
+    return out
+
+
 _HOLDING = (TaskStatus.BOUND, TaskStatus.RUNNING)
 
 
@@ -180,7 +199,7 @@ class EvictionContext:
         """
         ssn = self.ssn
         assert task.resreq_vec is not None
-        cover = np.all(ssn.arrays.future_idle + bound >= task.resreq_vec, axis=1)
+        cover = rows_covering(ssn.arrays.future_idle, bound, task.resreq_vec)
         if not cover.any():  # nothing to free anywhere: skip the predicates and scores
             return np.zeros(0, dtype=np.int64)
         entry = self.selector.entry(task)
@@ -211,7 +230,7 @@ class EvictionContext:
         Rows set in ``skip`` are left out.
         """
         assert task.resreq_vec is not None
-        cover = np.all(self.ssn.arrays.future_idle + bound >= task.resreq_vec, axis=1)
+        cover = rows_covering(self.ssn.arrays.future_idle, bound, task.resreq_vec)
         known = self.ssn.unresolvable_nodes.get(task.uid)
         if known:
             for name in known:
@@ -256,4 +275,4 @@ class EvictionContext:
         for victim in victims:
             if victim.resreq_vec is not None:
                 room += victim.resreq_vec
-        return bool(np.all(request <= room))
+        return bool((request <= room).all())
