@@ -389,11 +389,12 @@ def inqueue_uncovered(job: JobInfo, index: ResourceIndex, allocated: IntRow) -> 
         # Per requested column, floored at 0: a column the minimum leaves at 0 gives
         # max(0 - allocated, 0) = 0 as well, since allocations are never negative (one ufunc
         # instead of three: asked for every admitted job by every quota plugin's open).
-        part = minimum - allocated
+        part: IntRow = minimum - allocated
         np.maximum(part, 0, out=part)
         if not job.pending_gated:  # the common case: nothing gated to take off
             return part
-        return np.maximum(part - gated_request(job, index), 0)
+        rest: IntRow = np.maximum(part - gated_request(job, index), 0)
+        return rest
     return None
 
 
