@@ -46,6 +46,7 @@ from scheduler.engine.plugins.network_topology_aware_binpack import (
     NormalPodState,
     TierGroups,
 )
+from scheduler.engine.util.row_fit import rows_fit
 
 if TYPE_CHECKING:
     from scheduler.engine.api.job_info import JobInfo
@@ -225,7 +226,7 @@ class NetworkTopologyAwarePlugin(HyperNodeBinpacking, Plugin):
 
     def _hypernode_order(self, job: JobInfo, names: list[str], ties: bool) -> dict[str, float]:
         """Return the binpacking score of each candidate HyperNode for all of ``job``'s pods."""
-        request = np.zeros(self._used.shape[1], dtype=np.int64)
+        request = np.zeros(self._allocatable.shape[1], dtype=np.int64)  # (not _used: a rebuild)
         for task in job.tasks.values():
             if task.resreq_vec is not None:
                 request += task.resreq_vec
@@ -418,11 +419,9 @@ class NetworkTopologyAwarePlugin(HyperNodeBinpacking, Plugin):
         eligible = self._tier_of <= highest
         if not allocated and minimum is not None:
             if purpose is SearchPurpose.EVICT:  # eviction may free all of it: room is the bound
-                eligible &= (minimum <= self._allocatable).all(axis=1)
+                eligible &= rows_fit(self._allocatable, minimum)
             else:
-                eligible &= (minimum <= self._idle).all(axis=1) | (
-                    minimum <= self._future_idle
-                ).all(axis=1)
+                eligible &= rows_fit(self._idle, minimum) | rows_fit(self._future_idle, minimum)
         by_tier: dict[int, list[str]] = {}
         index = self._index
         for name in self._breadth_first(start):

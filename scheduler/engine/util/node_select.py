@@ -25,6 +25,7 @@ import numpy.typing as npt
 from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.resource import Vector
 from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.util.row_fit import rows_fit
 
 if TYPE_CHECKING:
     from scheduler.engine.framework.session import Session
@@ -123,8 +124,12 @@ class NodeSelector:
         if len(rows) == 1:  # the common case (one pod just landed): scalar writes are cheaper
             self._refresh_row(entry, task, int(rows[0]))
             return
-        fit_idle = (arrays.idle[rows] >= req).all(axis=1)
-        fit_future = (arrays.future_idle[rows] >= req).all(axis=1)
+        if len(rows) == len(self.nodes):  # every row (rows is then arange): no copy to take
+            fit_idle = rows_fit(arrays.idle, req)
+            fit_future = rows_fit(arrays.future_idle, req)
+        else:
+            fit_idle = rows_fit(arrays.idle[rows], req)
+            fit_future = rows_fit(arrays.future_idle[rows], req)
         passes = self.ssn.predicate_mask(task, rows)
         scores = self.ssn.node_scores(task, rows)
         entry.fit_idle[rows] = fit_idle
@@ -242,12 +247,16 @@ class NodeSelector:
                 return nominated
         node = self._best(task, entry.best_now)
         if node is not None:
-            placement = self._allocate_at[node.index]
-            if placement is None or placement.node is not node:
-                placement = self._allocate_at[node.index] = Placement(node, pipelined=False)
-            return placement
+            return self._allocate_placement(node)
         node = self._best(task, entry.best_future)
         return None if node is None else Placement(node, pipelined=True)
+
+    def _allocate_placement(self, node: NodeInfo) -> Placement:
+        """Return the node's (frozen, shared) allocate placement: one per row, not per pod."""
+        placement = self._allocate_at[node.index]
+        if placement is None or placement.node is not node:
+            placement = self._allocate_at[node.index] = Placement(node, pipelined=False)
+        return placement
 
     def select_in(self, task: TaskInfo, allowed: npt.NDArray[np.int64] | None) -> Placement | None:
         """Return ``select(task)`` among the rows ``allowed`` (sorted; None: every row), with
@@ -273,7 +282,10 @@ class NodeSelector:
                     added = fn(task, None, total)
                     if added is not None:
                         total = added
-                return Placement(self.nodes[int(total.argmax())], pipelined=pipelined)
+                chosen = self.nodes[int(total.argmax())]
+                if pipelined:
+                    return Placement(chosen, pipelined=True)
+                return self._allocate_placement(chosen)
             if allowed is None:
                 rows = np.flatnonzero(masked > -np.inf)
             else:
@@ -292,7 +304,9 @@ class NodeSelector:
             else:
                 node = self.nodes[int(rows[int(scores.argmax())])]
             if node is not None:
-                return Placement(node, pipelined=pipelined)
+                return (
+                    Placement(node, pipelined=True) if pipelined else self._allocate_placement(node)
+                )
         return None
 
     def _nominated(self, task: TaskInfo, entry: _Entry) -> Placement | None:
