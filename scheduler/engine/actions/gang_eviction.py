@@ -56,6 +56,7 @@ from scheduler.engine.framework import ArgSpec, SearchPurpose, Session, Statemen
 from scheduler.engine.framework.topology import hard_tier
 from scheduler.engine.util.node_select import NodeSelector
 from scheduler.engine.util.priority_queue import PriorityQueue
+from scheduler.engine.util.row_fit import rows_fit
 
 __all__ = [
     "ALLOW_WHOLE_BUNDLE",
@@ -426,8 +427,8 @@ class _Attempt:
             entry = selector.entry(task)
             request = task.resreq_vec
             fit_future = np.zeros(len(arrays.future_idle), dtype=np.bool_)
-            fit_future[rows] = np.all(arrays.future_idle[rows] >= request, axis=1)
-            fit_idle = np.all(arrays.idle >= request, axis=1)
+            fit_future[rows] = rows_fit(arrays.future_idle[rows], request)
+            fit_idle = rows_fit(arrays.idle, request)
             idle_fit: list[NodeInfo] = []
             future_fit: list[NodeInfo] = []
             unresolvable = ssn.unresolvable_nodes.get(task.uid, set())

@@ -46,6 +46,7 @@ from scheduler.engine.plugins.network_topology_aware_binpack import (
     NormalPodState,
     TierGroups,
 )
+from scheduler.engine.util.row_fit import rows_fit
 
 if TYPE_CHECKING:
     from scheduler.engine.api.job_info import JobInfo
@@ -418,11 +419,9 @@ class NetworkTopologyAwarePlugin(HyperNodeBinpacking, Plugin):
         eligible = self._tier_of <= highest
         if not allocated and minimum is not None:
             if purpose is SearchPurpose.EVICT:  # eviction may free all of it: room is the bound
-                eligible &= (minimum <= self._allocatable).all(axis=1)
+                eligible &= rows_fit(self._allocatable, minimum)
             else:
-                eligible &= (minimum <= self._idle).all(axis=1) | (
-                    minimum <= self._future_idle
-                ).all(axis=1)
+                eligible &= rows_fit(self._idle, minimum) | rows_fit(self._future_idle, minimum)
         by_tier: dict[int, list[str]] = {}
         index = self._index
         for name in self._breadth_first(start):

@@ -25,6 +25,7 @@ import numpy.typing as npt
 from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.resource import Vector
 from scheduler.engine.api.task_info import TaskInfo
+from scheduler.engine.util.row_fit import rows_fit
 
 if TYPE_CHECKING:
     from scheduler.engine.framework.session import Session
@@ -123,8 +124,12 @@ class NodeSelector:
         if len(rows) == 1:  # the common case (one pod just landed): scalar writes are cheaper
             self._refresh_row(entry, task, int(rows[0]))
             return
-        fit_idle = (arrays.idle[rows] >= req).all(axis=1)
-        fit_future = (arrays.future_idle[rows] >= req).all(axis=1)
+        if len(rows) == len(self.nodes):  # every row (rows is then arange): no copy to take
+            fit_idle = rows_fit(arrays.idle, req)
+            fit_future = rows_fit(arrays.future_idle, req)
+        else:
+            fit_idle = rows_fit(arrays.idle[rows], req)
+            fit_future = rows_fit(arrays.future_idle[rows], req)
         passes = self.ssn.predicate_mask(task, rows)
         scores = self.ssn.node_scores(task, rows)
         entry.fit_idle[rows] = fit_idle
