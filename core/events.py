@@ -40,32 +40,41 @@ def record_event(
     now: dt.datetime,
     event_type: str = EventType.NORMAL,
     source: str = CONTROLLER,
+    known: list[Event] | None = None,
 ) -> None:
     """Record ``reason``/``message`` about ``obj`` (a Job, Pod, PodGroup or Queue row).
 
     ``source`` is the reporting component (``source.component``): Volcano's controllers by
     default; the Kubeflow training operator's controllers name themselves
     (``pytorchjob-controller``).
+    ``known``: every event about an object of ``obj``'s kind, namespace and name, as the caller
+    read them in its transaction (a controller pass reads them for a batch of jobs at once);
+    searched instead of the table, and the event recorded is added to it.
     """
     namespace = getattr(obj, "namespace", "") or ""
-    existing = (
-        Event.objects.filter(
-            involved_kind=kind,
-            involved_namespace=namespace,
-            involved_name=obj.name,
-            reason=reason,
-            message=message,
-            type=event_type,
+    key = (kind, namespace, obj.name, reason, message, event_type)
+    if known is not None:
+        same = [e for e in known if _key(e) == key]
+        existing = max(same, key=lambda e: e.last_timestamp, default=None)
+    else:
+        existing = (
+            Event.objects.filter(
+                involved_kind=kind,
+                involved_namespace=namespace,
+                involved_name=obj.name,
+                reason=reason,
+                message=message,
+                type=event_type,
+            )
+            .order_by("-last_timestamp")
+            .first()
         )
-        .order_by("-last_timestamp")
-        .first()
-    )
     if existing is not None and existing.involved_uid == obj.uid:
         existing.count += 1
         existing.last_timestamp = now
         existing.save(update_fields=["count", "last_timestamp"])
         return
-    Event.objects.create(
+    event = Event.objects.create(
         namespace=namespace or "default",
         name=_event_name(obj.name, now),
         involved_kind=kind,
@@ -79,6 +88,13 @@ def record_event(
         first_timestamp=now,
         last_timestamp=now,
     )
+    if known is not None:
+        known.append(event)
+
+
+def _key(event: Event) -> tuple[str, str, str, str, str, str]:
+    return (event.involved_kind, event.involved_namespace, event.involved_name, event.reason,
+            event.message, event.type)  # fmt: skip
 
 
 def prune_events(*, keep_seconds: float = 3600, now: dt.datetime | None = None) -> int:

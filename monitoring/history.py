@@ -19,6 +19,8 @@ from monitoring.codec import DrfBlock, QueueBlocks, decode_blocks, decode_drf_bl
 from monitoring.merge import merge_sessions
 from monitoring.models import HistorySample
 from monitoring.recorder import tiers
+from monitoring.row_cache import decoded
+from monitoring.stacking import drf_queue_columns, queue_columns
 
 __all__ = [
     "QUEUE_FIELDS",
@@ -32,10 +34,7 @@ __all__ = [
 
 QUEUE_FIELDS = ("allocated", "deserved", "guarantee", "capability", "share", "share_max",
                 "weight", "pending", "inqueue", "running", "pods_pending", "pods_running")  # fmt: skip
-# Scalars a sample may lack (recorded before they existed): read as 0, not as another field.
-_ADDED_LATER = ("pods_pending", "pods_running")
 Blob = bytes | memoryview  # a stored sample as the database driver returns it
-_PER_RESOURCE = ("allocated", "deserved", "guarantee", "capability")
 
 
 def choose_resolution(
@@ -55,27 +54,29 @@ def choose_resolution(
     return levels[-1].resolution
 
 
-def _stored(resolution: int, since: datetime, until: datetime) -> list[tuple[datetime, int, Blob]]:
-    """Return ``(at, sessions, blob)`` of the rows at ``resolution`` over the range, then the
+def _stored(
+    resolution: int, since: datetime, until: datetime
+) -> list[tuple[int, datetime, int, Blob]]:
+    """Return ``(id, at, sessions, blob)`` of the rows at ``resolution`` over the range, then the
     newer rows of the finer tiers that are not rolled up into it yet.
 
     Roll-ups take whole buckets once a minute, so without the finer tail a chart of the last
     day (per minute) would end a minute or two ago and never show the session just recorded.
     """
 
-    def query(level: int, start: datetime) -> list[tuple[datetime, int, Blob]]:
+    def query(level: int, start: datetime) -> list[tuple[int, datetime, int, Blob]]:
         rows = HistorySample.objects.filter(resolution=level, at__gte=start, at__lte=until)
-        return list(rows.order_by("at").values_list("at", "samples", "data"))
+        return list(rows.order_by("at").values_list("pk", "at", "samples", "data"))
 
     found = query(resolution, since)
     if resolution == 0:
         return found
-    covered = found[-1][0] + timedelta(seconds=resolution) if found else since
+    covered = found[-1][1] + timedelta(seconds=resolution) if found else since
     for level in sorted((t.resolution for t in tiers() if t.resolution < resolution), reverse=True):
         tail = query(level, covered)
         found += tail
         if tail:
-            covered = tail[-1][0] + timedelta(seconds=max(level, 1))
+            covered = tail[-1][1] + timedelta(seconds=max(level, 1))
     return found
 
 
@@ -90,7 +91,9 @@ def _rows(
     the finer tail merged into buckets of the resolution (counts stay sums per bucket)."""
     if resolution is None:
         resolution = choose_resolution(since, until, now=now)
-    rows = [(at, n, part(blob)) for at, n, blob in _stored(resolution, since, until)]
+    rows = [
+        (at, n, decoded(pk, blob, part)) for pk, at, n, blob in _stored(resolution, since, until)
+    ]
     if resolution == 0:
         return resolution, rows
     out: list[tuple[datetime, int, dict[str, Any]]] = []
@@ -130,9 +133,9 @@ def queue_series(
 ) -> QueueSeries:
     """Return every queue's ``fields`` for ``resource`` (milli-units) over the range.
 
-    A day per minute of 100 queues is over a million values, so when every sample has the
-    same queues (the usual case) the stored blocks are stacked and transposed with NumPy;
-    otherwise each sample is spread over every queue seen, ``None`` where one was missing.
+    A day per minute of 100 queues is over a million values, so the stored blocks of each run
+    of samples with the same queues are stacked and transposed with NumPy (``stacking``),
+    ``None`` where a queue was missing; each row is decoded once per process (``row_cache``).
     """
     unknown = [f for f in fields if f not in QUEUE_FIELDS]
     if unknown:
@@ -141,80 +144,12 @@ def queue_series(
         resolution = choose_resolution(since, until, now=now)
     out = QueueSeries(resource=resource, resolution=resolution)
     steps: list[QueueBlocks] = []
-    for at, _n, blob in _stored(resolution, since, until):  # the finer tail as its own points
+    for pk, at, _n, blob in _stored(resolution, since, until):  # the finer tail as own points
         out.times.append(at.isoformat())
-        steps.append(decode_blocks(blob))
+        steps.append(decoded(pk, blob, decode_blocks))
     if not steps:
         return out
-    first = steps[0]
-    layout = (first.names, first.resources, first.amounts)
-    if resource in first.resources and all(
-        (s.names, s.resources, s.amounts) == layout for s in steps
-    ):  # the per-queue scalars may differ (a merged row has share_max; a session's has not)
-        out.queues = _uniform(steps, resource, fields)
-    else:
-        out.queues = _changing(steps, resource, fields)
-    return out
-
-
-def _uniform(
-    steps: list[QueueBlocks], resource: str, fields: tuple[str, ...]
-) -> dict[str, dict[str, list[Any]]]:
-    """Return the series when every sample has the same queues: stacked and transposed."""
-    first = steps[0]
-    column = first.resources.index(resource)
-    amounts = np.stack([s.amount_block[:, :, column] for s in steps])  # time x field x queue
-    zeros = np.zeros(len(first.names))
-    out: dict[str, dict[str, list[Any]]] = {name: {} for name in first.names}
-    for key in fields:
-        if key in _PER_RESOURCE:
-            block = amounts[:, first.amounts.index(key), :]
-        else:
-            block = np.stack([_scalar_row(s, key, zeros) for s in steps])
-        for name, series in zip(first.names, block.T.tolist(), strict=True):
-            out[name][key] = series
-    return out
-
-
-def _scalar_row(step: QueueBlocks, key: str, zeros: np.ndarray) -> np.ndarray:
-    """Return one sample's row of the scalar ``key`` (per queue)."""
-    if key in step.scalars:
-        return step.scalar_block[step.scalars.index(key)]
-    if key in _ADDED_LATER:  # recorded before the field existed
-        return zeros
-    # share_max is stored in merged samples only; a session's own is its share
-    return step.scalar_block[step.scalars.index("share")]
-
-
-def _changing(
-    steps: list[QueueBlocks], resource: str, fields: tuple[str, ...]
-) -> dict[str, dict[str, list[Any]]]:
-    """Return the series when queues come and go: ``None`` where a queue was not there."""
-    order: dict[str, int] = {}  # queue -> position, in order of first appearance
-    per_field: dict[str, list[list[Any]]] = {f: [] for f in fields}
-    for step in steps:
-        columns = step.queues()
-        names = columns["name"]
-        for name in names:
-            order.setdefault(name, len(order))
-        column = step.resources.index(resource) if resource in step.resources else None
-        for key in fields:
-            if key in _PER_RESOURCE:
-                values = [r[column] if column is not None else 0 for r in columns[key]]
-            elif key in _ADDED_LATER:
-                values = columns.get(key) or [0] * len(names)
-            else:
-                values = columns.get(key) or columns["share"]
-            spread: list[Any] = [None] * len(order)
-            for name, value in zip(names, values, strict=True):
-                spread[order[name]] = value
-            per_field[key].append(spread)
-    width = len(order)
-    out: dict[str, dict[str, list[Any]]] = {name: {} for name in order}
-    for key, per_step in per_field.items():
-        padded = [v + [None] * (width - len(v)) for v in per_step]
-        for name, series in zip(order, zip(*padded, strict=True), strict=True):
-            out[name][key] = list(series)
+    out.queues = queue_columns(steps, resource, fields)
     return out
 
 
@@ -285,20 +220,20 @@ def job_share_series(
     the last sample's top N and the highest peaks (``jobs``: ``{"queue", "dominant", "share"}``)
     its share over the range, ``None`` where it was not among the top N (only those are stored).
 
-    Shares are levels, so the finer tail not rolled up yet is read as its own points. When
-    every sample has the same queues (the usual case) their figures are stacked with NumPy.
+    Shares are levels, so the finer tail not rolled up yet is read as its own points. The
+    per-queue figures of each run of samples with the same queues are stacked with NumPy.
     """
     if resolution is None:
         resolution = choose_resolution(since, until, now=now)
     times: list[str] = []
     blocks: list[DrfBlock] = []
-    for at, _n, blob in _stored(resolution, since, until):
+    for pk, at, _n, blob in _stored(resolution, since, until):
         times.append(at.isoformat())
-        blocks.append(decode_drf_block(blob))
+        blocks.append(decoded(pk, blob, decode_drf_block))
     return {
         "resolution": resolution,
         "times": times,
-        "queues": _drf_queues(blocks),
+        "queues": drf_queue_columns(blocks),
         "top": blocks[-1].top if blocks else [],
         "jobs": _job_series(blocks),
     }
@@ -354,29 +289,4 @@ def _job_series(blocks: list[DrfBlock]) -> dict[str, dict[str, Any]]:
         at = int(latest[code])
         series = [None if v != v else v for v in row]  # NaN: not among the top N then
         out[names[code]] = {"queue": queues[at], "dominant": dominants[at], "share": series}
-    return out
-
-
-def _drf_queues(blocks: list[DrfBlock]) -> dict[str, dict[str, list[Any]]]:
-    """Return per queue ``{"jobs", "mean", "max"}`` over the samples, ``None`` where absent."""
-    if not blocks:
-        return {}
-    names = blocks[0].names
-    if all(b.names == names for b in blocks):
-        stacked = np.stack([b.stats for b in blocks]) if names else np.zeros((len(blocks), 0, 3))
-        columns = stacked.transpose(1, 2, 0).tolist()  # queue x (jobs, mean, max) x time
-        return {
-            name: {"jobs": jobs, "mean": mean, "max": most}
-            for name, (jobs, mean, most) in zip(names, columns, strict=True)
-        }
-    out: dict[str, dict[str, list[Any]]] = {}
-    for step, block in enumerate(blocks):
-        for name, (jobs, mean, most) in zip(block.names, block.stats.tolist(), strict=True):
-            series = out.setdefault(name, {k: [None] * step for k in ("jobs", "mean", "max")})
-            for key, value in (("jobs", jobs), ("mean", mean), ("max", most)):
-                series[key].extend([None] * (step - len(series[key])))
-                series[key].append(value)
-    for series in out.values():
-        for values in series.values():
-            values.extend([None] * (len(blocks) - len(values)))
     return out

@@ -20,6 +20,7 @@ from django.db import DatabaseError, transaction
 from core.events import record_event
 from core.models import (
     ClassTable,
+    Event,
     EventType,
     Pod,
     PodPhase,
@@ -113,6 +114,9 @@ class JobContext:
     # The messages of the job's PodGroupPending warnings, when the pass read them for a batch
     # of jobs beforehand (``reconcile_all``); None: ``record_pod_group_pending`` asks.
     pending_warnings: set[str] | None = None
+    # Every Event about the job (by name), when the pass read them for a batch of jobs; the
+    # events it records are matched against these instead of read one at a time (None: read).
+    events: list[Event] | None = None
 
     def __post_init__(self) -> None:
         self.stored_status = self.status_of(self.job)
@@ -209,4 +213,5 @@ class JobContext:
             message=text,
             now=self.now,
             event_type=EventType.WARNING if warning else EventType.NORMAL,
+            known=self.events,
         )

@@ -200,4 +200,5 @@ def record_pod_group_pending(ctx: JobContext) -> None:
         message=message,
         now=ctx.now,
         event_type=EventType.WARNING,
+        known=ctx.events,
     )

@@ -1,8 +1,8 @@
 """One reconcile pass over one job, and over all of them (the worker's entry point).
 
-Each job is reconciled in its own transaction with its row locked (Volcano
-shards requests by job so one job is never handled twice at once; the lock is
-our equivalent across processes):
+Each job is reconciled with its row locked, in its own transaction (or savepoint, in a
+pass's batch) (Volcano shards requests by job so one job is never handled twice at once;
+the lock is our equivalent across processes):
 
 1. A finished job whose TTL has passed is deleted (with its tasks, pods, PodGroup).
 2. Read the job's tasks, pods and PodGroup into a ``JobContext``.
@@ -30,12 +30,13 @@ a handful of rows instead of aggregating every pod. A full pass reconciles every
 process's first, the periodic resync's, and any pass for which the stream cannot say what
 changed (pruned past the last pass, or another database).
 
-The jobs a pass does reconcile have their tasks read in one query per 500 jobs
-(not one per job), and their Commands looked for only when the pass's start saw
-one waiting (a Command issued during the pass is taken by the next one). Tasks
-are written only together with their job (the store, the services, the admin
-all save the job row), so the prefetched tasks are used only when the locked job
-row still has the resourceVersion the pass saw; otherwise they are read again.
+The jobs a pass reconciles are taken in batches of ``prefetch.BATCH``: one transaction per
+batch locks the batch's job rows and reads their tasks, pods, PodGroups and pending warnings in
+one query each (``prefetch.read_batch``), then reconciles each job in a savepoint, so a job whose
+reconcile raises is undone alone. Every read still follows the job's lock, as when a job is
+reconciled alone (``reconcile_job``); only the commit is shared. Commands are looked for only
+when the pass's start saw one waiting (a Command issued during the pass is taken by the next
+one), and ``PodEviction`` records likewise.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
@@ -54,8 +57,8 @@ from jobs.controller import delete_retries
 from jobs.controller.context import FINISHED_PHASES, JobContext
 from jobs.controller.delays import arm, cancel_recovered, cancel_same_scope, fire, take_due
 from jobs.controller.notices import Notices
-from jobs.controller.podgroup import PENDING_REASON
 from jobs.controller.policies import SYNC_JOB, resolve_action
+from jobs.controller.prefetch import BATCH, JobRows, read_batch
 from jobs.controller.queue_commands import reconcile_queue_commands
 from jobs.controller.requests import Request, observe_pods, take_commands, take_evictions
 from jobs.controller.states import execute
@@ -63,7 +66,6 @@ from jobs.controller.ttl import ttl_expired
 from jobs.models import Command, Job, PodEviction, TargetKind, TaskSpec
 from kube import failpoints
 from queues.controller.normal_pods import reconcile_normal_pods
-from queues.models import PodGroup
 
 __all__ = ["JobResult", "ReconcileReport", "reconcile_all", "reconcile_job"]
 
@@ -154,70 +156,94 @@ def reconcile_job(
             row = Job.objects.select_for_update().get(pk=pk)
         except Job.DoesNotExist:
             return JobResult(key=f"#{pk}")
-        result = JobResult(key=f"{row.namespace}/{row.name}")
-        if ttl_expired(row, now):
+        known = tasks[1] if tasks is not None and tasks[0] == row.resource_version else None
+        return _reconcile_row(
+            row,
+            now,
+            partial(_load, row, now, classes, JobRows.read(row, known)),
+            commands=commands,
+            evictions=evictions,
+            pending_warnings=pending_warnings,
+        )
+
+
+def _reconcile_row(
+    row: Job,
+    now: dt.datetime,
+    load: Callable[[], JobContext],
+    *,
+    commands: bool,
+    evictions: bool,
+    pending_warnings: set[str] | None,
+    events: list[Event] | None = None,
+) -> JobResult:
+    """Reconcile the locked job ``row`` (inside the caller's transaction); ``load`` builds its
+    context from rows read after the lock."""
+    result = JobResult(key=f"{row.namespace}/{row.name}")
+    if ttl_expired(row, now):
+        record_event(
+            row,
+            kind="Job",
+            reason="TTLExpired",
+            message="ttlSecondsAfterFinished passed; deleted",
+            now=now,
+        )
+        Job.objects.filter(pk=row.pk, uid=row.uid).delete()
+        result.changed = result.deleted_by_ttl = True
+        return result
+    ctx = load()
+    ctx.pending_warnings = pending_warnings
+    ctx.events = events
+    failpoints.hit("controller.job-read")
+    requests = take_commands(row, now) if commands else []
+    failpoints.hit("controller.command-taken", when=bool(requests))
+    result.commands = len(requests)
+    evicted = take_evictions(row) if evictions else []
+    ctx.changed = ctx.changed or bool(evicted)
+    requests += evicted + observe_pods(ctx)
+    delayed = _has_timeouts(ctx)  # only such a job can have timers: skip two queries
+    if delayed:
+        cancel_recovered(ctx, requests)
+        requests = take_due(ctx) + requests
+    for pod in [p for p in ctx.pods.values() if _stopped_deletion(p)]:
+        if ctx.delete_pod(pod):
+            ctx.finalized_evictions += 1
+            ctx.deleted += 1
+    acted = False
+    for request in requests:
+        if request.timer is not None and not fire(ctx, request):
+            continue  # cancelled by an action this pass executed
+        action, delay = resolve_action(ctx, request)
+        if action == SYNC_JOB:
+            continue
+        if delay is not None:
+            arm(ctx, request, action, delay)
+            continue
+        before = (row.phase, row.version, row.retry_count, ctx.deleted)
+        execute(ctx, action, request)
+        acted = True
+        if delayed:
+            cancel_same_scope(ctx, action, request)
+        if request.timer is not None:
+            continue  # a timer firing: Volcano records nothing more
+        if (row.phase, row.version, row.retry_count, ctx.deleted) != before:
             record_event(
                 row,
                 kind="Job",
-                reason="TTLExpired",
-                message="ttlSecondsAfterFinished passed; deleted",
+                reason="ExecuteAction",
+                message=f"Start to execute action {action} ({request.source or request.event})",
                 now=now,
+                known=ctx.events,
             )
-            Job.objects.filter(pk=row.pk, uid=row.uid).delete()
-            result.changed = result.deleted_by_ttl = True
-            return result
-        known = tasks[1] if tasks is not None and tasks[0] == row.resource_version else None
-        ctx = _load(row, now, classes, known)
-        ctx.pending_warnings = pending_warnings
-        failpoints.hit("controller.job-read")
-        requests = take_commands(row, now) if commands else []
-        failpoints.hit("controller.command-taken", when=bool(requests))
-        result.commands = len(requests)
-        evicted = take_evictions(row) if evictions else []
-        ctx.changed = ctx.changed or bool(evicted)
-        requests += evicted + observe_pods(ctx)
-        delayed = _has_timeouts(ctx)  # only such a job can have timers: skip two queries
-        if delayed:
-            cancel_recovered(ctx, requests)
-            requests = take_due(ctx) + requests
-        for pod in [p for p in ctx.pods.values() if _stopped_deletion(p)]:
-            if ctx.delete_pod(pod):
-                ctx.finalized_evictions += 1
-                ctx.deleted += 1
-        acted = False
-        for request in requests:
-            if request.timer is not None and not fire(ctx, request):
-                continue  # cancelled by an action this pass executed
-            action, delay = resolve_action(ctx, request)
-            if action == SYNC_JOB:
-                continue
-            if delay is not None:
-                arm(ctx, request, action, delay)
-                continue
-            before = (row.phase, row.version, row.retry_count, ctx.deleted)
-            execute(ctx, action, request)
-            acted = True
-            if delayed:
-                cancel_same_scope(ctx, action, request)
-            if request.timer is not None:
-                continue  # a timer firing: Volcano records nothing more
-            if (row.phase, row.version, row.retry_count, ctx.deleted) != before:
-                record_event(
-                    row,
-                    kind="Job",
-                    reason="ExecuteAction",
-                    message=f"Start to execute action {action} ({request.source or request.event})",
-                    now=now,
-                )
-        if not acted:
-            execute(ctx, SYNC_JOB, Request("OutOfSync"))
-        _account_deletes(ctx)
-        result.changed = ctx.changed or bool(result.commands)
-        result.transitions = ctx.transitions
-        result.pods_created, result.pods_deleted = ctx.created, ctx.deleted
-        # A job waiting to retry a delete depends on the clock: never skipped as settled.
-        result.timed = _timed(ctx) or bool(ctx.failed_deletes)
-        return result
+    if not acted:
+        execute(ctx, SYNC_JOB, Request("OutOfSync"))
+    _account_deletes(ctx)
+    result.changed = ctx.changed or bool(result.commands)
+    result.transitions = ctx.transitions
+    result.pods_created, result.pods_deleted = ctx.created, ctx.deleted
+    # A job waiting to retry a delete depends on the clock: never skipped as settled.
+    result.timed = _timed(ctx) or bool(ctx.failed_deletes)
+    return result
 
 
 def _account_deletes(ctx: JobContext) -> None:
@@ -272,34 +298,18 @@ def _timed(ctx: JobContext) -> bool:
     return _has_timeouts(ctx)
 
 
-def _load(
-    job: Job,
-    now: dt.datetime,
-    classes: ClassTable | None,
-    tasks: list[TaskSpec] | None = None,
-) -> JobContext:
-    if tasks is None:
-        tasks = list(TaskSpec.objects.filter(job=job).order_by("index"))
-    for task in tasks:
+def _load(job: Job, now: dt.datetime, classes: ClassTable | None, rows: JobRows) -> JobContext:
+    for task in rows.tasks:
         task.job = job  # the locked row, not a second copy
     # By name, as the model's ordering gave them (one namespace), sorted here: the ORDER BY
     # compiled per job cost a fifth of a pass over jobs whose pods just changed.
-    rows = sorted(Pod.objects.filter(job=job).order_by(), key=lambda pod: pod.name)
-    pods = {pod.name: pod for pod in rows}
-    group = next(
-        iter(
-            PodGroup.objects.filter(
-                namespace=job.namespace, name=f"{job.name}-{job.uid}"
-            ).order_by()[:1]
-        ),
-        None,
-    )
+    pods = {pod.name: pod for pod in sorted(rows.pods, key=lambda pod: pod.name)}
     table = classes if classes is not None else priority_class_table()
     return JobContext(
         job=job,
-        tasks=tasks,
+        tasks=rows.tasks,
         pods=pods,
-        pod_group=group,
+        pod_group=rows.group,
         now=now,
         classes=table.values,
         default_priority=table.default_value,
@@ -320,39 +330,6 @@ def _restart() -> None:
     _unsettled.clear()
     _notices.forget()
     _last_resync = None
-
-
-_TASK_BATCH = 500  # jobs whose tasks one query reads
-
-
-def _tasks_of(pks: list[int]) -> dict[int, list[TaskSpec]]:
-    """Return the tasks of the jobs ``pks``, in index order, by job pk (one query)."""
-    found: dict[int, list[TaskSpec]] = {pk: [] for pk in pks}
-    for task in TaskSpec.objects.filter(job_id__in=pks).order_by("job_id", "index"):
-        found[task.job_id].append(task)
-    return found
-
-
-def _pending_warnings(jobs: dict[int, tuple[str, str, object]]) -> dict[int, set[str]]:
-    """Return the messages of the ``PodGroupPending`` warnings of ``jobs`` (one query).
-
-    ``jobs``: pk → (namespace, name, uid). Read for a batch instead of once per job whose
-    PodGroup waits (1,000 jobs submitted at once all wait one session).
-    """
-    by_key = {key: pk for pk, key in jobs.items()}
-    found: dict[int, set[str]] = {}
-    rows = Event.objects.filter(
-        involved_kind="Job",
-        reason=PENDING_REASON,
-        involved_name__in=sorted({name for _, name, _ in jobs.values()}),
-    ).order_by()
-    for namespace, name, uid, message in rows.values_list(
-        "involved_namespace", "involved_name", "involved_uid", "message"
-    ):
-        pk = by_key.get((namespace, name, uid))
-        if pk is not None:
-            found.setdefault(pk, set()).add(message)
-    return found
 
 
 def _with_commands() -> tuple[set[int], set[int]]:
@@ -425,6 +402,47 @@ def _resync_due(now: dt.datetime) -> bool:
     return True
 
 
+def _reconcile_batch(
+    pks: list[int],
+    now: dt.datetime,
+    classes: ClassTable | None,
+    waiting: set[int],
+    evicted: set[int],
+) -> list[tuple[int, JobResult | str]]:
+    """Reconcile the jobs ``pks`` in one transaction, each in a savepoint; return each job's
+    result, or the error its reconcile raised (its writes undone, the others kept).
+
+    The jobs are locked and their rows read together (``prefetch.read_batch``); a job deleted
+    since the pass listed it gives an empty result, as ``reconcile_job`` does.
+    """
+    out: list[tuple[int, JobResult | str]] = []
+    with transaction.atomic():
+        batch = read_batch(pks)
+        for pk in pks:
+            row = batch.jobs.get(pk)
+            if row is None:
+                out.append((pk, JobResult(key=f"#{pk}")))
+                continue
+            rows = batch.rows[pk]
+            try:
+                with transaction.atomic():
+                    result = _reconcile_row(
+                        row,
+                        now,
+                        partial(_load, row, now, classes, rows),
+                        commands=pk in waiting,
+                        evictions=pk in evicted,
+                        pending_warnings=batch.pending_warnings[pk],
+                        events=batch.events[pk],
+                    )
+            except Exception as exc:  # one bad job must not stop the others
+                logger.exception("reconciling job #%s failed", pk)
+                out.append((pk, f"{type(exc).__name__}: {exc}"))
+                continue
+            out.append((pk, result))
+    return out
+
+
 def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> ReconcileReport:
     """Reconcile the jobs that need it, then every queue, at ``now`` (default: the current time).
 
@@ -449,43 +467,25 @@ def reconcile_all(now: dt.datetime | None = None, *, full: bool = False) -> Reco
         jobs = (
             Job.objects.filter(pk__in=sorted(wanted)).order_by() if wanted else Job.objects.none()
         )
-    keys = {pk: (version, namespace, name, uid) for pk, version, namespace, name, uid in
-            jobs.values_list("pk", "resource_version", "namespace", "name", "uid")}  # fmt: skip
-    versions = {pk: key[0] for pk, key in keys.items()}
-    todo = sorted(versions)
-    report.skipped = (len(versions) if full or changed is None else Job.objects.count()) - len(todo)
+    listed = set(jobs.values_list("pk", flat=True))
+    todo = sorted(listed)
+    report.skipped = (len(listed) if full or changed is None else Job.objects.count()) - len(todo)
     classes = priority_class_table() if todo else None
-    tasks: dict[int, list[TaskSpec]] = {}
-    warnings: dict[int, set[str]] = {}
-    for number, pk in enumerate(todo):
-        if number % _TASK_BATCH == 0:
-            tasks = _tasks_of(todo[number : number + _TASK_BATCH])
-            warnings = _pending_warnings(
-                {k: keys[k][1:] for k in todo[number : number + _TASK_BATCH]}
-            )
-        try:
-            result = reconcile_job(
-                pk,
-                now,
-                classes=classes,
-                commands=pk in waiting,
-                tasks=(versions[pk], tasks.get(pk, [])),
-                evictions=pk in evicted,
-                pending_warnings=warnings.get(pk, set()),
-            )
-        except Exception as exc:  # one bad job must not stop the others
-            logger.exception("reconciling job #%s failed", pk)
-            report.jobs += 1
-            report.errors[f"#{pk}"] = f"{type(exc).__name__}: {exc}"
-            _unsettled.add(pk)
-            continue
-        report.add(result)
-        failpoints.hit("controller.pods-committed", when=result.pods_created > 0)
-        if result.changed or result.timed:
-            _unsettled.add(pk)
-        else:
-            _unsettled.discard(pk)
-    _unsettled.intersection_update(versions)  # a job deleted meanwhile is forgotten
+    for start in range(0, len(todo), BATCH):
+        results = _reconcile_batch(todo[start : start + BATCH], now, classes, waiting, evicted)
+        for pk, result in results:  # committed: the batch's transaction has ended
+            if isinstance(result, str):
+                report.jobs += 1
+                report.errors[f"#{pk}"] = result
+                _unsettled.add(pk)
+                continue
+            report.add(result)
+            failpoints.hit("controller.pods-committed", when=result.pods_created > 0)
+            if result.changed or result.timed:
+                _unsettled.add(pk)
+            else:
+                _unsettled.discard(pk)
+    _unsettled.intersection_update(listed)  # a job deleted meanwhile is forgotten
     if mark is not None:
         _notices.advance(mark)
     report.pod_groups_created = reconcile_normal_pods(now)
