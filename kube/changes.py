@@ -141,9 +141,18 @@ def serialise_writers() -> None:
 
     Why: change events and versions are then handed out, and committed, in one order.
     """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_ADVISORY_LOCK_KEY])
+    if connection.vendor != "postgresql":
+        return
+    blocks = connection.atomic_blocks if connection.in_atomic_block else []
+    outermost = blocks[0] if blocks else None
+    # The transaction holds it already (taken here or by ``lock_order``'s wrapper, which keeps
+    # the same mark): asking again was one more round trip per change event.
+    if outermost is not None and getattr(connection, "_volcano_writers_lock", None) is outermost:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_ADVISORY_LOCK_KEY])
+    if outermost is not None:
+        connection._volcano_writers_lock = outermost  # type: ignore[attr-defined]
 
 
 def _notify() -> None:

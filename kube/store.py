@@ -71,8 +71,9 @@ def _load(resource: Resource, document: Mapping[str, Any], name: str) -> Loaded:
 
 
 def _validate(resource: Resource, instance: Any, name: str) -> None:
+    """Validate ``instance``, whose key the caller found free (create) or its own (update)."""
     try:
-        resource.manifest.validate(instance)
+        resource.manifest.validate(instance, unique_checked=True)
     except ManifestError as exc:
         raise _invalid(resource, name, [Cause(exc.field, exc.message)]) from exc
 
