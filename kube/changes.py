@@ -6,10 +6,22 @@ as its ``resourceVersion`` (global and increasing, like etcd's revision). Code
 that writes rows without ``save()`` (``QuerySet.update``, ``bulk_update``) must
 call ``record_changes`` itself, or watchers will not hear of those writes.
 
-On PostgreSQL, ids are handed out before commit, so two writers could commit
-out of order and a watcher could read past a gap; a transaction-scoped advisory
-lock makes writers of served objects commit in id order. SQLite already
-serialises writers.
+The readers' contract (watches, the scheduler's row cache, the controllers' notices): ids
+become visible in id order. A reader that saw id N never later sees an id below N appear,
+so "everything after N" is a complete cursor; an id may be missing for good (a gap: a
+rolled-back writer, a reserved id whose row was refused), never late. How it holds: on
+PostgreSQL, ids are handed out before commit, so two writers could commit out of order;
+every taker of ids (``_insert``, ``record_rows``, ``reserve_versions``) first takes a
+transaction-scoped advisory lock (``serialise_writers``), held until commit, so writers of
+served objects commit in id order. SQLite already serialises writers. Anything that hands
+out ids another way must keep this contract or make every reader gap-aware.
+
+How long the lock is held is what serialises the API's writes, so a create through the API
+(``kube.store.object_create``) takes it last: inside ``versions_at_end`` the new object's
+ADDED event is queued, the row inserted with a placeholder version, and at the block's end,
+just before commit, the lock is taken, the event inserted and the row stamped with its id
+(``kube.lock_order`` lets those inserts by without the lock: rows no other transaction can
+see yet cannot be waited for, so taking the lock after them cannot deadlock).
 
 Served models are the registry's (each app registers its kinds). The receivers are connected
 per model, as each kind is registered (``registry.add_kind_listener``), rather than once for
@@ -25,7 +37,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection, models, transaction
@@ -42,6 +55,7 @@ __all__ = [
     "add_commit_listener",
     "announce_on_commit",
     "connect",
+    "deferring_creates",
     "latest_resource_version",
     "model_label",
     "notify_on_commit",
@@ -52,6 +66,7 @@ __all__ = [
     "reserve_versions",
     "serialise_writers",
     "served_models",
+    "versions_at_end",
     "versions_block",
     "versions_insert",
 ]
@@ -66,6 +81,8 @@ WAKE = threading.Condition()
 # The console publishes them on the channel layer (``console.live``).
 _listeners: list[Callable[[frozenset[str]], None]] = []
 _touched = threading.local()
+# Objects created inside ``versions_at_end`` that wait for their event and version.
+_late = threading.local()
 
 
 def add_commit_listener(listener: Callable[[frozenset[str]], None]) -> None:
@@ -179,8 +196,54 @@ def _insert(instance: Any, kind: str, change: ChangeType, *, last_state: Any = N
 def _on_pre_save(sender: type[models.Model], instance: Any, raw: bool, **kwargs: Any) -> None:
     if raw or not hasattr(instance, "resource_version") or registry.entry_for_model(sender) is None:
         return
+    queue: list[Any] | None = getattr(_late, "queue", None)
+    if queue is not None:
+        if instance._state.adding:
+            queue.append(instance)  # its ADDED event and version at the block's end
+            return
+        if _queued(queue, instance) is not None:
+            return  # created in this block: the ADDED event at its end shows this state
     change = ChangeType.ADDED if instance._state.adding else ChangeType.MODIFIED
     instance.resource_version = _insert(instance, model_label(sender), change)
+
+
+def _queued(queue: list[Any], instance: Any) -> int | None:
+    """Return where ``instance``'s row waits in ``queue`` (created in this block), if it does."""
+    for index, queued in enumerate(queue):
+        if type(queued) is type(instance) and queued.pk is not None and queued.pk == instance.pk:
+            return index
+    return None
+
+
+def deferring_creates() -> bool:
+    """Return whether this thread is inside ``versions_at_end`` (``kube.lock_order`` asks)."""
+    return getattr(_late, "queue", None) is not None
+
+
+@contextmanager
+def versions_at_end() -> Iterator[None]:
+    """Give the objects created in the block their ADDED events and versions at its end.
+
+    Use it as the last thing inside the outermost ``transaction.atomic()`` of a write, so the
+    writers' lock is taken just before commit: the lock is then held for two statements and
+    the commit, instead of from the first insert through every later statement of the
+    transaction (children, audit entries). Updates and deletes inside the block take the lock
+    as before (their rows may be waited for by a writer that holds it). Readers see no
+    difference: the ids still commit in order (the module's docstring).
+    """
+    if getattr(_late, "queue", None) is not None:  # nested: the outermost block stamps
+        yield
+        return
+    queue: list[Any] = []
+    _late.queue = queue
+    try:
+        yield
+    finally:
+        _late.queue = None
+    for instance in queue:  # only when the block succeeded
+        version = _insert(instance, model_label(type(instance)), ChangeType.ADDED)
+        type(instance)._default_manager.filter(pk=instance.pk).update(resource_version=version)
+        instance.resource_version = version
 
 
 def _on_post_save(
@@ -196,6 +259,10 @@ def _on_post_save(
 def _on_pre_delete(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
     entry = registry.entry_for_model(sender)
     if entry is None:
+        return
+    queue: list[Any] | None = getattr(_late, "queue", None)
+    if queue is not None and (index := _queued(queue, instance)) is not None:
+        del queue[index]  # created and deleted in one block: nobody ever saw it
         return
     # The manifest a DELETED event shows: the serving kind's, Secrets' included.
     last_state = entry.resource.manifest.dump(instance, None)

@@ -161,3 +161,61 @@ def _django_checks_only(instance: Any) -> None:
                     errors = exc.update_error_dict(errors)
     if errors:
         raise ValidationError(errors)
+
+
+def test_a_created_jobs_version_is_its_added_events_id(operator: Client) -> None:
+    from kube.models import ChangeEvent
+
+    response = operator.post(URL, json.dumps(_job("versioned")), content_type="application/json")
+
+    version = int(response.json()["metadata"]["resourceVersion"])
+    job = Job.objects.get(namespace="default", name="versioned")
+    event = ChangeEvent.objects.get(id=version)
+    assert job.resource_version == version
+    assert (event.kind, event.type, event.name, event.object_pk) == (
+        "jobs.job",
+        "ADDED",
+        "versioned",
+        job.pk,
+    )
+    assert ChangeEvent.objects.filter(name="versioned").count() == 1
+
+
+def test_a_create_takes_the_writers_lock_only_for_its_last_two_statements(
+    operator: Client,
+) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("the writers' lock is PostgreSQL's (SQLite serialises writers itself)")
+    with CaptureQueriesContext(connection) as queries:
+        response = operator.post(URL, json.dumps(_job("late")), content_type="application/json")
+
+    assert response.status_code == 201
+    statements = [q["sql"] for q in queries.captured_queries]
+    locks = [i for i, sql in enumerate(statements) if "pg_advisory_xact_lock" in sql]
+    assert len(locks) == 1
+    after = [  # then the commit (here the test's transaction releases a savepoint instead)
+        sql.split()[0:3] for sql in statements[locks[0] + 1 :] if not sql.startswith("RELEASE")
+    ]
+    assert after == [["INSERT", "INTO", '"kube_changeevent"'], ["UPDATE", '"jobs_job"', "SET"]]
+
+
+@pytest.mark.django_db
+def test_an_object_created_and_deleted_in_one_block_leaves_no_event() -> None:
+    from kube.changes import versions_at_end
+    from kube.models import ChangeEvent
+
+    before = ChangeEvent.objects.count()
+    with versions_at_end():
+        job = Job.objects.create(namespace="default", name="fleeting", queue="default")
+        job.min_available = 2
+        job.save()
+        job.delete()
+        kept = Job.objects.create(namespace="default", name="kept", queue="default")
+        kept.min_available = 3
+        kept.save()
+
+    events = list(ChangeEvent.objects.order_by("id").values_list("name", "type")[before:])
+    assert events == [("kept", "ADDED")]
+    kept.refresh_from_db()
+    assert kept.min_available == 3
+    assert kept.resource_version == ChangeEvent.objects.get(name="kept").id
