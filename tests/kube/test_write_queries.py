@@ -155,8 +155,9 @@ def _django_checks_only(instance: Any) -> None:
     for model, constraints in instance.get_constraints():
         for constraint in constraints:
             if isinstance(constraint, CheckConstraint):
+                check: Any = constraint  # the stubs leave validate() out
                 try:
-                    constraint.validate(model, instance)
+                    check.validate(model, instance)
                 except ValidationError as exc:
                     errors = exc.update_error_dict(errors)
     if errors:
