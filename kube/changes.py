@@ -6,10 +6,22 @@ as its ``resourceVersion`` (global and increasing, like etcd's revision). Code
 that writes rows without ``save()`` (``QuerySet.update``, ``bulk_update``) must
 call ``record_changes`` itself, or watchers will not hear of those writes.
 
-On PostgreSQL, ids are handed out before commit, so two writers could commit
-out of order and a watcher could read past a gap; a transaction-scoped advisory
-lock makes writers of served objects commit in id order. SQLite already
-serialises writers.
+The readers' contract (watches, the scheduler's row cache, the controllers' notices): ids
+become visible in id order. A reader that saw id N never later sees an id below N appear,
+so "everything after N" is a complete cursor; an id may be missing for good (a gap: a
+rolled-back writer, a reserved id whose row was refused), never late. How it holds: on
+PostgreSQL, ids are handed out before commit, so two writers could commit out of order;
+every taker of ids (``_insert``, ``record_rows``, ``reserve_versions``) first takes a
+transaction-scoped advisory lock (``serialise_writers``), held until commit, so writers of
+served objects commit in id order. SQLite already serialises writers. Anything that hands
+out ids another way must keep this contract or make every reader gap-aware.
+
+How long the lock is held is what serialises the API's writes, so a create through the API
+(``kube.store.object_create``) takes it last: inside ``versions_at_end`` the new object's
+ADDED event is queued, the row inserted with a placeholder version, and at the block's end,
+just before commit, the lock is taken, the event inserted and the row stamped with its id
+(``kube.lock_order`` lets those inserts by without the lock: rows no other transaction can
+see yet cannot be waited for, so taking the lock after them cannot deadlock).
 
 Served models are the registry's (each app registers its kinds). The receivers are connected
 per model, as each kind is registered (``registry.add_kind_listener``), rather than once for
@@ -25,7 +37,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection, models, transaction
@@ -42,6 +55,7 @@ __all__ = [
     "add_commit_listener",
     "announce_on_commit",
     "connect",
+    "deferring_creates",
     "latest_resource_version",
     "model_label",
     "notify_on_commit",
@@ -52,6 +66,7 @@ __all__ = [
     "reserve_versions",
     "serialise_writers",
     "served_models",
+    "versions_at_end",
     "versions_block",
     "versions_insert",
 ]
@@ -66,6 +81,8 @@ WAKE = threading.Condition()
 # The console publishes them on the channel layer (``console.live``).
 _listeners: list[Callable[[frozenset[str]], None]] = []
 _touched = threading.local()
+# Objects created inside ``versions_at_end`` that wait for their event and version.
+_late = threading.local()
 
 
 def add_commit_listener(listener: Callable[[frozenset[str]], None]) -> None:
@@ -141,9 +158,18 @@ def serialise_writers() -> None:
 
     Why: change events and versions are then handed out, and committed, in one order.
     """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_ADVISORY_LOCK_KEY])
+    if connection.vendor != "postgresql":
+        return
+    blocks = connection.atomic_blocks if connection.in_atomic_block else []
+    outermost = blocks[0] if blocks else None
+    # The transaction holds it already (taken here or by ``lock_order``'s wrapper, which keeps
+    # the same mark): asking again was one more round trip per change event.
+    if outermost is not None and getattr(connection, "_volcano_writers_lock", None) is outermost:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_ADVISORY_LOCK_KEY])
+    if outermost is not None:
+        connection._volcano_writers_lock = outermost  # type: ignore[attr-defined]
 
 
 def _notify() -> None:
@@ -170,8 +196,95 @@ def _insert(instance: Any, kind: str, change: ChangeType, *, last_state: Any = N
 def _on_pre_save(sender: type[models.Model], instance: Any, raw: bool, **kwargs: Any) -> None:
     if raw or not hasattr(instance, "resource_version") or registry.entry_for_model(sender) is None:
         return
+    queue: list[Any] | None = getattr(_late, "queue", None)
+    if queue is not None:
+        if instance._state.adding:
+            queue.append(instance)  # its ADDED event and version at the block's end
+            return
+        if _queued(queue, instance) is not None:
+            return  # created in this block: the ADDED event at its end shows this state
     change = ChangeType.ADDED if instance._state.adding else ChangeType.MODIFIED
     instance.resource_version = _insert(instance, model_label(sender), change)
+
+
+def _queued(queue: list[Any], instance: Any) -> int | None:
+    """Return where ``instance``'s row waits in ``queue`` (created in this block), if it does."""
+    for index, queued in enumerate(queue):
+        if type(queued) is type(instance) and queued.pk is not None and queued.pk == instance.pk:
+            return index
+    return None
+
+
+def deferring_creates() -> bool:
+    """Return whether this thread is inside ``versions_at_end`` (``kube.lock_order`` asks)."""
+    return getattr(_late, "queue", None) is not None
+
+
+@contextmanager
+def versions_at_end() -> Iterator[None]:
+    """Give the objects created in the block their ADDED events and versions at its end.
+
+    Use it as the last thing inside the outermost ``transaction.atomic()`` of a write, so the
+    writers' lock is taken just before commit: the lock is then held for two statements and
+    the commit, instead of from the first insert through every later statement of the
+    transaction (children, audit entries). Updates and deletes inside the block take the lock
+    as before (their rows may be waited for by a writer that holds it). Readers see no
+    difference: the ids still commit in order (the module's docstring).
+    """
+    if getattr(_late, "queue", None) is not None:  # nested: the outermost block stamps
+        yield
+        return
+    queue: list[Any] = []
+    _late.queue = queue
+    try:
+        yield
+    finally:
+        _late.queue = None
+    for instance in queue:  # only when the block succeeded
+        if connection.vendor == "postgresql":
+            instance.resource_version = _stamp_added(instance)
+            continue
+        version = _insert(instance, model_label(type(instance)), ChangeType.ADDED)
+        type(instance)._default_manager.filter(pk=instance.pk).update(resource_version=version)
+        instance.resource_version = version
+
+
+def _stamp_added(instance: Any) -> int:
+    """PostgreSQL: take the writers' lock, record ``instance``'s ADDED event, stamp its row.
+
+    One statement: under load every round trip between Python and the database also waits for
+    the GIL, and each such wait inside the lock holds up every other writer. The lock is taken
+    in the first CTE, before the INSERT's row (and its ``nextval``) is made from it.
+    """
+    model = type(instance)
+    kind = model_label(model)
+    namespace = getattr(instance, "namespace", "") or ""
+    _touch(kind, namespace)
+    blocks = connection.atomic_blocks if connection.in_atomic_block else []
+    if blocks:  # held from here to commit: lock_order's wrapper need not ask for it first
+        connection._volcano_writers_lock = blocks[0]  # type: ignore[attr-defined]
+    events = connection.ops.quote_name(ChangeEvent._meta.db_table)
+    table = connection.ops.quote_name(model._meta.db_table)  # our tables
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH l AS (SELECT pg_advisory_xact_lock(%s)), ev AS ("
+            f"INSERT INTO {events} (kind, type, namespace, name, object_pk, created_at) "
+            f"SELECT %s, %s, %s, %s, %s, now() FROM l RETURNING id) "
+            f"UPDATE {table} AS t SET resource_version = ev.id FROM ev WHERE t.id = %s "
+            "RETURNING ev.id",
+            [
+                _ADVISORY_LOCK_KEY,
+                kind,
+                str(ChangeType.ADDED),
+                namespace,
+                getattr(instance, "name", "") or "",
+                instance.pk,
+                instance.pk,
+            ],
+        )
+        version = int(cursor.fetchone()[0])
+    transaction.on_commit(_notify)
+    return version
 
 
 def _on_post_save(
@@ -187,6 +300,10 @@ def _on_post_save(
 def _on_pre_delete(sender: type[models.Model], instance: Any, **kwargs: Any) -> None:
     entry = registry.entry_for_model(sender)
     if entry is None:
+        return
+    queue: list[Any] | None = getattr(_late, "queue", None)
+    if queue is not None and (index := _queued(queue, instance)) is not None:
+        del queue[index]  # created and deleted in one block: nobody ever saw it
         return
     # The manifest a DELETED event shows: the serving kind's, Secrets' included.
     last_state = entry.resource.manifest.dump(instance, None)

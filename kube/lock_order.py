@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from django.db import OperationalError, connection
 
 from kube import registry
-from kube.changes import _ADVISORY_LOCK_KEY, served_models
+from kube.changes import _ADVISORY_LOCK_KEY, deferring_creates, served_models
 from kube.models import ChangeEvent
 
 __all__ = ["TRANSIENT_CODES", "install", "is_transient", "retry_transient"]
@@ -56,7 +56,17 @@ def _needs_writers_lock(sql: str) -> bool:
 
 def _wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
     conn = context["connection"]
-    if conn.in_atomic_block and conn.atomic_blocks and _needs_writers_lock(sql):
+    if (
+        conn.in_atomic_block
+        and conn.atomic_blocks
+        and _needs_writers_lock(sql)
+        # A new row no other transaction sees: nobody can wait for it (changes.versions_at_end).
+        and not (
+            deferring_creates()
+            and sql.lstrip()[:6].upper() == "INSERT"
+            and "ON CONFLICT" not in sql.upper()
+        )
+    ):
         outermost = conn.atomic_blocks[0]
         if getattr(conn, "_volcano_writers_lock", None) is not outermost:
             conn._volcano_writers_lock = outermost  # a strong reference: its id is not reused

@@ -26,6 +26,7 @@ from apis.errors import ManifestError
 from kube import registry
 from kube.admission import admit, admit_delete, run_plugins
 from kube.bodies import JSON_PATCH, apply_json_patch, apply_merge_patch
+from kube.changes import versions_at_end
 from kube.finalizers import (
     delete_or_finalize,
     finish_if_released,
@@ -71,8 +72,9 @@ def _load(resource: Resource, document: Mapping[str, Any], name: str) -> Loaded:
 
 
 def _validate(resource: Resource, instance: Any, name: str) -> None:
+    """Validate ``instance``, whose key the caller found free (create) or its own (update)."""
     try:
-        resource.manifest.validate(instance)
+        resource.manifest.validate(instance, unique_checked=True)
     except ManifestError as exc:
         raise _invalid(resource, name, [Cause(exc.field, exc.message)]) from exc
 
@@ -140,7 +142,7 @@ def object_create(
     instance = loaded.instance
     if resource.creator_field and user is not None and user.is_authenticated:
         setattr(instance, resource.creator_field, user)
-    with transaction.atomic():
+    with transaction.atomic(), versions_at_end():  # the writers' lock just before commit
         loaded.kind.resolve(loaded)
         if causes := admit(loaded, None, "CREATE"):
             raise _invalid(resource, name, causes)
