@@ -215,8 +215,16 @@ async def load(url: str, token: str, clients: int, duration: float, run: str) ->
     async def call(session: Any, verb: str, method: str, path: str, body: Any = None) -> int:
         data = json.dumps(body) if body is not None else None
         began = time.perf_counter()
-        async with session.request(method, url + path, data=data) as response:
-            text = await response.read()
+        try:
+            async with session.request(method, url + path, data=data) as response:
+                text = await response.read()
+        except aiohttp.ServerDisconnectedError as exc:
+            # A kept-alive connection the server closed as the request went out: no answer,
+            # counted as status 0 (the run goes on; a create without answer is not "created").
+            statuses[0] = statuses.get(0, 0) + 1
+            if len(errors) < 10:
+                errors.append(f"{method} {path}: no answer ({exc})")
+            return 0
         times[verb].append((time.perf_counter() - began) * 1000)
         statuses[response.status] = statuses.get(response.status, 0) + 1
         if response.status >= 400 and len(errors) < 10:

@@ -7,6 +7,11 @@ only the one that leads runs the cycle. Each worker process elects beside its ta
 answers "standby", and a killed leader is replaced once its lease expires
 (``VOLCANO_LEADER_TTL``, Volcano's 15 s by default). The lease is given up when the worker
 shuts down.
+
+The controllers are not part of the task's cycle: the process runs them in a thread of its own
+beside the election (``scheduler.worker.ControllerLoop``), a pass every period while it leads,
+so a session never waits for a controller pass (Volcano's controller-manager is a process of
+its own for the same reason).
 """
 
 from __future__ import annotations
@@ -23,26 +28,33 @@ from scheduler.heartbeat import beat
 from scheduler.leader import LeaderElector, make_lease
 
 if TYPE_CHECKING:
-    from scheduler.worker import SessionSummary
+    from scheduler.worker import ControllerLoop, SessionSummary
 
 __all__ = ["schedule"]
 
 _elector: LeaderElector | None = None
+_controllers: ControllerLoop | None = None
 # One cycle at a time in this process: the beat's task and the leader's own loop may meet.
 _cycle_lock = threading.Lock()
 _last_cycle = 0.0
 
 
 def _process_elector() -> LeaderElector:
-    """Start this process's election at its first task (whatever the pool, it runs the tasks)."""
-    global _elector
+    """Start this process's election, and its controllers' loop, at its first task (whatever the
+    pool, that process runs the tasks)."""
+    global _elector, _controllers
     if _elector is None:
+        # Imported late: Celery imports task modules before Django's apps are ready.
+        from scheduler.worker import ControllerLoop
+
         lease = make_lease()
 
         def heartbeat(leading: bool) -> None:
             beat(lease.holder, leading=leading, mode="celery")
 
         _elector = LeaderElector(lease, while_leading=_catch_up, heartbeat=heartbeat).start()
+        _controllers = ControllerLoop(_elector)
+        _controllers.start()
     return _elector
 
 
@@ -55,7 +67,7 @@ def _cycle(elector: LeaderElector) -> SessionSummary | None:
     if not _cycle_lock.acquire(blocking=False):
         return None
     try:
-        summary = run_leader_cycle(elector)
+        summary = run_leader_cycle(elector, reconcile=_controllers is None)
         if summary is not None:
             _last_cycle = time.monotonic()
         return summary
@@ -81,7 +93,10 @@ def _catch_up() -> None:
 @worker_shutdown.connect
 @worker_process_shutdown.connect
 def _give_up_lease(**kwargs: object) -> None:
-    """Release the lease on a clean shutdown, so the standby need not wait for it to expire."""
+    """Release the lease on a clean shutdown, so the standby need not wait for it to expire
+    (the controllers' pass in progress ends first)."""
+    if _controllers is not None:
+        _controllers.stop()
     if _elector is not None:
         _elector.release()
 

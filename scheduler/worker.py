@@ -38,6 +38,15 @@ distributed mode Celery beat sends ``scheduler.tasks.schedule`` every period and
 holds the lease runs the cycle (``run_leader_cycle``). A controller that fails fails its cycle
 (recorded, the next period tries again); a failing hook, runtime or start-up chore is logged and
 the cycle goes on.
+
+In the distributed mode step 1 is not part of the cycle: the leading worker process runs the
+controllers in a thread of their own (``ControllerLoop``, Volcano's controller-manager beside its
+scheduler), a pass every period while it holds the lease, and the cycle is steps 2-5 only: at
+XL, with the API creating jobs faster than a pass reconciles them, a pass took tens of seconds
+and every session waited for it (``bench/PROFILE.md``). Beside it, a session reads whatever the
+controllers have committed, and its record and latency are the session's own. A pass that
+raises is logged and the next period tries again; its duration goes to the metrics with the
+next session's.
 """
 
 from __future__ import annotations
@@ -72,18 +81,20 @@ from scheduler.engine.util.gc_pause import no_automatic_gc
 from scheduler.heartbeat import beat, note_reconciled
 from scheduler.leader import Lease, make_lease
 from scheduler.load_status import NodeLoads, session_loads, store_node_loads
-from scheduler.metrics import load_state, save_state
-from scheduler.metrics_session import observe_session
+from scheduler.metrics import MetricsState, load_state, save_state
+from scheduler.metrics_session import CONTROLLERS, STORE_HOST, observe_session
 from scheduler.models import SchedulerConfiguration, SessionRecord
 from scheduler.queue_status import store_shares
 from scheduler.retention import prune_expired
 from scheduler.session_sample import DrfSampler, build_sample, top_jobs
 
 __all__ = [
+    "ControllerLoop",
     "EmbeddedWorker",
     "SessionSummary",
     "prune_change_stream",
     "reconcile_controllers",
+    "run_controller_pass",
     "run_leader_cycle",
     "run_once",
     "run_startup_hooks",
@@ -99,6 +110,14 @@ _PLUGIN_MEMORY = PluginMemory()
 # The rows the last session read, brought up to date from the change stream at the next one
 # (``cache.row_cache``): a cluster that changed little is not read whole every period.
 _ROWS = RowCache()
+# The durations of the controller passes run beside the sessions (``ControllerLoop``) since the
+# last session stored its metrics: that session observes them (one writer of the metrics state).
+_PASSES: list[float] = []
+_PASSES_LOCK = threading.Lock()
+_PASSES_KEPT = 1000  # while sessions fail, the newest passes only
+# The metrics ``observe_session`` writes a controller pass under (client-go's request metrics).
+REQUEST_SECONDS = "rest_client_request_duration_seconds"
+REQUESTS = "rest_client_requests_total"
 
 
 def _number(name: str, default: float) -> float:
@@ -303,6 +322,7 @@ def _cycle(
     observe_session(state, snapshot=snapshot, decisions=decisions, applied=applied,
                     e2e_ms=e2e_ms, open_ms=open_ms, now=now,
                     controller_seconds=controller_seconds)  # fmt: skip
+    _observe_controller_passes(state)
     save_state(state)
     logger.info(
         "session %s: %d bound (%d not written: stale or failed; %d binds failed), %d evicted, "
@@ -312,6 +332,17 @@ def _cycle(
         snapshot.read_stats.mode, applied.seconds * 1000,
     )  # fmt: skip
     return SessionSummary(rec, decisions, applied)
+
+
+def _observe_controller_passes(state: MetricsState) -> None:
+    """Count the controller passes run beside the sessions since the last one, as
+    ``observe_session`` counts a pass run in the cycle (one LIST of its duration)."""
+    with _PASSES_LOCK:
+        passes = _PASSES[:]
+        _PASSES.clear()
+    if passes:
+        state.observe(REQUEST_SECONDS, ("LIST", STORE_HOST, CONTROLLERS), passes)
+        state.inc(REQUESTS, ("200", "GET", STORE_HOST, CONTROLLERS), float(len(passes)))
 
 
 def _plugin_ms(decisions: Decisions) -> dict[str, dict[str, float]]:
@@ -411,13 +442,18 @@ def prune_change_stream(*, clock: Callable[[], float] = time.monotonic) -> int |
     return deleted
 
 
-def run_leader_cycle(lease: Lease, *, tick_runtime: bool = False) -> SessionSummary | None:
-    """Run one cycle if ``lease`` is ours (taking it if free); None when another holds it."""
+def run_leader_cycle(
+    lease: Lease, *, tick_runtime: bool = False, reconcile: bool = True
+) -> SessionSummary | None:
+    """Run one cycle if ``lease`` is ours (taking it if free); None when another holds it.
+
+    ``reconcile``: False when the controllers run beside the cycle (``ControllerLoop``).
+    """
     if not lease.acquire():
         return None
     if tick_runtime:
         tick_runtimes()
-    summary = run_once(still_leader=lease.acquire, worker=lease.holder)
+    summary = run_once(reconcile=reconcile, still_leader=lease.acquire, worker=lease.holder)
     try:
         prune_change_stream()
     except Exception:  # housekeeping: the next period tries again
@@ -475,6 +511,60 @@ class EmbeddedWorker(threading.Thread):
 
     def stop(self, timeout: float = 30.0) -> None:
         """Ask the loop to finish its cycle and wait for it."""
+        self.stopping.set()
+        if self.is_alive():
+            self.join(timeout)
+
+
+def run_controller_pass(lease: Lease) -> bool:
+    """Run the registered controllers once if ``lease`` is ours; return whether they ran.
+
+    A controller that raises ends the pass (the exception propagates, as in the cycle); the
+    duration of a pass that ran to the end is observed with the next session's metrics.
+    """
+    if not lease.acquire():
+        return False
+    failpoints.refresh()
+    began = time.perf_counter()
+    reconcile_controllers(failpoints.now())
+    with _PASSES_LOCK:
+        _PASSES.append(time.perf_counter() - began)
+        del _PASSES[:-_PASSES_KEPT]
+    return True
+
+
+class ControllerLoop(threading.Thread):
+    """The controllers beside the sessions: a pass every period while ``lease`` is held.
+
+    Volcano runs its controllers in their own process (the controller-manager), so a slow
+    controller pass never delays a session; here the leading Celery worker process runs them in
+    this thread, on a database connection of its own. A pass that takes longer than the period
+    is followed by the next at once; one that raises is logged and the next period tries again.
+    """
+
+    def __init__(self, lease: Lease, *, period: float | None = None) -> None:
+        super().__init__(name="volcano-controllers", daemon=True)
+        self.lease = lease
+        self.period = period or schedule_period()
+        self.stopping = threading.Event()
+        self.passes = 0
+
+    def run(self) -> None:
+        """Loop until ``stop()``."""
+        try:
+            while not self.stopping.is_set():
+                began = time.monotonic()
+                close_old_connections()
+                try:
+                    self.passes += run_controller_pass(self.lease)
+                except Exception:  # the next period tries again
+                    logger.exception("controller pass failed")
+                self.stopping.wait(max(self.period - (time.monotonic() - began), 0.0))
+        finally:
+            connection.close()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Ask the loop to finish its pass and wait for it."""
         self.stopping.set()
         if self.is_alive():
             self.join(timeout)

@@ -9,8 +9,10 @@ from datetime import timedelta
 
 from celery import Celery
 from django.test import Client, override_settings
+from django.utils import timezone
 
 from core.models import Pod
+from kube.models import Failpoint
 from scheduler.defaults import DEFAULT_SCHEDULER_CONF
 from scheduler.models import SessionRecord
 from tests.distributed.celery_kit import Stack, completed, wait_for
@@ -64,6 +66,29 @@ def test_split_queues_run_sessions_and_the_kubelet_in_separate_workers(stack: St
     assert "Task kubelet.tasks.runtime_tick[" not in sessions
     assert "Task kubelet.tasks.runtime_tick[" in nodes_log
     assert "Task scheduler.tasks.schedule[" not in nodes_log
+
+
+def test_sessions_go_on_while_a_controller_pass_is_slow(stack: Stack) -> None:
+    use_conf(DEFAULT_SCHEDULER_CONF)
+    make_queue("default")  # transactional tests flush the migrations' rows
+    nodes(1, cpu=4)
+    # The job controller's pass sleeps 4 s when it first reads the job (once in all).
+    Failpoint.objects.create(name="controller.job-read", action="delay", value=4, times=1)
+    stack.worker("w1", {"VOLCANO_FAILPOINTS_ENABLED": "1"})
+    stack.beat()
+    wait_for(SessionRecord.objects.exists, 60, "a first session", stack)
+
+    submit(job("slow", duration="10s"))
+    wait_for(lambda: Failpoint.objects.get().times == 0, 60, "the controller to read it", stack)
+    asleep = timezone.now()
+    time.sleep(2.5)  # still inside the controller's 4 s
+
+    # Sessions (every 0.3 s) were not held up by the sleeping controllers...
+    assert SessionRecord.objects.filter(started_at__gt=asleep, error="").count() >= 3
+    wait_for(lambda: completed(["slow"]), 60, "the job to complete", stack)
+    # ...and no session's latency counts the controllers' pass.
+    assert not SessionRecord.objects.filter(e2e_ms__gte=4000).exists()
+    assert Pod.objects.get(job__name="slow").phase == "Succeeded"
 
 
 def test_two_workers_started_together_never_lead_at_once(stack: Stack) -> None:
