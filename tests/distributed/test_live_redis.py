@@ -50,3 +50,37 @@ def test_a_write_in_another_process_reaches_an_open_page(stack: Stack, redis_lay
         return list(message["topics"])
 
     assert "jobs.job@team-a" in asyncio.run(scenario())
+
+
+def test_writes_from_a_worker_reuse_one_redis_connection_and_still_reach_an_open_page(
+    stack: Stack, redis_layer: None
+) -> None:
+    # A Celery worker or the controllers' thread announces every commit from synchronous code;
+    # each announcement used to open an event loop and a Redis connection of its own.
+    import redis
+
+    from console.live import publish
+
+    user = User.objects.create_user("piotr")
+    user.groups.add(Group.objects.get_or_create(name="operator")[0])
+    client = redis.Redis.from_url(stack.redis_url)
+    opened_before = client.info("stats")["total_connections_received"]
+
+    wanted = {f"jobs.job@team-{i}" for i in range(40)}
+
+    async def scenario() -> set[str]:
+        socket = WebsocketCommunicator(URLRouter(websocket_urlpatterns), "/ws/live/")
+        socket.scope["user"] = user
+        connected, _ = await socket.connect()
+        assert connected
+        for topic in sorted(wanted):  # from a thread without an event loop, as a worker sends
+            await asyncio.to_thread(publish, [topic])
+        received: set[str] = set()
+        while received < wanted:  # the page's socket coalesces what arrives close together
+            received.update((await socket.receive_json_from(timeout=10))["topics"])
+        await socket.disconnect()
+        return received
+
+    assert asyncio.run(scenario()) == wanted
+    # the page's own socket and the one send loop; not one connection per announcement
+    assert client.info("stats")["total_connections_received"] - opened_before < 10
