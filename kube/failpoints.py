@@ -145,8 +145,11 @@ def refresh() -> None:
             if times is None or times > 0:
                 armed[row.name] = Armed(row.name, row.action, row.value, row.match, times, row.pk)
     armed.update(_local)
-    _armed.clear()
+    # Refill in place without a moment empty: the controllers' thread and the session's cycle
+    # both refresh, and a failpoint hit while the other cleared the table would be missed.
     _armed.update(armed)
+    for name in [name for name in _armed if name not in armed]:
+        _armed.pop(name, None)
 
 
 def arm(armed: Armed) -> None:
