@@ -50,3 +50,21 @@ def test_touch_nodes_makes_cross_node_answers_fresh(probe):
         conf("allocate", ("gang", "probe")),
     )
     assert decisions.binds == {"ns/j-task-0": "a"}
+
+
+def test_a_cloned_cluster_accounts_on_its_own_and_keeps_idle_used_and_future_idle_together():
+    # The accounting planes are views of one array: a clone must view its own copy, so a
+    # session on the clone binds the same pods and leaves the original's free room untouched.
+    job = gang("j", 2, min_member=2)
+    cluster = build_cluster([build_node("a"), build_node("b")], [job])
+    before = cluster.arrays.idle.copy()
+    clone = cluster.clone()
+    decisions = run_session(clone, conf("allocate", ("gang",)))
+    assert sorted(decisions.binds) == ["ns/j-task-0", "ns/j-task-1"]
+    assert (cluster.arrays.idle == before).all()
+    arrays = clone.arrays
+    # every placed request left Idle and FutureIdle for Used, on the clone only
+    assert (arrays.used.sum(axis=0) > 0).any()
+    assert (arrays.idle + arrays.used == arrays.allocatable).all()
+    assert (arrays.future_idle + arrays.used == arrays.allocatable).all()
+    assert (cluster.arrays.used == 0).all()

@@ -13,11 +13,13 @@ FutureIdle = Idle + Releasing - Pipelined, as in Volcano.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
+import numpy.typing as npt
 
 from scheduler.engine.api.numa import NumatopoInfo
 from scheduler.engine.api.resource import PODS, Resource, ResourceIndex, Vector
@@ -31,9 +33,17 @@ NODE_METRICS_PERIOD = "10m"
 
 
 class NodeArrays:
-    """Per-node accounting of one snapshot as ``(nodes, resources)`` int64 arrays."""
+    """Per-node accounting of one snapshot as ``(nodes, resources)`` int64 arrays.
+
+    Used, Idle and FutureIdle (with Releasing and Pipelined) are the planes of one stacked
+    array, so that placing a running task changes three rows in one in-place addition (the
+    request with its signs, made once per request vector) rather than three: the accounting
+    runs once per placed pod. Each attribute is a view of its plane, read as before.
+    """
 
     __slots__ = (
+        "_deltas",
+        "_stack",
         "allocatable",
         "changes",
         "epoch",
@@ -45,40 +55,72 @@ class NodeArrays:
         "used",
     )
 
+    # The planes of ``_stack``: the first three are what a running task moves.
+    _USED, _IDLE, _FUTURE_IDLE, _RELEASING, _PIPELINED = range(5)
+
     def __init__(self, index: ResourceIndex, allocatable: list[Resource]) -> None:
         self.index = index
         n, r = len(allocatable), len(index)
         self.allocatable = np.zeros((n, r), dtype=np.int64)
         for i, res in enumerate(allocatable):
             self.allocatable[i] = index.vector(res)
-        self.used = np.zeros((n, r), dtype=np.int64)
-        self.releasing = np.zeros((n, r), dtype=np.int64)
-        self.pipelined = np.zeros((n, r), dtype=np.int64)
-        self.idle = self.allocatable.copy()
-        self.future_idle = self.allocatable.copy()
+        self._stack = np.zeros((5, n, r), dtype=np.int64)
+        self._stack[self._IDLE] = self.allocatable
+        self._stack[self._FUTURE_IDLE] = self.allocatable
+        self._views()
         self.changes: list[int] = []
         self.epoch = 0
 
+    def _views(self) -> None:
+        stack = self._stack
+        self.used = stack[self._USED]
+        self.idle = stack[self._IDLE]
+        self.future_idle = stack[self._FUTURE_IDLE]
+        self.releasing = stack[self._RELEASING]
+        self.pipelined = stack[self._PIPELINED]
+        # request vector id -> (the vector, its (3, r) delta: +used, -idle, -future idle)
+        self._deltas: dict[int, tuple[Vector, npt.NDArray[np.int64]]] = {}
+
+    def __deepcopy__(self, memo: dict[int, object]) -> NodeArrays:
+        """Copy the stack once and view it again (a plain deep copy would copy each view
+        apart from the stack, and the copies would stop moving together)."""
+        clone = NodeArrays.__new__(NodeArrays)
+        memo[id(self)] = clone
+        clone.index = copy.deepcopy(self.index, memo)
+        clone.allocatable = self.allocatable.copy()
+        clone._stack = self._stack.copy()
+        clone._views()
+        clone.changes = list(self.changes)
+        clone.epoch = self.epoch
+        return clone
+
+    def _delta(self, vec: Vector) -> npt.NDArray[np.int64]:
+        found = self._deltas.get(id(vec))
+        if found is None or found[0] is not vec:
+            delta = np.empty((3, len(vec)), dtype=np.int64)
+            delta[0] = vec
+            delta[1] = -vec
+            delta[2] = -vec
+            found = self._deltas[id(vec)] = (vec, delta)
+        return found[1]
+
     def add(self, row: int, vec: Vector, status: TaskStatus) -> None:
         """Account a task of ``status`` requesting ``vec`` on node ``row``."""
-        # In place on each row's view: ``a[row] += vec`` would also copy the row back onto itself
-        # (once per placed pod, three rows).
         if status == TaskStatus.PIPELINED:
             pipelined = self.pipelined[row]
             pipelined += vec
             future_idle = self.future_idle[row]
             future_idle -= vec
-        else:
+        elif status == TaskStatus.RELEASING:
             used = self.used[row]
             used += vec
             idle = self.idle[row]
             idle -= vec
-            if status == TaskStatus.RELEASING:
-                releasing = self.releasing[row]
-                releasing += vec
-            else:
-                future_idle = self.future_idle[row]
-                future_idle -= vec
+            releasing = self.releasing[row]
+            releasing += vec
+        else:  # used, idle and future idle of the row: one addition over the three planes
+            planes = self._stack[:3, row]
+            planes += self._delta(vec)
         self.changes.append(row)
 
     def remove(self, row: int, vec: Vector, status: TaskStatus) -> None:
@@ -86,13 +128,13 @@ class NodeArrays:
         if status == TaskStatus.PIPELINED:
             self.pipelined[row] -= vec
             self.future_idle[row] += vec
-        else:
+        elif status == TaskStatus.RELEASING:
             self.used[row] -= vec
             self.idle[row] += vec
-            if status == TaskStatus.RELEASING:
-                self.releasing[row] -= vec
-            else:
-                self.future_idle[row] += vec
+            self.releasing[row] -= vec
+        else:
+            planes = self._stack[:3, row]
+            planes -= self._delta(vec)
         self.changes.append(row)
 
 

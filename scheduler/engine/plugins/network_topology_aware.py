@@ -226,7 +226,7 @@ class NetworkTopologyAwarePlugin(HyperNodeBinpacking, Plugin):
 
     def _hypernode_order(self, job: JobInfo, names: list[str], ties: bool) -> dict[str, float]:
         """Return the binpacking score of each candidate HyperNode for all of ``job``'s pods."""
-        request = np.zeros(self._used.shape[1], dtype=np.int64)
+        request = np.zeros(self._allocatable.shape[1], dtype=np.int64)  # (not _used: a rebuild)
         for task in job.tasks.values():
             if task.resreq_vec is not None:
                 request += task.resreq_vec

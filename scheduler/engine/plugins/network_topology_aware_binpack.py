@@ -101,7 +101,13 @@ class HyperNodeBinpacking:
         """Return each HyperNode's (or those ``among``) binpacking score for ``request``."""
         weights = self._column_weights
         cols = np.flatnonzero((request > 0) & ~np.isnan(weights))
-        used = self._used if among is None else self._used[among]
+        if among is None:
+            used = self._used
+        else:  # the few asked for, from the lists: no rebuild of every HyperNode's row
+            used_list = self._used_list
+            used = np.array([used_list[h] for h in among.tolist()], dtype=np.int64).reshape(
+                len(among), len(weights)
+            )
         allocatable = self._allocatable if among is None else self._allocatable[among]
         total = weights[cols].sum()
         if not len(cols) or total <= 0:

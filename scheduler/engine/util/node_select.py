@@ -247,12 +247,16 @@ class NodeSelector:
                 return nominated
         node = self._best(task, entry.best_now)
         if node is not None:
-            placement = self._allocate_at[node.index]
-            if placement is None or placement.node is not node:
-                placement = self._allocate_at[node.index] = Placement(node, pipelined=False)
-            return placement
+            return self._allocate_placement(node)
         node = self._best(task, entry.best_future)
         return None if node is None else Placement(node, pipelined=True)
+
+    def _allocate_placement(self, node: NodeInfo) -> Placement:
+        """Return the node's (frozen, shared) allocate placement: one per row, not per pod."""
+        placement = self._allocate_at[node.index]
+        if placement is None or placement.node is not node:
+            placement = self._allocate_at[node.index] = Placement(node, pipelined=False)
+        return placement
 
     def select_in(self, task: TaskInfo, allowed: npt.NDArray[np.int64] | None) -> Placement | None:
         """Return ``select(task)`` among the rows ``allowed`` (sorted; None: every row), with
@@ -278,7 +282,10 @@ class NodeSelector:
                     added = fn(task, None, total)
                     if added is not None:
                         total = added
-                return Placement(self.nodes[int(total.argmax())], pipelined=pipelined)
+                chosen = self.nodes[int(total.argmax())]
+                if pipelined:
+                    return Placement(chosen, pipelined=True)
+                return self._allocate_placement(chosen)
             if allowed is None:
                 rows = np.flatnonzero(masked > -np.inf)
             else:
@@ -297,7 +304,9 @@ class NodeSelector:
             else:
                 node = self.nodes[int(rows[int(scores.argmax())])]
             if node is not None:
-                return Placement(node, pipelined=pipelined)
+                return (
+                    Placement(node, pipelined=True) if pipelined else self._allocate_placement(node)
+                )
         return None
 
     def _nominated(self, task: TaskInfo, entry: _Entry) -> Placement | None:
