@@ -87,7 +87,7 @@ class Rows:
     groups: dict[int, tuple[Any, ...]]  # PodGroups not Completed
     pods: dict[int, tuple[Any, ...]]  # pods of such groups, or still Pending or Running
     # What the snapshot worked out from these rows and may reuse while a row is unchanged
-    # (``snapshot._task_memo``, its decoder): kept with the rows, so a full read drops it.
+    # (``row_memo``: the tasks, nodes and texts decoded): kept with the rows, so a full read drops it.
     memo: dict[str, Any] = field(default_factory=dict)
 
 

@@ -13,8 +13,9 @@ from scheduler.cache import Snapshot
 
 __all__ = ["plain", "snapshot_differences"]
 
-# Fields that are the same object seen from elsewhere (a node's arrays are the cluster's).
-_SKIP = {"arrays"}
+# Fields that are the same object seen from elsewhere (a node's arrays are the cluster's), or a
+# cache keyed by object ids (the arrays' request deltas, made on first use).
+_SKIP = {"arrays", "_deltas"}
 
 
 def plain(value: Any, depth: int = 0) -> Any:

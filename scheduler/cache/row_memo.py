@@ -1,0 +1,147 @@
+"""What the snapshot works out from a row, kept beside the row cache's rows between reads.
+
+The row cache (``row_cache``) keeps the rows; this module keeps what the snapshot derived from
+them (``Rows.memo``), reused while a row is the very same tuple:
+
+- ``Decoder``: JSON text decoded once per distinct text, pod templates and requests once per
+  distinct spec, labels and request text (most pods repeat their task's);
+- ``task_memo``: pod pk → its row, the ``TaskInfo`` built from it (never handed to a session:
+  each read gets a copy, ``pod_tasks.new_task``) and the task's first pod it took its template
+  and limits from;
+- ``node_memo`` and ``pod_row_memo``: the same for nodes' parts and apply's ``PodRow``.
+
+A full read of the row cache drops the memo with the rows; the decoder starts afresh past a
+bound of texts, and the task memo when what a task depends on besides its row changes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from scheduler.cache.device_rows import DeviceAsks
+from scheduler.cache.pod_fields import pod_template
+from scheduler.cache.row_cache import Rows
+from scheduler.engine.api.resource import PODS, Resource
+from scheduler.engine.api.task_info import TaskTemplate
+
+__all__ = ["Decoder", "FirstOfTask", "TaskMemo", "decoder", "node_memo", "pod_row_memo",
+           "task_memo"]  # fmt: skip
+
+
+class Decoder:
+    """Decode JSON text once per distinct value (most pods repeat their task's text)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str | None, Any] = {}
+        self.resources: dict[str | None, Resource] = {}
+        # template key → (template, priorityClassName, preemptionPolicy)
+        self.templates: dict[tuple[object, ...], tuple[TaskTemplate, str, str]] = {}
+        # (namespace, spec text) → the same, labels aside (jobs of one spec, labelled apart)
+        self.specs: dict[tuple[str, str | None], tuple[TaskTemplate, str, str]] = {}
+        # task key → the same, for this session (``pod_tasks.pod_task``: replicas of a task share a spec)
+        # and the pods' limits, from the task's first pod (``FirstOfTask``)
+        self.by_task: dict[tuple[object, ...], FirstOfTask] = {}
+        # spec text → the pods' device and NUMA asks (deviceshare, numa-aware)
+        self.device_asks = DeviceAsks(self)
+
+    def new_session(self) -> None:
+        """Forget what was keyed by task: a task's pods may have a new spec by the next read.
+
+        What is keyed by the texts themselves stays right for as long as the decoder lives.
+        """
+        self.by_task = {}
+
+    def size(self) -> int:
+        """Return how many texts are remembered (the cache starts afresh past a bound)."""
+        return len(self._seen) + len(self.templates) + len(self.specs)
+
+    def template(
+        self, namespace: str, spec_text: str | None, labels_text: str | None
+    ) -> tuple[TaskTemplate, str, str]:
+        """Return ``(template, priorityClassName, preemptionPolicy)`` of a pod's spec and labels.
+
+        One template per distinct spec and labels; templates of one spec share its parts.
+        """
+        same = (namespace, spec_text, labels_text)
+        found = self.templates.get(same)
+        if found is None:
+            base = self.specs.get((namespace, spec_text))
+            if base is None:
+                spec = self(spec_text) or {}
+                base = self.specs[(namespace, spec_text)] = (
+                    pod_template(spec, namespace, {}),
+                    str(spec.get("priorityClassName") or ""),
+                    str(spec.get("preemptionPolicy") or ""),
+                )
+            template, class_name, policy = base
+            labels = self(labels_text) or {}
+            found = self.templates[same] = (template.with_labels(labels), class_name, policy)
+        return found
+
+    def request(self, text: str | None) -> Resource:
+        """Return the pod request in ``text`` plus the one ``pods`` slot every pod takes."""
+        found = self.resources.get(text)
+        if found is None:
+            milli = self(text) or {}
+            found = Resource({**{str(k): int(v) for k, v in milli.items()}, PODS: 1000})
+            self.resources[text] = found
+        return found
+
+    def __call__(self, text: str | None) -> Any:
+        try:
+            return self._seen[text]
+        except KeyError:
+            value = json.loads(text) if text else None
+            self._seen[text] = value
+            return value
+
+
+# A task's (template, priorityClassName, preemptionPolicy), its pods' limits, and the pk of
+# the pod they were read from (the task's first in key order)
+FirstOfTask = tuple[tuple[TaskTemplate, str, str], Resource | None, int]
+# A TaskInfo's fields as ``pod_tasks.task_fields`` returns them (``pod_tasks.new_task`` names them)
+TaskFields = tuple[Any, ...]
+# pod pk → (its row, the TaskInfo fields worked out from it, the FirstOfTask they used)
+TaskMemo = dict[int, tuple[tuple[Any, ...], TaskFields, FirstOfTask]]
+
+
+def decoder(rows: Rows) -> Decoder:
+    """Return the decoder the cache's rows keep between reads, new past a bound of texts."""
+    decode = rows.memo.get("decoder")
+    if not isinstance(decode, Decoder) or decode.size() > 4 * len(rows.pods) + 20000:
+        decode = rows.memo["decoder"] = Decoder()
+        rows.memo.pop("tasks", None)  # their templates came from the old one
+    decode.new_session()
+    return decode
+
+
+def task_memo(rows: Rows, context: tuple[object, ...]) -> TaskMemo:
+    """Return the cache's pod pk → (row, TaskInfo fields), emptied if ``context`` changed.
+
+    ``context`` is what a pod's fields depend on besides its row (priority classes, the
+    default priority, node names by pk); the memo keeps only the pods still held.
+    """
+    memo: TaskMemo = rows.memo.get("tasks") or {}
+    if rows.memo.get("task_context") != context:
+        memo = {}
+    elif len(memo) > len(rows.pods):
+        memo = {pk: memo[pk] for pk in rows.pods if pk in memo}
+    rows.memo["tasks"], rows.memo["task_context"] = memo, context
+    return memo
+
+
+def node_memo(rows: Rows) -> tuple[dict[int, Any], dict[int, Any]]:
+    """Return the last read's node pk → (row, parts) and an empty one for this read to fill."""
+    old: dict[int, Any] = rows.memo.get("nodes") or {}
+    fresh: dict[int, Any] = {}
+    rows.memo["nodes"] = fresh
+    return old, fresh
+
+
+def pod_row_memo(rows: Rows) -> tuple[dict[int, Any], dict[int, Any]]:
+    """Return the last read's pod pk → (row, ``PodRow``) and an empty one for this read."""
+    old: dict[int, Any] = rows.memo.get("pod_rows") or {}
+    fresh: dict[int, Any] = {}
+    rows.memo["pod_rows"] = fresh
+    return old, fresh
