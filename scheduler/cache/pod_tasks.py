@@ -15,7 +15,7 @@ from scheduler.cache.pod_fields import (
     scheduled_at,
     scheduling_gated,
 )
-from scheduler.cache.row_memo import Decoder, FirstOfTask, TaskFields, TaskMemo
+from scheduler.cache.row_memo import Decoder, FirstOfTask, TaskFields, TaskMemo, clone_task
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.plugins.cdp import COOLDOWN_TIME_KEY
 
@@ -64,8 +64,8 @@ def pod_task(
 ) -> TaskInfo:
     """Return the pod of ``row`` as a task; its fields are reused while its row is unchanged.
 
-    ``memo`` is the row cache's (pod pk → its row, fields and ``FirstOfTask``): a row the cache
-    still holds is the very tuple the fields came from. Pods of one task take their template
+    ``memo`` is the row cache's (pod pk → its row, pristine task and ``FirstOfTask``): a row
+    the cache still holds is the very tuple the task came from, and the session gets a copy. Pods of one task take their template
     and limits from the task's first pod in key order (``decode.by_task``), so the reuse also
     needs that first pod to be the same one as when the fields were worked out.
     """
@@ -81,9 +81,9 @@ def pod_task(
         source = found[2][2]
         if first is None and source == pk:
             decode.by_task[key] = found[2]
-            return new_task(found[1])
+            return clone_task(found[1])
         if first is not None and first[2] == source:
-            return new_task(found[1])
+            return clone_task(found[1])
     if first is None:
         ns, spec_text = row[1], row[15]
         first = decode.by_task[key] = (
@@ -91,10 +91,11 @@ def pod_task(
             pod_spec_limits(decode(spec_text)),
             pk,
         )
-    fields = task_fields(row, decode, node_names, classes, default_priority, first)
-    if keep:
-        memo[pk] = (row, fields, first)
-    return new_task(fields)
+    task = new_task(task_fields(row, decode, node_names, classes, default_priority, first))
+    if not keep:
+        return task
+    memo[pk] = (row, task, first)
+    return clone_task(task)
 
 
 def task_fields(

@@ -5,9 +5,10 @@ them (``Rows.memo``), reused while a row is the very same tuple:
 
 - ``Decoder``: JSON text decoded once per distinct text, pod templates and requests once per
   distinct spec, labels and request text (most pods repeat their task's);
-- ``task_memo``: pod pk → its row, the ``TaskInfo`` built from it (never handed to a session:
-  each read gets a copy, ``pod_tasks.new_task``) and the task's first pod it took its template
-  and limits from;
+- ``task_memo``: pod pk → its row, the ``TaskInfo`` built from it and the task's first pod it
+  took its template and limits from; ``job_memo`` the same for PodGroups' ``JobInfo``. These
+  pristine objects are never handed to a session: each read gets copies (``clone_task``,
+  ``clone_job``), a few attribute copies instead of a constructor (0.7 us against 3 us a task);
 - ``node_memo`` and ``pod_row_memo``: the same for nodes' parts and apply's ``PodRow``.
 
 A full read of the row cache drops the memo with the rows; the decoder starts afresh past a
@@ -17,16 +18,32 @@ bound of texts, and the task memo when what a task depends on besides its row ch
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from scheduler.cache.device_rows import DeviceAsks
 from scheduler.cache.pod_fields import pod_template
 from scheduler.cache.row_cache import Rows
+from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.resource import PODS, Resource
-from scheduler.engine.api.task_info import TaskTemplate
+from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
+from scheduler.engine.api.types import PodGroupCondition
 
-__all__ = ["Decoder", "FirstOfTask", "TaskMemo", "decoder", "node_memo", "pod_row_memo",
-           "task_memo"]  # fmt: skip
+__all__ = [
+    "Decoder",
+    "FirstOfTask",
+    "JobMemo",
+    "TaskMemo",
+    "clone_job",
+    "clone_task",
+    "decoder",
+    "job_memo",
+    "node_memo",
+    "pod_row_memo",
+    "task_memo",
+]
+
+T = TypeVar("T")
 
 
 class Decoder:
@@ -102,8 +119,46 @@ class Decoder:
 FirstOfTask = tuple[tuple[TaskTemplate, str, str], Resource | None, int]
 # A TaskInfo's fields as ``pod_tasks.task_fields`` returns them (``pod_tasks.new_task`` names them)
 TaskFields = tuple[Any, ...]
-# pod pk → (its row, the TaskInfo fields worked out from it, the FirstOfTask they used)
-TaskMemo = dict[int, tuple[tuple[Any, ...], TaskFields, FirstOfTask]]
+# pod pk → (its row, the pristine TaskInfo built from it, the FirstOfTask it used)
+TaskMemo = dict[int, tuple[tuple[Any, ...], TaskInfo, FirstOfTask]]
+# PodGroup pk → (its row, the pristine JobInfo built from it, without tasks)
+JobMemo = dict[int, tuple[tuple[Any, ...], JobInfo]]
+
+
+def _slot_copier(cls: type[T]) -> Callable[[T], T]:
+    """Return a function making a shallow copy of a ``cls`` (a slots dataclass), slot by slot.
+
+    Generated as straight-line code, as ``dataclasses`` makes ``__init__``: a loop of
+    ``setattr`` costs three times as much, ``copy.copy`` ten times.
+    """
+    slots: tuple[str, ...] = cls.__slots__  # type: ignore[attr-defined]
+    body = "".join(f"    c.{name} = o.{name}\n" for name in slots)
+    namespace: dict[str, Any] = {"cls": cls, "new": object.__new__}
+    exec(f"def copy(o):\n    c = new(cls)\n{body}    return c\n", namespace)
+    copier: Callable[[T], T] = namespace["copy"]
+    return copier
+
+
+clone_task = _slot_copier(TaskInfo)
+"""Return a copy of a pristine task for one session (its parts shared: the read never changes
+them and the engine replaces rather than changes them, as it did with each read's new task)."""
+
+_copy_job = _slot_copier(JobInfo)
+_copy_condition = _slot_copier(PodGroupCondition)
+
+
+def clone_job(pristine: JobInfo) -> JobInfo:
+    """Return a copy of a pristine job (no tasks yet) with containers of its own, as ``_job``
+    builds them: the session fills and changes those (conditions, fit errors, the task index)."""
+    job = _copy_job(pristine)
+    job.task_min_available = dict(pristine.task_min_available)
+    job.conditions = [_copy_condition(c) for c in pristine.conditions]
+    job.annotations = dict(pristine.annotations)
+    job.labels = dict(pristine.labels)
+    job.tasks = {}
+    job.task_status_index = {}
+    job.fit_errors = {}
+    return job
 
 
 def decoder(rows: Rows) -> Decoder:
@@ -116,8 +171,19 @@ def decoder(rows: Rows) -> Decoder:
     return decode
 
 
+def job_memo(rows: Rows, context: tuple[object, ...]) -> tuple[JobMemo, JobMemo]:
+    """Return the last read's PodGroup pk → (row, pristine job) and an empty one to fill;
+    the old one empty if ``context`` (priority classes, the default priority) changed."""
+    old: JobMemo = rows.memo.get("jobs") or {}
+    if rows.memo.get("job_context") != context:
+        old = {}
+    fresh: JobMemo = {}
+    rows.memo["jobs"], rows.memo["job_context"] = fresh, context
+    return old, fresh
+
+
 def task_memo(rows: Rows, context: tuple[object, ...]) -> TaskMemo:
-    """Return the cache's pod pk → (row, TaskInfo fields), emptied if ``context`` changed.
+    """Return the cache's pod pk → (row, pristine TaskInfo), emptied if ``context`` changed.
 
     ``context`` is what a pod's fields depend on besides its row (priority classes, the
     default priority, node names by pk); the memo keeps only the pods still held.

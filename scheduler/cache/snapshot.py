@@ -37,7 +37,15 @@ from scheduler.cache.pod_fields import (
 )
 from scheduler.cache.pod_tasks import PodColumns, pod_task
 from scheduler.cache.row_cache import ReadStats, RowCache, Rows, by_pk
-from scheduler.cache.row_memo import Decoder, decoder, node_memo, pod_row_memo, task_memo
+from scheduler.cache.row_memo import (
+    Decoder,
+    clone_job,
+    decoder,
+    job_memo,
+    node_memo,
+    pod_row_memo,
+    task_memo,
+)
 from scheduler.cache.topology_rows import (
     hypernode_infos,
     job_network_topology,
@@ -200,8 +208,16 @@ def _read(
     # 4. PodGroups that are not finished, and pods of them (or still holding a node).
     jobs: dict[str, JobInfo] = {}
     group_uids: dict[int, str] = {}
+    old_jobs, fresh_jobs = job_memo(rows, (classes, default_priority))
     for row in rows.groups.values():
-        job = _job(row, decode, classes, default_priority, snapshot)
+        # A job is built once while its row is unchanged; each read gets a copy of it.
+        found = old_jobs.get(row[0])
+        if found is None or found[0] is not row:
+            found = (row, _job(row, decode, classes, default_priority))
+        if keep:
+            fresh_jobs[row[0]] = found
+        job = clone_job(found[1]) if keep else found[1]
+        _known_group(snapshot, row)
         jobs[job.uid] = job
         group_uids[row[0]] = job.uid
     occupants: list[TaskInfo] = []
@@ -239,7 +255,8 @@ def _read(
             extra = _group_rows("g.id = %s", [group_pk])
             if not extra:
                 continue
-            job = _job(extra[0], decode, classes, default_priority, snapshot)
+            job = _job(extra[0], decode, classes, default_priority)
+            _known_group(snapshot, extra[0])
             jobs[job.uid], group_uids[group_pk] = job, job.uid
         task = pod_task(row, decode, node_names, classes, default_priority, memo, keep)
         job = jobs[group_uids[group_pk]]
@@ -387,22 +404,28 @@ def _live_group_rows(where: str = "", params: list[Any] | None = None) -> list[t
     return _group_rows(f"{live} AND ({where})" if where else live, params)
 
 
+def _known_group(snapshot: Snapshot, row: tuple[Any, ...]) -> None:
+    """Note a PodGroup row's version and status as read, for apply's stale-row refusal."""
+    pk, ns, name, version, *_, phase, conds_text = row[:11]
+    running, succeeded, failed = row[13:16]
+    uid = f"{ns}/{name}"
+    snapshot.pod_groups[uid] = (pk, version, phase, running, succeeded, failed)
+    snapshot.pod_group_conditions[uid] = conds_text
+
+
 def _job(
     row: tuple[Any, ...],
     decode: Decoder,
     classes: dict[str, int],
     default_priority: int,
-    snapshot: Snapshot,
 ) -> JobInfo:
-    pk, ns, name, version, min_member, task_min_text, min_res_text, queue, class_name, *rest = row
-    phase, conds_text, created, annotations_text, running, succeeded, failed, *rest = rest
+    _pk, ns, name, _version, min_member, task_min_text, min_res_text, queue, class_name, *rest = row
+    phase, conds_text, created, annotations_text, _running, _succeeded, _failed, *rest = rest
     labels_text, topology_text, sub_groups_text = rest
     task_min: dict[str, Any] = decode(task_min_text) or {}
     conds: list[dict[str, Any]] = decode(conds_text) or []
     annotations: dict[str, str] = decode(annotations_text) or {}
     uid = f"{ns}/{name}"
-    snapshot.pod_groups[uid] = (pk, version, phase, running, succeeded, failed)
-    snapshot.pod_group_conditions[uid] = conds_text
     return JobInfo(
         name=name,
         namespace=ns,

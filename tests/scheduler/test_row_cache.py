@@ -17,6 +17,7 @@ from kubelet import faults, runtime
 from queues.models import PodGroup
 from scheduler.cache import Snapshot, read_snapshot
 from scheduler.cache.row_cache import RowCache
+from scheduler.engine import load_conf, run_session
 from scheduler.worker import run_once
 from tests.scheduler.factories import make_gang, make_node, make_queue, use_conf
 from tests.scheduler.row_cache_kit import snapshot_differences
@@ -298,3 +299,39 @@ def test_a_read_while_another_holds_the_cache_reads_in_full_and_leaves_it_alone(
     assert cache.rows is held
     assert snapshot_differences(read(cache), snapshot) == []
     assert cache.stats.mode == "incremental"
+
+
+PREEMPT_CONF = """\
+actions: "enqueue, allocate, preempt, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+"""
+
+
+def test_a_session_that_changed_its_snapshot_leaves_the_next_read_equal_to_a_full_one() -> None:
+    # The cache keeps the objects it built for unchanged rows and gives each read copies: a
+    # session allocating, pipelining and recording fit errors on its copies must not reach the
+    # kept ones, whatever was written before it.
+    cluster()
+    make_gang("too-big", replicas=2, cpu=64)  # never fits: fit errors on its job and tasks
+    cache = RowCache()
+    read(cache)
+    for write in (create_pods, small_tables, edit_group_spec, fail_and_evict_pods,
+                  node_comes_back, bind_and_start, delete_pod, change_nodes):  # fmt: skip
+        write()
+        snapshot = read(cache)
+        decisions = run_session(snapshot.cluster, load_conf(PREEMPT_CONF))
+        assert decisions.binds or decisions.unschedulable, write.__name__
+
+        again = read(cache)  # nothing written since: every object comes from the kept ones
+
+        assert (cache.stats.mode, cache.stats.changes) == ("incremental", 0), write.__name__
+        assert snapshot_differences(again, read()) == [], write.__name__
