@@ -40,6 +40,7 @@ __all__ = [
     "job_memo",
     "node_memo",
     "pod_row_memo",
+    "slot_copier",
     "task_memo",
 ]
 
@@ -125,7 +126,7 @@ TaskMemo = dict[int, tuple[tuple[Any, ...], TaskInfo, FirstOfTask]]
 JobMemo = dict[int, tuple[tuple[Any, ...], JobInfo]]
 
 
-def _slot_copier(cls: type[T]) -> Callable[[T], T]:
+def slot_copier(cls: type[T]) -> Callable[[T], T]:
     """Return a function making a shallow copy of a ``cls`` (a slots dataclass), slot by slot.
 
     Generated as straight-line code, as ``dataclasses`` makes ``__init__``: a loop of
@@ -139,12 +140,12 @@ def _slot_copier(cls: type[T]) -> Callable[[T], T]:
     return copier
 
 
-clone_task = _slot_copier(TaskInfo)
+clone_task = slot_copier(TaskInfo)
 """Return a copy of a pristine task for one session (its parts shared: the read never changes
 them and the engine replaces rather than changes them, as it did with each read's new task)."""
 
-_copy_job = _slot_copier(JobInfo)
-_copy_condition = _slot_copier(PodGroupCondition)
+_copy_job = slot_copier(JobInfo)
+_copy_condition = slot_copier(PodGroupCondition)
 
 
 def clone_job(pristine: JobInfo) -> JobInfo:

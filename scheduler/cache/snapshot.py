@@ -14,11 +14,12 @@ engine cache predicate masks per template.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from django.db import connection, transaction
 from django.db.models import TextField
@@ -36,6 +37,7 @@ from scheduler.cache.pod_fields import (
     aware,
 )
 from scheduler.cache.pod_tasks import PodColumns, pod_task
+from scheduler.cache.quiet_reads import Kept, copy_kept, forget, is_quiet, keep, kept
 from scheduler.cache.row_cache import ReadStats, RowCache, Rows, by_pk
 from scheduler.cache.row_memo import (
     Decoder,
@@ -53,9 +55,13 @@ from scheduler.cache.topology_rows import (
     queue_affinity,
 )
 from scheduler.engine.api.cluster_info import ClusterInfo
+from scheduler.engine.api.hypernode import HyperNodeInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo, Taint
+from scheduler.engine.api.numa import NumatopoInfo
+from scheduler.engine.api.pdb_info import PdbInfo
 from scheduler.engine.api.queue_info import QueueInfo
+from scheduler.engine.api.quota_info import QuotaInfo
 from scheduler.engine.api.resource import Resource, scheduling_quantities
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase, QueueState, TaskStatus
@@ -149,28 +155,43 @@ def _read_in_transaction(now: datetime | None, cache: RowCache | None) -> Snapsh
             snapshot.read_stats = stats
             return snapshot
         rows = cache.refresh(_node_rows, _live_group_rows, _pod_rows)
-        snapshot = _read(now or timezone.now(), rows)
+        snapshot = _read_quiet_or_built(now or timezone.now(), rows, cache.stats)
         snapshot.read_stats = cache.stats
     return snapshot
 
 
+def _read_quiet_or_built(now: datetime, rows: Rows, stats: ReadStats) -> Snapshot:
+    """Build the snapshot from ``rows``, or copy the one kept if nothing changed (``quiet_reads``)."""
+    tables = _read_tables(rows)
+    if not is_quiet(stats):
+        forget(rows)
+        return _read(now, rows, tables=tables)
+    found = kept(rows, tables)
+    if found is None:  # the first quiet read: build, keep it pristine, hand out a copy
+        original = _read(now, rows, tables=tables)
+        measured, ready = rows.memo["measured"]
+        found = Kept(tables, original, measured, ready)
+        keep(rows, found)
+    queues = [_queue(row) for row in tables.queues]
+    snapshot = Snapshot(cluster=found.snapshot.cluster)
+    return cast(Snapshot, copy_kept(found, now, queues, snapshot))
+
+
 def _read(
-    now: datetime, rows: Rows, *, keep: bool = True, pods: Iterable[tuple[Any, ...]] | None = None
+    now: datetime,
+    rows: Rows,
+    *,
+    keep: bool = True,
+    pods: Iterable[tuple[Any, ...]] | None = None,
+    tables: _Tables | None = None,
 ) -> Snapshot:
     """Build the snapshot from ``rows``; ``keep``: remember what is worked out per row for the
     next read (the worker's cache), else nothing is kept (a one-off read frees less).
     ``pods``: the pod rows, if not ``rows.pods`` (a one-off read streams them)."""
-    # 1. Priority classes: pods and PodGroups resolve their priority through them.
-    classes: dict[str, int] = {}
-    default_priority = 0
-    for name, value, is_default in PriorityClass.objects.values_list(
-        "name", "value", "global_default"
-    ):
-        classes[name] = value
-        if is_default:
-            default_priority = value
-    # 2. Queues.
-    queues = [_queue(row) for row in Queue.objects.values_list(*_QUEUE_FIELDS)]
+    # 1. Priority classes (pods and PodGroups resolve their priority through them), queues.
+    tables = tables or _read_tables(rows)
+    classes, default_priority = dict(tables.classes), tables.default_priority
+    queues = [_queue(row) for row in tables.queues]
     # 3. Nodes: every row names its pods' host; only Ready ones enter the snapshot.
     snapshot = Snapshot(cluster=ClusterInfo.build(now=now, nodes=(), jobs=()))
     node_names: dict[int, str] = {}
@@ -203,8 +224,8 @@ def _read(
             ready_nodes[pk] = nodes[-1]
     # 3b. Their Numatopologies (numa-aware), published by the resource exporter.
     by_name = {node.name: node for node in nodes}
-    for name, topology in read_numatopologies(by_name).items():
-        by_name[name].numatopology = topology
+    for name, topology in tables.numatopologies.items():
+        by_name[name].numatopology = copy.deepcopy(topology) if keep else topology
     # 4. PodGroups that are not finished, and pods of them (or still holding a node).
     jobs: dict[str, JobInfo] = {}
     group_uids: dict[int, str] = {}
@@ -270,6 +291,8 @@ def _read(
             pod_rows[pk] = same
         snapshot.pods[task.uid] = same[1]
     measured.fill(ready_nodes, now)
+    if keep:
+        rows.memo["measured"] = (measured, {pk: node.name for pk, node in ready_nodes.items()})
     snapshot.cluster = ClusterInfo.build(
         now=now,
         nodes=nodes,
@@ -278,11 +301,44 @@ def _read(
         priority_classes=classes,
         default_priority=default_priority,
         occupants=occupants,
-        pdbs=read_pdbs(),
-        resource_quotas=read_quotas(),
-        hypernodes=hypernode_infos(),
+        pdbs=tables.pdbs,
+        resource_quotas=tables.quotas,
+        hypernodes=tables.hypernodes,
     )
     return snapshot
+
+
+class _Tables(NamedTuple):
+    """The small tables a snapshot is built from besides its rows, read whole every session."""
+
+    classes: tuple[tuple[str, int], ...]  # priority class name → value
+    default_priority: int
+    queues: list[tuple[Any, ...]]  # ``_QUEUE_FIELDS``
+    numatopologies: dict[str, NumatopoInfo]  # of Ready nodes, by node name
+    pdbs: list[PdbInfo]
+    quotas: list[QuotaInfo]
+    hypernodes: list[HyperNodeInfo]
+
+
+def _read_tables(rows: Rows) -> _Tables:
+    classes: list[tuple[str, int]] = []
+    default_priority = 0
+    for name, value, is_default in PriorityClass.objects.values_list(
+        "name", "value", "global_default"
+    ):
+        classes.append((name, value))
+        if is_default:
+            default_priority = value
+    ready = {row[1] for row in rows.nodes.values() if row[3]}
+    return _Tables(
+        classes=tuple(classes),
+        default_priority=default_priority,
+        queues=list(Queue.objects.values_list(*_QUEUE_FIELDS)),
+        numatopologies=read_numatopologies(ready),
+        pdbs=read_pdbs(),
+        quotas=read_quotas(),
+        hypernodes=hypernode_infos(),
+    )
 
 
 _QUEUE_FIELDS = (
