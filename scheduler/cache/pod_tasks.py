@@ -16,6 +16,7 @@ from scheduler.cache.pod_fields import (
     scheduling_gated,
 )
 from scheduler.cache.row_memo import Decoder, FirstOfTask, TaskFields, TaskMemo, clone_task
+from scheduler.cache.slot_objects import tuple_maker
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.plugins.cdp import COOLDOWN_TIME_KEY
 
@@ -113,7 +114,7 @@ def task_fields(
     annotations: dict[str, str] = decode(annotations_text) or {}
     resreq = decode.request(requests_text)
     devices, numa = decode.device_asks(spec_text, annotations)
-    # In ``new_task``'s order: name, namespace, job, resreq, limits, status, node_name,
+    # In ``TASK_FIELDS``' order: name, namespace, job, resreq, limits, status, node_name,
     # priority, role, preemptable, preemption_policy, priority_class_name, nominated_node_name,
     # creation_timestamp, annotations, template, device_containers, numa, scheduling_gated,
     # scheduled_at.
@@ -149,27 +150,13 @@ def task_fields(
     )
 
 
-def new_task(f: TaskFields) -> TaskInfo:
-    """Return a TaskInfo of the fields ``task_fields`` worked out (keywords: no dict per pod)."""
-    return TaskInfo(
-        name=f[0],
-        namespace=f[1],
-        job=f[2],
-        resreq=f[3],
-        limits=f[4],
-        status=f[5],
-        node_name=f[6],
-        priority=f[7],
-        role=f[8],
-        preemptable=f[9],
-        preemption_policy=f[10],
-        priority_class_name=f[11],
-        nominated_node_name=f[12],
-        creation_timestamp=f[13],
-        annotations=f[14],
-        template=f[15],
-        device_containers=f[16],
-        numa=f[17],
-        scheduling_gated=f[18],
-        scheduled_at=f[19],
-    )
+# The TaskInfo fields ``task_fields`` returns, in its order.
+TASK_FIELDS = (
+    "name", "namespace", "job", "resreq", "limits", "status", "node_name", "priority", "role",
+    "preemptable", "preemption_policy", "priority_class_name", "nominated_node_name",
+    "creation_timestamp", "annotations", "template", "device_containers", "numa",
+    "scheduling_gated", "scheduled_at",
+)  # fmt: skip
+
+new_task = tuple_maker(TaskInfo, TASK_FIELDS)
+"""Return a TaskInfo of the fields ``task_fields`` worked out, the others at their defaults."""

@@ -24,7 +24,8 @@ from typing import Any
 
 from scheduler.cache.node_usage import MeasuredUsage
 from scheduler.cache.row_cache import ReadStats, Rows
-from scheduler.cache.row_memo import clone_job, clone_task, slot_copier
+from scheduler.cache.row_memo import clone_job, clone_task
+from scheduler.cache.slot_objects import slot_copier
 from scheduler.engine.api.cluster_info import ClusterInfo
 from scheduler.engine.api.node_info import NodeInfo
 from scheduler.engine.api.queue_info import QueueInfo

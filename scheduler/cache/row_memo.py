@@ -18,12 +18,12 @@ bound of texts, and the task memo when what a task depends on besides its row ch
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from scheduler.cache.device_rows import DeviceAsks
 from scheduler.cache.pod_fields import pod_template
 from scheduler.cache.row_cache import Rows
+from scheduler.cache.slot_objects import slot_copier
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.resource import PODS, Resource
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
@@ -40,11 +40,8 @@ __all__ = [
     "job_memo",
     "node_memo",
     "pod_row_memo",
-    "slot_copier",
     "task_memo",
 ]
-
-T = TypeVar("T")
 
 
 class Decoder:
@@ -124,20 +121,6 @@ TaskFields = tuple[Any, ...]
 TaskMemo = dict[int, tuple[tuple[Any, ...], TaskInfo, FirstOfTask]]
 # PodGroup pk → (its row, the pristine JobInfo built from it, without tasks)
 JobMemo = dict[int, tuple[tuple[Any, ...], JobInfo]]
-
-
-def slot_copier(cls: type[T]) -> Callable[[T], T]:
-    """Return a function making a shallow copy of a ``cls`` (a slots dataclass), slot by slot.
-
-    Generated as straight-line code, as ``dataclasses`` makes ``__init__``: a loop of
-    ``setattr`` costs three times as much, ``copy.copy`` ten times.
-    """
-    slots: tuple[str, ...] = cls.__slots__  # type: ignore[attr-defined]
-    body = "".join(f"    c.{name} = o.{name}\n" for name in slots)
-    namespace: dict[str, Any] = {"cls": cls, "new": object.__new__}
-    exec(f"def copy(o):\n    c = new(cls)\n{body}    return c\n", namespace)
-    copier: Callable[[T], T] = namespace["copy"]
-    return copier
 
 
 clone_task = slot_copier(TaskInfo)
