@@ -13,16 +13,13 @@ from scheduler.cache.pod_fields import (
     pod_spec_limits,
     pod_status,
     scheduled_at,
-    scheduling_gated,
 )
 from scheduler.cache.row_memo import Decoder, FirstOfTask, TaskFields, TaskMemo, clone_task
 from scheduler.cache.slot_objects import tuple_maker
 from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.plugins.cdp import COOLDOWN_TIME_KEY
 
-__all__ = ["PREEMPTABLE", "PodColumns", "new_task", "pod_task", "task_fields"]
-
-PREEMPTABLE = "volcano.sh/preemptable"
+__all__ = ["TASK_FIELDS", "PodColumns", "new_task", "pod_task", "task_fields"]
 
 
 class PodColumns(NamedTuple):
@@ -111,9 +108,8 @@ def task_fields(
      _memory, _gpu, requests_text, spec_text, _labels_text, annotations_text, conditions_text,
      nominated) = row  # fmt: skip
     (template, class_name, preemption_policy), limits, _ = first
-    annotations: dict[str, str] = decode(annotations_text) or {}
+    annotations, devices, numa, preemptable, gated = decode.pod_parts(spec_text, annotations_text)
     resreq = decode.request(requests_text)
-    devices, numa = decode.device_asks(spec_text, annotations)
     # In ``TASK_FIELDS``' order: name, namespace, job, resreq, limits, status, node_name,
     # priority, role, preemptable, preemption_policy, priority_class_name, nominated_node_name,
     # creation_timestamp, annotations, template, device_containers, numa, scheduling_gated,
@@ -128,7 +124,7 @@ def task_fields(
         node_names.get(node_pk, "") if node_pk is not None else "",
         prio or classes.get(class_name, default_priority),
         task_name,
-        annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t"),
+        preemptable,
         preemption_policy,
         class_name,
         # The node a previous session pipelined the pod onto (status.nominatedNodeName): its
@@ -140,7 +136,7 @@ def task_fields(
         template,
         devices,
         numa,
-        scheduling_gated(spec_text),
+        gated,
         # cdp's cool-down start: decoded only for the pods cdp reads it of (two dict lookups for
         # every other pod, on dicts the read decodes anyway).
         scheduled_at(conditions_text)

@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from scheduler.cache.device_rows import DeviceAsks
-from scheduler.cache.pod_fields import pod_template
+from scheduler.cache.pod_fields import pod_template, scheduling_gated
 from scheduler.cache.row_cache import Rows
 from scheduler.cache.slot_objects import slot_copier
 from scheduler.engine.api.job_info import JobInfo
@@ -30,9 +30,11 @@ from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
 from scheduler.engine.api.types import PodGroupCondition
 
 __all__ = [
+    "PREEMPTABLE",
     "Decoder",
     "FirstOfTask",
     "JobMemo",
+    "PodParts",
     "TaskMemo",
     "clone_job",
     "clone_task",
@@ -42,6 +44,12 @@ __all__ = [
     "pod_row_memo",
     "task_memo",
 ]
+
+
+PREEMPTABLE = "volcano.sh/preemptable"
+
+# A pod's (annotations, device asks, NUMA ask, preemptable, scheduling-gated): ``pod_parts``
+PodParts = tuple[dict[str, str], Any, Any, bool, bool]
 
 
 class Decoder:
@@ -59,6 +67,8 @@ class Decoder:
         self.by_task: dict[tuple[object, ...], FirstOfTask] = {}
         # spec text → the pods' device and NUMA asks (deviceshare, numa-aware)
         self.device_asks = DeviceAsks(self)
+        # (spec text, annotations text) → what ``pod_parts`` works out of them
+        self.parts: dict[tuple[str | None, str | None], PodParts] = {}
 
     def new_session(self) -> None:
         """Forget what was keyed by task: a task's pods may have a new spec by the next read.
@@ -69,7 +79,27 @@ class Decoder:
 
     def size(self) -> int:
         """Return how many texts are remembered (the cache starts afresh past a bound)."""
-        return len(self._seen) + len(self.templates) + len(self.specs)
+        return len(self._seen) + len(self.templates) + len(self.specs) + len(self.parts)
+
+    def pod_parts(self, spec_text: str | None, annotations_text: str | None) -> PodParts:
+        """Return a pod's annotations, device and NUMA asks, preemptable and gated flags.
+
+        Once per distinct spec and annotations text: replicas of a task repeat both.
+        """
+        key = (spec_text, annotations_text)
+        found = self.parts.get(key)
+        if found is None:
+            annotations: dict[str, str] = self(annotations_text) or {}
+            devices, numa = self.device_asks(spec_text, annotations)
+            preemptable = annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t")
+            found = self.parts[key] = (
+                annotations,
+                devices,
+                numa,
+                preemptable,
+                scheduling_gated(spec_text),
+            )
+        return found
 
     def template(
         self, namespace: str, spec_text: str | None, labels_text: str | None
