@@ -72,9 +72,13 @@ __all__ = ["PodColumns", "PodRow", "Snapshot", "read_snapshot"]
 TASK_INDEX_LABEL = "volcano.sh/task-index"
 
 
-@dataclass(slots=True, frozen=True)
-class PodRow:
-    """What apply needs about a pod it may write: identity, version, request columns, its job."""
+class PodRow(NamedTuple):
+    """What apply needs about a pod it may write: identity, version, request columns, its job.
+
+    A named tuple, not a frozen dataclass: one is made per pod read, and a frozen dataclass's
+    constructor sets each field through ``object.__setattr__`` (about 2 us a pod, 0.1 s at
+    50,000 pods); a tuple is made in one C call.
+    """
 
     pk: int
     resource_version: int
