@@ -7,7 +7,7 @@ copy of it: every object the session may change (tasks, jobs, nodes, the node ar
 containers of each) is copied, and what the engine never changes is shared (requests, templates,
 frozen specs), as the per-row memo (``row_memo``) already shares them. The copy skips the
 per-pod loop and ``ClusterInfo.build`` (resource vectors, template keys, placing every running
-pod on its node); only the nodes' measured usage is filled again, at the new ``now``.
+pod on its node); only the nodes' measured usage is stamped again, with the new ``now``.
 
 Option (a) of issue 34's target 3: the original is copied, not rolled back after the session,
 so the engine need not know. The first quiet read builds as usual and copies once; a read with
@@ -17,17 +17,15 @@ any change drops the original (``forget``) and builds from the memo as before.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from scheduler.cache.node_usage import MeasuredUsage
 from scheduler.cache.row_cache import ReadStats, Rows
 from scheduler.cache.row_memo import clone_job, clone_task
-from scheduler.cache.slot_objects import slot_copier
+from scheduler.cache.slot_objects import slot_copier, tuple_maker
 from scheduler.engine.api.cluster_info import ClusterInfo
-from scheduler.engine.api.node_info import NodeInfo
+from scheduler.engine.api.node_info import NodeInfo, NodeUsage
 from scheduler.engine.api.queue_info import QueueInfo
 from scheduler.engine.api.task_info import TaskInfo
 
@@ -35,6 +33,7 @@ __all__ = ["Kept", "copy_kept", "forget", "is_quiet", "keep", "kept"]
 
 _copy_node = slot_copier(NodeInfo)
 _copy_cluster = slot_copier(ClusterInfo)
+_usage = tuple_maker(NodeUsage, ("metrics_time", "cpu_usage_avg", "mem_usage_avg"))
 
 
 @dataclass(slots=True)
@@ -43,8 +42,6 @@ class Kept:
 
     tables: object  # the small tables as read (compared with ==)
     snapshot: Any  # a ``snapshot.Snapshot`` no session ever gets
-    measured: MeasuredUsage  # its nodes' measured usage, filled again at each read's ``now``
-    ready: dict[int, str]  # Ready node pk → name
 
 
 def is_quiet(stats: ReadStats) -> bool:
@@ -130,9 +127,10 @@ def copy_kept(found: Kept, now: datetime, queues: list[QueueInfo], snapshot: Any
     snapshot.pod_groups = dict(original.pod_groups)
     snapshot.pod_group_conditions = dict(original.pod_group_conditions)
     snapshot.loads = {pk: list(load) for pk, load in original.loads.items()}
-    found.measured.fill(_ready(found.ready, nodes), now)
+    # The nodes' measured usage as ``MeasuredUsage.fill`` would set it at ``now``: the same
+    # figures (their mappings shared: NodeUsage is frozen), measured at this read's time.
+    for node in nodes.values():
+        usage = node.resource_usage
+        if usage.metrics_time is not None:  # (every Ready node's is: ``fill`` measures all)
+            node.resource_usage = _usage((now, usage.cpu_usage_avg, usage.mem_usage_avg))
     return snapshot
-
-
-def _ready(ready: Mapping[int, str], nodes: Mapping[str, NodeInfo]) -> dict[int, NodeInfo]:
-    return {pk: nodes[name] for pk, name in ready.items()}

@@ -173,8 +173,7 @@ def _read_quiet_or_built(now: datetime, rows: Rows, stats: ReadStats) -> Snapsho
     found = kept(rows, tables)
     if found is None:  # the first quiet read: build, keep it pristine, hand out a copy
         original = _read(now, rows, tables=tables)
-        measured, ready = rows.memo["measured"]
-        found = Kept(tables, original, measured, ready)
+        found = Kept(tables, original)
         keep(rows, found)
     queues = [_queue(row) for row in tables.queues]
     snapshot = Snapshot(cluster=found.snapshot.cluster)
@@ -295,8 +294,6 @@ def _read(
             pod_rows[pk] = same
         snapshot.pods[task.uid] = same[1]
     measured.fill(ready_nodes, now)
-    if keep:
-        rows.memo["measured"] = (measured, {pk: node.name for pk, node in ready_nodes.items()})
     snapshot.cluster = ClusterInfo.build(
         now=now,
         nodes=nodes,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
 
 from scheduler.cache.pod_tasks import TASK_FIELDS, new_task
 from scheduler.cache.slot_objects import slot_copier, tuple_maker
+from scheduler.engine.api.node_info import NodeUsage
 from scheduler.engine.api.resource import Resource
 from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
 from scheduler.engine.api.types import TaskStatus
@@ -50,3 +52,12 @@ def test_a_copy_has_every_slot_and_is_a_new_object() -> None:
 def test_a_maker_refuses_fields_the_class_does_not_have() -> None:
     with pytest.raises(TypeError, match="no fields"):
         tuple_maker(TaskInfo, ["name", "colour"])
+
+
+def test_a_frozen_object_made_from_a_tuple_equals_its_constructors_and_stays_frozen() -> None:
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    make = tuple_maker(NodeUsage, ("metrics_time", "cpu_usage_avg"))
+    made = make((now, {"10m": 50.0}))
+    assert made == NodeUsage(metrics_time=now, cpu_usage_avg={"10m": 50.0})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.metrics_time = None  # type: ignore[misc]
