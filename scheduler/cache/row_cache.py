@@ -61,6 +61,8 @@ class ReadStats:
     fetched: int = 0  # rows fetched (every row on a full read)
     seconds: float = 0.0  # wall time of the rows' part (the change stream and the fetches)
     cpu_seconds: float = 0.0  # this process's CPU time of it
+    # Nothing changed and the snapshot handed out is a copy of the one kept (``quiet_reads``)
+    copied: bool = False
 
 
 @dataclass(slots=True)

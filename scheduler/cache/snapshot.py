@@ -171,6 +171,7 @@ def _read_quiet_or_built(now: datetime, rows: Rows, stats: ReadStats) -> Snapsho
         forget(rows)
         return _read(now, rows, tables=tables)
     found = kept(rows, tables)
+    stats.copied = found is not None
     if found is None:  # the first quiet read: build, keep it pristine, hand out a copy
         original = _read(now, rows, tables=tables)
         found = Kept(tables, original)

@@ -15,6 +15,7 @@ from kube.changes import prune_changes
 from kube.models import ChangeEvent
 from kubelet import faults, runtime
 from queues.models import PodGroup
+from scheduler import worker
 from scheduler.cache import Snapshot, read_snapshot
 from scheduler.cache.row_cache import RowCache
 from scheduler.engine import load_conf, run_session
@@ -341,3 +342,22 @@ def test_a_session_that_changed_its_snapshot_leaves_the_next_read_equal_to_a_ful
             assert (cache.stats.mode, cache.stats.changes) == ("incremental", 0), write.__name__
             full = read_snapshot(now=later)
             assert snapshot_differences(snapshot, full) == [], (write.__name__, quiet)
+
+
+def test_worker_sessions_on_an_unchanged_cluster_copy_the_snapshot_they_kept() -> None:
+    # A session that places nothing writes nothing the snapshot reads (reasons already given,
+    # loads stored without a new version): the worker's next reads find no change and, from
+    # the second such read on, hand the session a copy instead of building.
+    use_conf()
+    make_queue("q1")
+    make_node("n1")
+    make_gang("too-big", replicas=2, cpu=64, queue="q1")
+    copied = []
+    for second in range(4):
+        summary = run_once(now=START + dt.timedelta(seconds=second), record=False)
+        assert summary.applied is not None
+        assert summary.applied.bound == 0
+        copied.append(worker._ROWS.stats.copied)
+
+    assert copied[-1] is True
+    assert Pod.objects.filter(pod_group__name="too-big", node__isnull=True).count() == 2
