@@ -1,4 +1,4 @@
-"""A pod row's device and NUMA asks, for deviceshare and numa-aware (``snapshot._task``).
+"""A pod row's device and NUMA asks, for deviceshare and numa-aware (``pod_tasks.pod_task``).
 
 The engine's scenario reader fills ``TaskInfo.device_containers`` and ``TaskInfo.numa`` from a
 pod manifest (``engine.util.manifests``); the live cache reads the same two from the stored spec

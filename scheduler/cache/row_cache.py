@@ -61,6 +61,8 @@ class ReadStats:
     fetched: int = 0  # rows fetched (every row on a full read)
     seconds: float = 0.0  # wall time of the rows' part (the change stream and the fetches)
     cpu_seconds: float = 0.0  # this process's CPU time of it
+    # Nothing changed and the snapshot handed out is a copy of the one kept (``quiet_reads``)
+    copied: bool = False
 
 
 @dataclass(slots=True)
@@ -87,7 +89,7 @@ class Rows:
     groups: dict[int, tuple[Any, ...]]  # PodGroups not Completed
     pods: dict[int, tuple[Any, ...]]  # pods of such groups, or still Pending or Running
     # What the snapshot worked out from these rows and may reuse while a row is unchanged
-    # (``snapshot._task_memo``, its decoder): kept with the rows, so a full read drops it.
+    # (``row_memo``: the tasks, nodes and texts decoded): kept with the rows, so a full read drops it.
     memo: dict[str, Any] = field(default_factory=dict)
 
 

@@ -14,7 +14,7 @@ engine cache predicate masks per template.
 
 from __future__ import annotations
 
-import json
+import copy
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -29,20 +29,25 @@ from django.utils import timezone
 from core.models import Node, Pod, PriorityClass
 from kubelet.sim_usage import SIM_USAGE
 from queues.models import PodGroup, Queue
-from scheduler.cache.device_rows import DeviceAsks
 from scheduler.cache.guard_rows import read_pdbs, read_quotas
 from scheduler.cache.node_usage import MeasuredUsage
 from scheduler.cache.numa_rows import read_numatopologies
 from scheduler.cache.pod_fields import (
     ACTIVE_PHASES,
     aware,
-    pod_spec_limits,
-    pod_status,
-    pod_template,
-    scheduled_at,
-    scheduling_gated,
 )
+from scheduler.cache.pod_tasks import PodColumns, pod_task
+from scheduler.cache.quiet_reads import Kept, copy_kept, forget, is_quiet, keep, kept
 from scheduler.cache.row_cache import ReadStats, RowCache, Rows, by_pk
+from scheduler.cache.row_memo import (
+    Decoder,
+    clone_job,
+    decoder,
+    job_memo,
+    node_memo,
+    pod_row_memo,
+    task_memo,
+)
 from scheduler.cache.topology_rows import (
     hypernode_infos,
     job_network_topology,
@@ -50,25 +55,30 @@ from scheduler.cache.topology_rows import (
     queue_affinity,
 )
 from scheduler.engine.api.cluster_info import ClusterInfo
+from scheduler.engine.api.hypernode import HyperNodeInfo
 from scheduler.engine.api.job_info import JobInfo
 from scheduler.engine.api.node_info import NodeInfo, Taint
+from scheduler.engine.api.numa import NumatopoInfo
+from scheduler.engine.api.pdb_info import PdbInfo
 from scheduler.engine.api.queue_info import QueueInfo
-from scheduler.engine.api.resource import PODS, Resource, scheduling_quantities
-from scheduler.engine.api.task_info import TaskInfo, TaskTemplate
+from scheduler.engine.api.quota_info import QuotaInfo
+from scheduler.engine.api.resource import Resource, scheduling_quantities
+from scheduler.engine.api.task_info import TaskInfo
 from scheduler.engine.api.types import PodGroupCondition, PodGroupPhase, QueueState, TaskStatus
-from scheduler.engine.plugins.cdp import COOLDOWN_TIME_KEY
 from scheduler.engine.util.gc_pause import no_automatic_gc
 
 __all__ = ["PodColumns", "PodRow", "Snapshot", "read_snapshot"]
 
 TASK_INDEX_LABEL = "volcano.sh/task-index"
 
-PREEMPTABLE = "volcano.sh/preemptable"
 
+class PodRow(NamedTuple):
+    """What apply needs about a pod it may write: identity, version, request columns, its job.
 
-@dataclass(slots=True, frozen=True)
-class PodRow:
-    """What apply needs about a pod it may write: identity, version, request columns, its job."""
+    A named tuple, not a frozen dataclass: one is made per pod read, and a frozen dataclass's
+    constructor sets each field through ``object.__setattr__`` (about 2 us a pod, 0.1 s at
+    50,000 pods); a tuple is made in one C call.
+    """
 
     pk: int
     resource_version: int
@@ -97,108 +107,6 @@ class Snapshot:
     loads: dict[int, list[int]] = field(default_factory=dict)
     read_seconds: float = 0.0
     read_stats: ReadStats = field(default_factory=ReadStats)  # full or incremental, and why
-
-
-class _Decoder:
-    """Decode JSON text once per distinct value (most pods repeat their task's text)."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str | None, Any] = {}
-        self.resources: dict[str | None, Resource] = {}
-        # template key → (template, priorityClassName, preemptionPolicy)
-        self.templates: dict[tuple[object, ...], tuple[TaskTemplate, str, str]] = {}
-        # (namespace, spec text) → the same, labels aside (jobs of one spec, labelled apart)
-        self.specs: dict[tuple[str, str | None], tuple[TaskTemplate, str, str]] = {}
-        # task key → the same, for this session (``_task``: replicas of a task share a spec)
-        # and the pods' limits, from the task's first pod (``FirstOfTask``)
-        self.by_task: dict[tuple[object, ...], FirstOfTask] = {}
-        # spec text → the pods' device and NUMA asks (deviceshare, numa-aware)
-        self.device_asks = DeviceAsks(self)
-
-    def new_session(self) -> None:
-        """Forget what was keyed by task: a task's pods may have a new spec by the next read.
-
-        What is keyed by the texts themselves stays right for as long as the decoder lives.
-        """
-        self.by_task = {}
-
-    def size(self) -> int:
-        """Return how many texts are remembered (the cache starts afresh past a bound)."""
-        return len(self._seen) + len(self.templates) + len(self.specs)
-
-    def template(
-        self, namespace: str, spec_text: str | None, labels_text: str | None
-    ) -> tuple[TaskTemplate, str, str]:
-        """Return ``(template, priorityClassName, preemptionPolicy)`` of a pod's spec and labels.
-
-        One template per distinct spec and labels; templates of one spec share its parts.
-        """
-        same = (namespace, spec_text, labels_text)
-        found = self.templates.get(same)
-        if found is None:
-            base = self.specs.get((namespace, spec_text))
-            if base is None:
-                spec = self(spec_text) or {}
-                base = self.specs[(namespace, spec_text)] = (
-                    pod_template(spec, namespace, {}),
-                    str(spec.get("priorityClassName") or ""),
-                    str(spec.get("preemptionPolicy") or ""),
-                )
-            template, class_name, policy = base
-            labels = self(labels_text) or {}
-            found = self.templates[same] = (template.with_labels(labels), class_name, policy)
-        return found
-
-    def request(self, text: str | None) -> Resource:
-        """Return the pod request in ``text`` plus the one ``pods`` slot every pod takes."""
-        found = self.resources.get(text)
-        if found is None:
-            milli = self(text) or {}
-            found = Resource({**{str(k): int(v) for k, v in milli.items()}, PODS: 1000})
-            self.resources[text] = found
-        return found
-
-    def __call__(self, text: str | None) -> Any:
-        try:
-            return self._seen[text]
-        except KeyError:
-            value = json.loads(text) if text else None
-            self._seen[text] = value
-            return value
-
-
-# A task's (template, priorityClassName, preemptionPolicy), its pods' limits, and the pk of
-# the pod they were read from (the task's first in key order)
-FirstOfTask = tuple[tuple[TaskTemplate, str, str], Resource | None, int]
-# A TaskInfo's fields as ``_task_fields`` returns them (``_new_task`` names them)
-TaskFields = tuple[Any, ...]
-# pod pk → (its row, the TaskInfo fields worked out from it, the FirstOfTask they used)
-TaskMemo = dict[int, tuple[tuple[Any, ...], TaskFields, FirstOfTask]]
-
-
-def _decoder(rows: Rows) -> _Decoder:
-    """Return the decoder the cache's rows keep between reads, new past a bound of texts."""
-    decode = rows.memo.get("decoder")
-    if not isinstance(decode, _Decoder) or decode.size() > 4 * len(rows.pods) + 20000:
-        decode = rows.memo["decoder"] = _Decoder()
-        rows.memo.pop("tasks", None)  # their templates came from the old one
-    decode.new_session()
-    return decode
-
-
-def _task_memo(rows: Rows, context: tuple[object, ...]) -> TaskMemo:
-    """Return the cache's pod pk → (row, TaskInfo fields), emptied if ``context`` changed.
-
-    ``context`` is what a pod's fields depend on besides its row (priority classes, the
-    default priority, node names by pk); the memo keeps only the pods still held.
-    """
-    memo: TaskMemo = rows.memo.get("tasks") or {}
-    if rows.memo.get("task_context") != context:
-        memo = {}
-    elif len(memo) > len(rows.pods):
-        memo = {pk: memo[pk] for pk in rows.pods if pk in memo}
-    rows.memo["tasks"], rows.memo["task_context"] = memo, context
-    return memo
 
 
 def _text(name: str) -> Cast:
@@ -251,36 +159,50 @@ def _read_in_transaction(now: datetime | None, cache: RowCache | None) -> Snapsh
             snapshot.read_stats = stats
             return snapshot
         rows = cache.refresh(_node_rows, _live_group_rows, _pod_rows)
-        snapshot = _read(now or timezone.now(), rows)
+        snapshot = _read_quiet_or_built(now or timezone.now(), rows, cache.stats)
         snapshot.read_stats = cache.stats
     return snapshot
 
 
+def _read_quiet_or_built(now: datetime, rows: Rows, stats: ReadStats) -> Snapshot:
+    """Build the snapshot from ``rows``, or copy the one kept if nothing changed (``quiet_reads``)."""
+    tables = _read_tables(rows)
+    if not is_quiet(stats):
+        forget(rows)
+        return _read(now, rows, tables=tables)
+    found = kept(rows, tables)
+    stats.copied = found is not None
+    if found is None:  # the first quiet read: build, keep it pristine, hand out a copy
+        original = _read(now, rows, tables=tables)
+        found = Kept(tables, original)
+        keep(rows, found)
+    queues = [_queue(row) for row in tables.queues]
+    snapshot = Snapshot(cluster=found.snapshot.cluster)
+    return cast(Snapshot, copy_kept(found, now, queues, snapshot))
+
+
 def _read(
-    now: datetime, rows: Rows, *, keep: bool = True, pods: Iterable[tuple[Any, ...]] | None = None
+    now: datetime,
+    rows: Rows,
+    *,
+    keep: bool = True,
+    pods: Iterable[tuple[Any, ...]] | None = None,
+    tables: _Tables | None = None,
 ) -> Snapshot:
     """Build the snapshot from ``rows``; ``keep``: remember what is worked out per row for the
     next read (the worker's cache), else nothing is kept (a one-off read frees less).
     ``pods``: the pod rows, if not ``rows.pods`` (a one-off read streams them)."""
-    # 1. Priority classes: pods and PodGroups resolve their priority through them.
-    classes: dict[str, int] = {}
-    default_priority = 0
-    for name, value, is_default in PriorityClass.objects.values_list(
-        "name", "value", "global_default"
-    ):
-        classes[name] = value
-        if is_default:
-            default_priority = value
-    # 2. Queues.
-    queues = [_queue(row) for row in Queue.objects.values_list(*_QUEUE_FIELDS)]
+    # 1. Priority classes (pods and PodGroups resolve their priority through them), queues.
+    tables = tables or _read_tables(rows)
+    classes, default_priority = dict(tables.classes), tables.default_priority
+    queues = [_queue(row) for row in tables.queues]
     # 3. Nodes: every row names its pods' host; only Ready ones enter the snapshot.
     snapshot = Snapshot(cluster=ClusterInfo.build(now=now, nodes=(), jobs=()))
     node_names: dict[int, str] = {}
     nodes: list[NodeInfo] = []
     ready_nodes: dict[int, NodeInfo] = {}
-    decode = _decoder(rows)
-    node_memo: dict[int, tuple[tuple[Any, ...], NodeInfo]] = rows.memo.get("nodes") or {}
-    rows.memo["nodes"] = fresh_memo = {}
+    decode = decoder(rows)
+    old_nodes, fresh_nodes = node_memo(rows)
     for row in rows.nodes.values():
         pk, name, version, ready, alloc, labels, notes, taints, cordoned, cap = row
         node_names[pk] = name
@@ -288,7 +210,7 @@ def _read(
             snapshot.nodes[name] = (pk, version)
             # A node's parts are worked out once while its row is unchanged; each read gets a
             # NodeInfo of its own (the session fills and changes it, not these parts).
-            found = node_memo.get(pk)
+            found = old_nodes.get(pk)
             if found is None or found[0] is not row:
                 node = _node(name, decode(alloc), decode(labels), decode(notes), decode(taints),
                              bool(cordoned), decode(cap))  # fmt: skip
@@ -301,24 +223,31 @@ def _read(
                     unschedulable=kept.unschedulable, capacity=kept.capacity,
                 )  # fmt: skip
             if keep:
-                fresh_memo[pk] = found
+                fresh_nodes[pk] = found
             nodes.append(node)
             ready_nodes[pk] = nodes[-1]
     # 3b. Their Numatopologies (numa-aware), published by the resource exporter.
     by_name = {node.name: node for node in nodes}
-    for name, topology in read_numatopologies(by_name).items():
-        by_name[name].numatopology = topology
+    for name, topology in tables.numatopologies.items():
+        by_name[name].numatopology = copy.deepcopy(topology) if keep else topology
     # 4. PodGroups that are not finished, and pods of them (or still holding a node).
     jobs: dict[str, JobInfo] = {}
     group_uids: dict[int, str] = {}
+    old_jobs, fresh_jobs = job_memo(rows, (classes, default_priority))
     for row in rows.groups.values():
-        job = _job(row, decode, classes, default_priority, snapshot)
+        # A job is built once while its row is unchanged; each read gets a copy of it.
+        found = old_jobs.get(row[0])
+        if found is None or found[0] is not row:
+            found = (row, _job(row, decode, classes, default_priority))
+        if keep:
+            fresh_jobs[row[0]] = found
+        job = clone_job(found[1]) if keep else found[1]
+        _known_group(snapshot, row)
         jobs[job.uid] = job
         group_uids[row[0]] = job.uid
     occupants: list[TaskInfo] = []
-    memo = _task_memo(rows, (classes, default_priority, node_names))
-    old_pod_rows: dict[int, tuple[tuple[Any, ...], PodRow]] = rows.memo.get("pod_rows") or {}
-    rows.memo["pod_rows"] = pod_rows = {}
+    memo = task_memo(rows, (classes, default_priority, node_names))
+    old_pod_rows, pod_rows = pod_row_memo(rows)
     loads = snapshot.loads
     measured = MeasuredUsage(decode, loads)
     for row in cast(Iterable[PodColumns], rows.pods.values() if pods is None else pods):
@@ -343,7 +272,7 @@ def _read(
             # scheduler) still takes its node's resources.
             if node_pk is not None:
                 occupants.append(
-                    _task(row, decode, node_names, classes, default_priority, memo, keep)
+                    pod_task(row, decode, node_names, classes, default_priority, memo, keep)
                 )
             continue
         if group_pk not in group_uids:
@@ -351,9 +280,10 @@ def _read(
             extra = _group_rows("g.id = %s", [group_pk])
             if not extra:
                 continue
-            job = _job(extra[0], decode, classes, default_priority, snapshot)
+            job = _job(extra[0], decode, classes, default_priority)
+            _known_group(snapshot, extra[0])
             jobs[job.uid], group_uids[group_pk] = job, job.uid
-        task = _task(row, decode, node_names, classes, default_priority, memo, keep)
+        task = pod_task(row, decode, node_names, classes, default_priority, memo, keep)
         job = jobs[group_uids[group_pk]]
         job.add_task(task)
         # Reused while the row is the same tuple (its group, hence job uid, is in the row).
@@ -373,11 +303,44 @@ def _read(
         priority_classes=classes,
         default_priority=default_priority,
         occupants=occupants,
-        pdbs=read_pdbs(),
-        resource_quotas=read_quotas(),
-        hypernodes=hypernode_infos(),
+        pdbs=tables.pdbs,
+        resource_quotas=tables.quotas,
+        hypernodes=tables.hypernodes,
     )
     return snapshot
+
+
+class _Tables(NamedTuple):
+    """The small tables a snapshot is built from besides its rows, read whole every session."""
+
+    classes: tuple[tuple[str, int], ...]  # priority class name → value
+    default_priority: int
+    queues: list[tuple[Any, ...]]  # ``_QUEUE_FIELDS``
+    numatopologies: dict[str, NumatopoInfo]  # of Ready nodes, by node name
+    pdbs: list[PdbInfo]
+    quotas: list[QuotaInfo]
+    hypernodes: list[HyperNodeInfo]
+
+
+def _read_tables(rows: Rows) -> _Tables:
+    classes: list[tuple[str, int]] = []
+    default_priority = 0
+    for name, value, is_default in PriorityClass.objects.values_list(
+        "name", "value", "global_default"
+    ):
+        classes.append((name, value))
+        if is_default:
+            default_priority = value
+    ready = {row[1] for row in rows.nodes.values() if row[3]}
+    return _Tables(
+        classes=tuple(classes),
+        default_priority=default_priority,
+        queues=list(Queue.objects.values_list(*_QUEUE_FIELDS)),
+        numatopologies=read_numatopologies(ready),
+        pdbs=read_pdbs(),
+        quotas=read_quotas(),
+        hypernodes=hypernode_infos(),
+    )
 
 
 _QUEUE_FIELDS = (
@@ -499,22 +462,28 @@ def _live_group_rows(where: str = "", params: list[Any] | None = None) -> list[t
     return _group_rows(f"{live} AND ({where})" if where else live, params)
 
 
+def _known_group(snapshot: Snapshot, row: tuple[Any, ...]) -> None:
+    """Note a PodGroup row's version and status as read, for apply's stale-row refusal."""
+    pk, ns, name, version, *_, phase, conds_text = row[:11]
+    running, succeeded, failed = row[13:16]
+    uid = f"{ns}/{name}"
+    snapshot.pod_groups[uid] = (pk, version, phase, running, succeeded, failed)
+    snapshot.pod_group_conditions[uid] = conds_text
+
+
 def _job(
     row: tuple[Any, ...],
-    decode: _Decoder,
+    decode: Decoder,
     classes: dict[str, int],
     default_priority: int,
-    snapshot: Snapshot,
 ) -> JobInfo:
-    pk, ns, name, version, min_member, task_min_text, min_res_text, queue, class_name, *rest = row
-    phase, conds_text, created, annotations_text, running, succeeded, failed, *rest = rest
+    _pk, ns, name, _version, min_member, task_min_text, min_res_text, queue, class_name, *rest = row
+    phase, conds_text, created, annotations_text, _running, _succeeded, _failed, *rest = rest
     labels_text, topology_text, sub_groups_text = rest
     task_min: dict[str, Any] = decode(task_min_text) or {}
     conds: list[dict[str, Any]] = decode(conds_text) or []
     annotations: dict[str, str] = decode(annotations_text) or {}
     uid = f"{ns}/{name}"
-    snapshot.pod_groups[uid] = (pk, version, phase, running, succeeded, failed)
-    snapshot.pod_group_conditions[uid] = conds_text
     return JobInfo(
         name=name,
         namespace=ns,
@@ -545,35 +514,6 @@ def _job(
         network_topology=job_network_topology(uid, decode(topology_text)),
         sub_group_policy=job_sub_group_policy(uid, decode(sub_groups_text)),
     )
-
-
-class PodColumns(NamedTuple):
-    """One row of the pod read, its columns named in the order ``_POD_SQL`` selects them.
-
-    Only a type: rows stay the plain tuples the cursor returns (no object per pod at 50,000
-    pods), and the readers unpack them into these names, which mypy checks against this list.
-    """
-
-    pk: int
-    namespace: str
-    resource_version: int
-    pod_group_pk: int | None
-    name: str
-    node_pk: int | None
-    phase: str
-    deleting: int  # 1 while deletionTimestamp is set
-    priority: int | None
-    task_name: str
-    created: Any  # SQLite: zoned ISO text; PostgreSQL: an aware datetime (``_aware``)
-    cpu: int  # milli-units, as the pod row keeps them beside ``requests``
-    memory: int
-    gpu: int
-    requests: str | None  # JSON text, decoded once per distinct text
-    spec: str | None
-    labels: str | None  # without the task-index label (``_labels_but_index``)
-    annotations: str | None
-    conditions: str | None  # status.conditions, decoded on demand (``PodRow``)
-    nominated: str  # status.nominatedNodeName
 
 
 # Each column's SQL, by name; ``_POD_SQL`` selects them in ``PodColumns``' order.
@@ -667,124 +607,3 @@ def _created_at(alias: str) -> str:
     if connection.vendor == "postgresql":
         return f"{alias}.created_at"
     return f"{alias}.created_at || '+00:00'"
-
-
-def _task(
-    row: PodColumns,
-    decode: _Decoder,
-    node_names: dict[int, str],
-    classes: dict[str, int],
-    default_priority: int,
-    memo: TaskMemo,
-    keep: bool = True,
-) -> TaskInfo:
-    """Return the pod of ``row`` as a task; its fields are reused while its row is unchanged.
-
-    ``memo`` is the row cache's (pod pk → its row, fields and ``FirstOfTask``): a row the cache
-    still holds is the very tuple the fields came from. Pods of one task take their template
-    and limits from the task's first pod in key order (``decode.by_task``), so the reuse also
-    needs that first pod to be the same one as when the fields were worked out.
-    """
-    pk, group_pk, task_name, labels_text = row[0], row[3], row[9], row[16]
-    key: tuple[object, ...] = (
-        (group_pk, task_name, labels_text)
-        if group_pk and task_name
-        else (row[1], row[15], labels_text)  # namespace, spec
-    )
-    first = decode.by_task.get(key)
-    found = memo.get(pk)
-    if found is not None and found[0] is row:
-        source = found[2][2]
-        if first is None and source == pk:
-            decode.by_task[key] = found[2]
-            return _new_task(found[1])
-        if first is not None and first[2] == source:
-            return _new_task(found[1])
-    if first is None:
-        ns, spec_text = row[1], row[15]
-        first = decode.by_task[key] = (
-            decode.template(ns, spec_text, labels_text),
-            pod_spec_limits(decode(spec_text)),
-            pk,
-        )
-    fields = _task_fields(row, decode, node_names, classes, default_priority, first)
-    if keep:
-        memo[pk] = (row, fields, first)
-    return _new_task(fields)
-
-
-def _task_fields(
-    row: PodColumns,
-    decode: _Decoder,
-    node_names: dict[int, str],
-    classes: dict[str, int],
-    default_priority: int,
-    first: FirstOfTask,
-) -> TaskFields:
-    (_pk, ns, _version, _group_pk, name, node_pk, phase, deleting, prio, task_name, created, _cpu,
-     _memory, _gpu, requests_text, spec_text, _labels_text, annotations_text, conditions_text,
-     nominated) = row  # fmt: skip
-    (template, class_name, preemption_policy), limits, _ = first
-    annotations: dict[str, str] = decode(annotations_text) or {}
-    resreq = decode.request(requests_text)
-    devices, numa = decode.device_asks(spec_text, annotations)
-    # In ``_new_task``'s order: name, namespace, job, resreq, limits, status, node_name,
-    # priority, role, preemptable, preemption_policy, priority_class_name, nominated_node_name,
-    # creation_timestamp, annotations, template, device_containers, numa, scheduling_gated,
-    # scheduled_at.
-    return (
-        name,
-        ns,
-        "",
-        resreq,
-        limits,
-        pod_status(phase, node_pk is not None, bool(deleting)),
-        node_names.get(node_pk, "") if node_pk is not None else "",
-        prio or classes.get(class_name, default_priority),
-        task_name,
-        annotations.get(PREEMPTABLE, "true").strip().lower() in ("true", "1", "t"),
-        preemption_policy,
-        class_name,
-        # The node a previous session pipelined the pod onto (status.nominatedNodeName): its
-        # reservation. Allocate tries that node first and preempt does not evict again for a
-        # pod whose nominated node still has its victims terminating, as in Volcano.
-        nominated or "",
-        aware(created),
-        annotations,
-        template,
-        devices,
-        numa,
-        scheduling_gated(spec_text),
-        # cdp's cool-down start: decoded only for the pods cdp reads it of (two dict lookups for
-        # every other pod, on dicts the read decodes anyway).
-        scheduled_at(conditions_text)
-        if conditions_text
-        and (COOLDOWN_TIME_KEY in template.labels or COOLDOWN_TIME_KEY in annotations)
-        else None,
-    )
-
-
-def _new_task(f: TaskFields) -> TaskInfo:
-    """Return a TaskInfo of the fields ``_task_fields`` worked out (keywords: no dict per pod)."""
-    return TaskInfo(
-        name=f[0],
-        namespace=f[1],
-        job=f[2],
-        resreq=f[3],
-        limits=f[4],
-        status=f[5],
-        node_name=f[6],
-        priority=f[7],
-        role=f[8],
-        preemptable=f[9],
-        preemption_policy=f[10],
-        priority_class_name=f[11],
-        nominated_node_name=f[12],
-        creation_timestamp=f[13],
-        annotations=f[14],
-        template=f[15],
-        device_containers=f[16],
-        numa=f[17],
-        scheduling_gated=f[18],
-        scheduled_at=f[19],
-    )

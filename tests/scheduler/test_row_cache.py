@@ -15,8 +15,10 @@ from kube.changes import prune_changes
 from kube.models import ChangeEvent
 from kubelet import faults, runtime
 from queues.models import PodGroup
+from scheduler import worker
 from scheduler.cache import Snapshot, read_snapshot
 from scheduler.cache.row_cache import RowCache
+from scheduler.engine import load_conf, run_session
 from scheduler.worker import run_once
 from tests.scheduler.factories import make_gang, make_node, make_queue, use_conf
 from tests.scheduler.row_cache_kit import snapshot_differences
@@ -298,3 +300,64 @@ def test_a_read_while_another_holds_the_cache_reads_in_full_and_leaves_it_alone(
     assert cache.rows is held
     assert snapshot_differences(read(cache), snapshot) == []
     assert cache.stats.mode == "incremental"
+
+
+PREEMPT_CONF = """\
+actions: "enqueue, allocate, preempt, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+"""
+
+
+def test_a_session_that_changed_its_snapshot_leaves_the_next_read_equal_to_a_full_one() -> None:
+    # The cache keeps the objects it built for unchanged rows and gives each read copies: a
+    # session allocating, pipelining and recording fit errors on its copies must not reach the
+    # kept ones, whatever was written before it.
+    cluster()
+    make_gang("too-big", replicas=2, cpu=64)  # never fits: fit errors on its job and tasks
+    cache = RowCache()
+    read(cache)
+    for write in (create_pods, small_tables, edit_group_spec, fail_and_evict_pods,
+                  node_comes_back, bind_and_start, delete_pod, change_nodes):  # fmt: skip
+        write()
+        snapshot = read(cache)  # (queues and classes: no row changed, the kept one is stale)
+        assert snapshot_differences(snapshot, read()) == [], write.__name__
+        # Nothing written since: the first quiet read keeps what it builds and hands out a
+        # copy, the next copies what it kept.
+        for quiet in range(2):
+            decisions = run_session(snapshot.cluster, load_conf(PREEMPT_CONF))
+            assert decisions.binds or decisions.unschedulable, write.__name__
+
+            later = START + dt.timedelta(seconds=quiet + 1)  # nodes' usage measured anew
+            snapshot = read_snapshot(now=later, cache=cache)
+
+            assert (cache.stats.mode, cache.stats.changes) == ("incremental", 0), write.__name__
+            full = read_snapshot(now=later)
+            assert snapshot_differences(snapshot, full) == [], (write.__name__, quiet)
+
+
+def test_worker_sessions_on_an_unchanged_cluster_copy_the_snapshot_they_kept() -> None:
+    # A session that places nothing writes nothing the snapshot reads (reasons already given,
+    # loads stored without a new version): the worker's next reads find no change and, from
+    # the second such read on, hand the session a copy instead of building.
+    use_conf()
+    make_queue("q1")
+    make_node("n1")
+    make_gang("too-big", replicas=2, cpu=64, queue="q1")
+    copied = []
+    for second in range(4):
+        summary = run_once(now=START + dt.timedelta(seconds=second), record=False)
+        assert summary.applied is not None
+        assert summary.applied.bound == 0
+        copied.append(worker._ROWS.stats.copied)
+
+    assert copied[-1] is True
+    assert Pod.objects.filter(pod_group__name="too-big", node__isnull=True).count() == 2
