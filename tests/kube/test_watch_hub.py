@@ -19,11 +19,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from django.db import IntegrityError
 from django.db.models.signals import pre_save
 
 from kube import registry
 from kube.changes import latest_resource_version
 from kube.listing import ListQuery
+from kube.models import ChangeEvent
 from kube.watch import Watcher
 from kube.watch_hub import Hub
 from queues.models import Queue
@@ -125,6 +127,15 @@ def test_a_watch_reading_the_stream_itself_sends_the_change_as_written(
     sent.extend(watcher.poll())
 
     assert _sent(sent)[-1] == ("MODIFIED", "q3", 5)
+
+
+def test_a_save_the_database_refuses_leaves_no_change_behind() -> None:
+    before = latest_resource_version()
+
+    with pytest.raises(IntegrityError):
+        Queue.objects.create(name="bad-weight", weight=0)  # the row's check refuses it
+
+    assert not ChangeEvent.objects.filter(id__gt=before).exists()
 
 
 def test_a_hub_holds_no_change_back_once_its_row_shows_a_later_one(
