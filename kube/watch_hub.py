@@ -282,7 +282,7 @@ class Hub:
         entries = []
         for label, kind_events in by_kind.items():
             resource = watched[label]
-            rendered: dict[int, dict[str, Any]] = {}
+            rendered: dict[int, dict[str, Any] | None] = {}
             for event in kind_events:
                 if event.id > events[-1].id:
                     break
@@ -290,9 +290,9 @@ class Hub:
                 if event.type == ChangeType.DELETED:
                     manifest = event.last_state
                 elif (instance := current[label].get(key)) is not None:
-                    manifest = rendered.get(id(instance))
-                    if manifest is None:
-                        manifest = rendered[id(instance)] = render(resource, instance)
+                    if id(instance) not in rendered:
+                        rendered[id(instance)] = _render(resource, instance, event)
+                    manifest = rendered[id(instance)]
                 else:
                     manifest = None
                 entries.append(Entry(event.id, label, event.namespace, key, event.type, manifest))
@@ -312,6 +312,19 @@ class Hub:
             with contextlib.suppress(RuntimeError):  # the loop closed (the server stops)
                 loop.call_soon_threadsafe(_set_all, wakes)
         return len(events) == BATCH
+
+
+def _render(resource: Resource, instance: Any, event: ChangeEvent) -> dict[str, Any] | None:
+    """Render one object for the ring; None (not sent, logged) when it cannot be rendered.
+
+    Why not let it raise: the read would fail and be retried for ever, and every watch of
+    the process would stop with it; one object left out is the smaller harm.
+    """
+    try:
+        return render(resource, instance)
+    except Exception:
+        logger.exception("change %s: %s could not be rendered for its watches", event.id, instance)
+        return None
 
 
 def _set_all(wakes: list[asyncio.Event]) -> None:

@@ -22,6 +22,7 @@ import pytest
 from django.db import IntegrityError
 from django.db.models.signals import pre_save
 
+import kube.render
 from kube import registry
 from kube.changes import latest_resource_version
 from kube.listing import ListQuery
@@ -154,3 +155,24 @@ def test_a_hub_holds_no_change_back_once_its_row_shows_a_later_one(
     assert sent is not None
     assert _sent(sent) == [("MODIFIED", "q4", 3)]
     assert not hub.settling.waiting
+
+
+def test_an_object_that_cannot_be_rendered_does_not_stop_the_other_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hub = _hub()
+    watcher = _watcher()
+
+    def render(resource: Any, instance: Any) -> dict[str, Any]:
+        if instance.name == "broken":
+            raise ValueError("cannot render")
+        return kube.render.render(resource, instance)
+
+    monkeypatch.setattr("kube.watch_hub.render", render)
+    Queue.objects.create(name="broken", weight=1)
+    Queue.objects.create(name="fine", weight=2)
+    hub._read()
+    sent = watcher.take(hub)
+
+    assert sent is not None
+    assert _sent(sent) == [("ADDED", "fine", 2)]
