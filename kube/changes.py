@@ -234,6 +234,10 @@ def record_rows(
     keys = sorted(set(pks))
     if not keys:
         return
+    if not connection.in_atomic_block:  # the lock must last until the events commit (_insert)
+        with transaction.atomic():
+            record_rows(model, keys, change)
+        return
     serialise_writers()
     kind = model_label(model)
     _touch(kind, "*" if _has_field(model, "namespace") else "")
