@@ -54,6 +54,7 @@ class Round:
     server_cpu: float  # CPU seconds of the server over the same span
     client_cpu: float  # of this process (the watches' reading) over the same span
     reached: int  # watches that read the change
+    refused: int  # watches the server did not open (not 200)
     burst_last: int  # watches whose last line shows the burst's last change
 
 
@@ -62,7 +63,7 @@ async def _round(url: str, token: str, count: int, burst: int, server: Processes
 
     first = f"m-{uuid.uuid4().hex[:8]}"
     last = f"{first}-{burst}" if burst else first
-    opened = 0
+    opened = refused = 0
     all_open = asyncio.Event()
     reached: list[float] = []
     final: dict[int, str] = {}  # watch -> the marker of the last line it read
@@ -74,12 +75,15 @@ async def _round(url: str, token: str, count: int, burst: int, server: Processes
         version = await latest_version(session, url)
 
         async def watch(index: int) -> None:
-            nonlocal opened
+            nonlocal opened, refused
             path = f"{JOBS}?watch=1&resourceVersion={version}&timeoutSeconds=300"
             async with session.get(url + path) as response:
                 opened += 1
                 if opened == count:
                     all_open.set()
+                if response.status != 200:
+                    refused += 1
+                    return
                 async for line in response.content:
                     if first.encode() not in line:
                         continue
@@ -109,7 +113,9 @@ async def _round(url: str, token: str, count: int, burst: int, server: Processes
         for task in pending:
             task.cancel()
         burst_last = sum(1 for marker in final.values() if marker == last)
-        return Round(count, open_seconds, fan_out, server_cpu, client_cpu, len(reached), burst_last)
+        return Round(
+            count, open_seconds, fan_out, server_cpu, client_cpu, len(reached), refused, burst_last
+        )
 
 
 async def _label(session: Any, url: str, marker: str) -> None:
@@ -154,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"one server process (serve --workers 1), PostgreSQL; burst of {args.burst}")
             print(
                 f"{'watches':>8}{'open s':>8}{'fan-out ms':>12}{'server CPU ms':>15}"
-                f"{'client CPU ms':>15}{'reached':>9}{'burst last':>12}"
+                f"{'client CPU ms':>15}{'reached':>9}{'refused':>9}{'burst last':>12}"
             )
             met = True
             for fraction in (4, 2, 1):
@@ -163,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     f"{done.watches:>8}{done.open_seconds:>8.1f}{done.fan_out * 1000:>12.0f}"
                     f"{done.server_cpu * 1000:>15.0f}{done.client_cpu * 1000:>15.0f}"
-                    f"{done.reached:>9}{done.burst_last:>12}"
+                    f"{done.reached:>9}{done.refused:>9}{done.burst_last:>12}"
                 )
                 met &= done.reached == count and done.burst_last == count
                 if fraction == 1:
