@@ -9,8 +9,10 @@ time from that request until the last watch has read the change is printed, with
 seconds the server and this client spent meanwhile beside it. Then ``--burst`` changes of the
 same job follow as fast as the API takes them, and every watch must end showing the last one:
 a watch may coalesce changes it reads together (it sends an object's latest state), but none
-may stop short of the last (the events ``kube.watch_hub`` once lost). Prints the target's
-verdict; exits 1 when it is not met. Not run by ``make test``.
+may stop short of the last (the events ``kube.watch_hub`` once lost). Each row also counts the
+watches the server refused to open and gives the change's HTTP status. Prints the target's
+verdict; exits 1 when it is not met. ``--root DIR`` serves another checkout's code (a worktree
+of the base commit: before/after). Not run by ``make test``.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class Round:
     reached: int  # watches that read the change
     refused: int  # watches the server did not open (not 200)
     burst_last: int  # watches whose last line shows the burst's last change
+    answer: int  # the HTTP status of the change (the first one refused, if any was)
 
 
 async def _round(url: str, token: str, count: int, burst: int, server: Processes) -> Round:
@@ -101,32 +104,42 @@ async def _round(url: str, token: str, count: int, burst: int, server: Processes
         await asyncio.sleep(1.0)  # every watch past its opening
         cpu, client = server.cpu_seconds(), time.process_time()
         changed = time.perf_counter()
-        await _label(session, url, first)
-        deadline = changed + 30
+        answer = await _label(session, url, first)
+        deadline = changed + (30 if answer == 200 else 0)
         while len(reached) < count and time.perf_counter() < deadline:
             await asyncio.sleep(0.005)
         server_cpu, client_cpu = server.cpu_seconds() - cpu, time.process_time() - client
         fan_out = (max(reached) - changed) if len(reached) == count else float("inf")
         for step in range(1, burst + 1):
-            await _label(session, url, f"{first}-{step}")
-        _, pending = await asyncio.wait(tasks, timeout=30)
+            if answer == 200:
+                answer = await _label(session, url, f"{first}-{step}")
+        _, pending = await asyncio.wait(tasks, timeout=30 if answer == 200 else 0.1)
         for task in pending:
             task.cancel()
         burst_last = sum(1 for marker in final.values() if marker == last)
         return Round(
-            count, open_seconds, fan_out, server_cpu, client_cpu, len(reached), refused, burst_last
+            count,
+            open_seconds,
+            fan_out,
+            server_cpu,
+            client_cpu,
+            len(reached),
+            refused,
+            burst_last,
+            answer,
         )
 
 
-async def _label(session: Any, url: str, marker: str) -> None:
+async def _label(session: Any, url: str, marker: str) -> int:
+    """Change the job (a label carrying ``marker``); return the HTTP status."""
     patch = {"metadata": {"labels": {"bench-marker": marker}}}
     async with session.patch(
         f"{url}{JOBS}/{JOB}",
         data=json.dumps(patch),
         headers={"Content-Type": "application/merge-patch+json"},
     ) as response:
-        if response.status != 200:
-            raise SystemExit(f"patch: {response.status} {await response.text()}")
+        await response.read()
+        return int(response.status)
 
 
 def _create_job(url: str, token: str) -> None:
@@ -160,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"one server process (serve --workers 1), PostgreSQL; burst of {args.burst}")
             print(
                 f"{'watches':>8}{'open s':>8}{'fan-out ms':>12}{'server CPU ms':>15}"
-                f"{'client CPU ms':>15}{'reached':>9}{'refused':>9}{'burst last':>12}"
+                f"{'client CPU ms':>15}{'reached':>9}{'refused':>9}{'burst last':>12}{'change':>8}"
             )
             met = True
             for fraction in (4, 2, 1):
@@ -169,9 +182,9 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     f"{done.watches:>8}{done.open_seconds:>8.1f}{done.fan_out * 1000:>12.0f}"
                     f"{done.server_cpu * 1000:>15.0f}{done.client_cpu * 1000:>15.0f}"
-                    f"{done.reached:>9}{done.refused:>9}{done.burst_last:>12}"
+                    f"{done.reached:>9}{done.refused:>9}{done.burst_last:>12}{done.answer:>8}"
                 )
-                met &= done.reached == count and done.burst_last == count
+                met &= done.answer == 200 and done.reached == count and done.burst_last == count
                 if fraction == 1:
                     met &= done.fan_out <= TARGET_SECONDS
                 time.sleep(1)
