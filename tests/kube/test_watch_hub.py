@@ -54,6 +54,9 @@ def _hub() -> Hub:
 
 
 def _watcher() -> Watcher:
+    """A queue watch from the stream's head, as a client's list hands it its version."""
+    if latest_resource_version() == 0:  # no version to watch from yet (0 lists instead)
+        Queue.objects.create(name="before-the-watch", weight=1)
     watcher = Watcher(_resource(), ListQuery(), latest_resource_version())
     assert watcher.start() == []
     return watcher
