@@ -178,6 +178,11 @@ def _notify() -> None:
 
 
 def _insert(instance: Any, kind: str, change: ChangeType, *, last_state: Any = None) -> int:
+    if not connection.in_atomic_block:
+        # The writers' lock lasts as long as the transaction: outside one it would end before
+        # the event is inserted, and an event could commit ahead of a lower id still unseen.
+        with transaction.atomic():
+            return _insert(instance, kind, change, last_state=last_state)
     serialise_writers()
     namespace = getattr(instance, "namespace", "") or ""
     _touch(kind, namespace)
@@ -345,6 +350,10 @@ def record_rows(
     """
     keys = sorted(set(pks))
     if not keys:
+        return
+    if not connection.in_atomic_block:  # the lock must last until the events commit (_insert)
+        with transaction.atomic():
+            record_rows(model, keys, change)
         return
     serialise_writers()
     kind = model_label(model)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, router, transaction
 
 from kube.validators import validate_dns1123_label, validate_dns1123_subdomain
 
@@ -60,7 +60,12 @@ class ObjectMeta(models.Model):
         abstract = True
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        """Save the row, giving it a uid on insert and a new resourceVersion on update."""
+        """Save the row, giving it a uid on insert and a new resourceVersion on update.
+
+        In one transaction with its change event (``kube.changes`` inserts it on ``pre_save``,
+        before the row): outside one, the event committed first, and a watch reading in between
+        sent the row as it stood before the change, then never heard of the write.
+        """
         if self.uid is None:
             self.uid = uuid.uuid4()
         if not self._state.adding:
@@ -68,7 +73,9 @@ class ObjectMeta(models.Model):
             update_fields = kwargs.get("update_fields")
             if update_fields is not None:
                 kwargs["update_fields"] = {*update_fields, "resource_version"}
-        super().save(*args, **kwargs)
+        using = kwargs.get("using") or router.db_for_write(type(self), instance=self)
+        with transaction.atomic(using=using, savepoint=False):
+            super().save(*args, **kwargs)
 
 
 class KubeObject(ObjectMeta):

@@ -18,6 +18,7 @@ under WSGI and the test client it is a plain generator.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -25,6 +26,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
+from django.db import connection
 from django.db.models import Min
 from django.http import HttpRequest, StreamingHttpResponse
 
@@ -36,10 +38,12 @@ from kube.resources import Resource
 from kube.selectors import manifest_value
 from kube.status import KubeError
 from kube.tables import table
+from kube.watch_hub import HUB, Entry, Hub, Settling, current_objects, event_key, first_unsettled
 
 __all__ = ["Watcher", "watch_response"]
 
 POLL_SECONDS = 0.25
+HUB_WAIT_SECONDS = 1.0  # a watch behind the ring looks again this often without a wake
 BATCH = 500
 
 
@@ -55,6 +59,7 @@ class Watcher:
         self.since = since
         self.cursor = 0
         self.label = model_label(resource.model)
+        self.settling = Settling()
         # With a selector, the objects this client holds as matching: an object that starts
         # matching is ADDED for it and one that stops matching is DELETED, as kube-apiserver
         # sends them (``kubectl get pods --field-selector status.phase=Running -w`` loses a
@@ -107,38 +112,73 @@ class Watcher:
         """Return whether the stream ended (after an ERROR)."""
         return self.cursor < 0
 
-    def poll(self) -> list[str]:
-        """Return the lines for every change since the cursor, and advance it."""
+    def poll(self, *, known: int = -1) -> list[str]:
+        """Return the lines for every change since the cursor, read from the change stream,
+        and advance it. ``known``: an event id every change up to which has committed (the
+        hub's cursor); a short read moves the cursor up to it even when it had no change of
+        this kind, so the watch can then follow the hub's ring. A change whose row does not
+        show it yet stops the read before it (``watch_hub.first_unsettled``)."""
         events = list(
             ChangeEvent.objects.filter(kind=self.label, id__gt=self.cursor).order_by("id")[:BATCH]
         )
+        current = current_objects(self.resource, events)
+        if self.settling.wait_for(first_unsettled(self.resource, events, current)):
+            late = self.settling.event_id
+            events = [event for event in events if event.id < late]
+            self.cursor = max(self.cursor, late - 1)
+        elif len(events) < BATCH and known > self.cursor:
+            self.cursor = known
         if not events:
             return []
-        self.cursor = events[-1].id
+        self.cursor = max(self.cursor, events[-1].id)
         events = [event for event in events if self._namespace_allowed(event.namespace)]
-        last_of = {_key(event): event.id for event in events}
-        first_of: dict[tuple[str, str, int], str] = {}
+        entries = []
         for event in events:
-            first_of.setdefault(_key(event), event.type)
-        current = self._current(events)
-        lines = []
-        for event in events:
-            if last_of[_key(event)] != event.id:
-                continue  # a later change of the same object follows in this batch
-            change = event.type
-            if change == ChangeType.DELETED:
+            key = event_key(event)
+            if event.type == ChangeType.DELETED:
                 manifest = event.last_state
-            elif (instance := current.get(_key(event))) is not None:
-                manifest = render(self.resource, instance)
-                if first_of[_key(event)] == ChangeType.ADDED:
-                    change = ChangeType.ADDED  # created in this batch: new to the client
             else:
-                continue  # deleted since; its DELETED event comes next
+                instance = current.get(key)
+                manifest = render(self.resource, instance) if instance is not None else None
+            entries.append(Entry(event.id, self.label, event.namespace, key, event.type, manifest))
+        return self._lines(entries)
+
+    def take(self, hub: Hub) -> list[str] | None:
+        """Return the lines for the hub's entries after the cursor and advance it; None when
+        the hub's ring does not reach back to the cursor (``poll`` the stream instead)."""
+        found = hub.entries_after(self.label, self.cursor)
+        if found is None:
+            return None
+        entries, cursor = found
+        self.cursor = max(self.cursor, cursor)
+        return self._lines([e for e in entries if self._namespace_allowed(e.namespace)])
+
+    def _lines(self, entries: list[Entry]) -> list[str]:
+        """Return the lines for ``entries`` (one read): each object once, as its latest."""
+        last_of = {entry.key: entry.id for entry in entries}
+        first_of: dict[tuple[str, str, int], str] = {}
+        for entry in entries:
+            first_of.setdefault(entry.key, entry.type)
+        lines = []
+        for entry in entries:
+            if last_of[entry.key] != entry.id:
+                continue  # a later change of the same object follows in this read
+            change = entry.type
+            manifest = entry.manifest
             if manifest is None:
+                continue  # deleted since; its DELETED event comes next
+            if change != ChangeType.DELETED and first_of[entry.key] == ChangeType.ADDED:
+                change = ChangeType.ADDED  # created in this read: new to the client
+            sent = self._as_seen(entry.key, change, manifest)
+            if sent is None:
                 continue
-            sent = self._as_seen(_key(event), change, manifest)
-            if sent is not None:
+            if self.table:
                 lines.append(_frame(sent, self._shown(manifest)))
+            else:  # the same line for every watch of the object: encoded once
+                frame = entry.frames.get(sent)
+                if frame is None:
+                    frame = entry.frames[sent] = _frame(sent, manifest)
+                lines.append(frame)
         return lines
 
     def _as_seen(self, key: tuple[str, str, int], change: str, manifest: Any) -> str | None:
@@ -155,23 +195,6 @@ class Watcher:
             return change if held else ChangeType.ADDED  # new to this client's view
         self.matching.discard(key)
         return ChangeType.DELETED if held else None  # no longer selected: gone from its view
-
-    def _current(self, events: list[ChangeEvent]) -> dict[tuple[str, str, int], Any]:
-        live = [e for e in events if e.type != ChangeType.DELETED]
-        if not live:
-            return {}
-        names = {e.name for e in live}
-        queryset = self.resource.queryset().filter(name__in=names)
-        found = {}
-        for instance in queryset:
-            namespace = getattr(instance, "namespace", "") or ""
-            found[(namespace, instance.name, 0)] = instance
-            found[("", "", instance.pk)] = instance
-        return {
-            _key(e): found.get(_key(e)) or found.get(("", "", e.object_pk))
-            for e in live
-            if (_key(e) in found or ("", "", e.object_pk) in found)
-        }
 
     def _namespace_allowed(self, namespace: str) -> bool:
         if not self.resource.namespaced:
@@ -202,12 +225,6 @@ def _keys(
     return ((where, name, 0), ("", "", pk))
 
 
-def _key(event: ChangeEvent) -> tuple[str, str, int]:
-    if event.name:
-        return (event.namespace, event.name, 0)
-    return ("", "", event.object_pk)
-
-
 def _frame(change: str, manifest: Any) -> str:
     return json.dumps({"type": str(change), "object": manifest}, separators=(",", ":")) + "\n"
 
@@ -234,12 +251,37 @@ async def _async_stream(watcher: Watcher, opening: list[str], timeout: float) ->
     for line in opening:
         yield line
     deadline = time.monotonic() + timeout
-    while not watcher.finished and time.monotonic() < deadline:
-        lines = await sync_to_async(watcher.poll)()
-        for line in lines:
-            yield line
-        if not lines:
-            await asyncio.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+    # The process's hub reads the stream for every watch (kube.watch_hub); this watch reads it
+    # itself only until it has caught up with the hub's ring.
+    handle, wake = HUB.subscribe(watcher.resource, watcher.label)
+    try:
+        while not watcher.finished and time.monotonic() < deadline:
+            wake.clear()  # before taking: an entry added meanwhile sets it again
+            lines = watcher.take(HUB)
+            if lines is None:
+                lines = await sync_to_async(_poll_and_release)(watcher, HUB.known())
+                if lines:
+                    for line in lines:
+                        yield line
+                    continue
+            for line in lines:
+                yield line
+            if not lines:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(
+                        wake.wait(), min(HUB_WAIT_SECONDS, max(0.0, deadline - time.monotonic()))
+                    )
+    finally:
+        HUB.unsubscribe(handle)
+
+
+def _poll_and_release(watcher: Watcher, known: int) -> list[str]:
+    """Read the stream for one watch, then give its connection back (to the pool): a watch
+    lasts minutes, and the connection it opened would otherwise stay taken all that time."""
+    try:
+        return watcher.poll(known=known)
+    finally:
+        connection.close()
 
 
 def watch_response(
@@ -256,6 +298,10 @@ def watch_response(
     opening = watcher.start()
     stream: Iterator[str] | AsyncIterator[str]
     if isinstance(request, ASGIRequest):
+        # The request's connection would stay taken until the stream ends (Django gives it
+        # back when the response finishes): give it back now, the hub reads for the watch.
+        if not connection.in_atomic_block:
+            connection.close()
         stream = _async_stream(watcher, opening, timeout)
     else:
         stream = _sync_stream(watcher, opening, timeout)
