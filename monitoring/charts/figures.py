@@ -66,7 +66,14 @@ def shared(trace: dict[str, Any]) -> dict[str, Any]:
     return trace
 
 
+# A line of fewer points than this also gets its points marked: a range holding one or two
+# (a new cluster's first buckets, a week's range on a day-old history) would draw no line at all.
+FEW_POINTS = 3
+
+
 def scatter(traces: list[dict[str, Any]], **trace: Any) -> None:
+    if trace.get("mode") == "lines" and len(trace.get("x") or ()) < FEW_POINTS:
+        trace["mode"] = "lines+markers"
     traces.append(shared({"type": "scatter", **trace}))
 
 

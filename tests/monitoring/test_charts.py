@@ -47,6 +47,14 @@ def test_session_latency_shows_p50_p95_p99_per_window_of_sessions() -> None:
     assert fig.layout.yaxis.title.text == "ms"
 
 
+def test_a_range_of_one_point_marks_it_since_a_line_of_one_point_draws_nothing() -> None:
+    one = charts.latency_quantile_figure(_sessions(1), component="e2e")
+    many = charts.latency_quantile_figure(_sessions(), component="e2e")
+
+    assert {t.mode for t in one.data} == {"lines+markers"}
+    assert {t.mode for t in many.data} == {"lines"}
+
+
 def test_action_latency_has_one_legend_entry_per_action_for_its_three_lines() -> None:
     fig = charts.latency_quantile_figure(_sessions(), component="actions")
 
