@@ -1,6 +1,6 @@
 """The API under load, on PostgreSQL, through real HTTP: ``python bench/api_load.py --database-url URL``.
 
-Three modes (issue 34, target 4), each against its own PostgreSQL database:
+Two modes (issue 34, target 4), each against its own PostgreSQL database:
 
 - default (load): the server run as ``manage.py serve --workers N`` (the distributed
   mode's default) with the scheduler running beside it (``--scheduler celery``: a Celery
@@ -13,8 +13,7 @@ Three modes (issue 34, target 4), each against its own PostgreSQL database:
   deleted must be stored, each deleted one gone (nothing lost).
 - ``--list``: 200,000 pods stored; times ``GET /api/v1/pods?limit=500`` and every following
   ``continue`` page through the server (one worker), at 1/4, 1/2 and the full count.
-- ``--watch``: ``--watches`` (1,000) streaming ``?watch=1`` HTTP watches on one server process;
-  one job is changed, and the time until every watch has read the event is printed.
+- watches: ``python -m bench.watches`` (1,000 streaming watches on one server process).
 
 ``--root DIR`` serves another checkout's code (a worktree of the base commit: before/after);
 ``--plain-daphne`` runs one bare daphne as the README did before ``serve``. Not run by
@@ -465,114 +464,6 @@ def run_list(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-async def watch_all(url: str, token: str, watches: int, change: Any) -> tuple[float, float, int]:
-    """Open ``watches`` watches, call ``change()``; return (open s, fan-out s, reached)."""
-    import aiohttp
-
-    headers = {"Authorization": f"Bearer {token}"}
-    opened = 0
-    all_open = asyncio.Event()
-    reached: list[float] = []
-    marker = f"bench-{uuid.uuid4().hex[:6]}"
-    connector = aiohttp.TCPConnector(limit=0)
-    timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
-    async with aiohttp.ClientSession(
-        headers=headers, connector=connector, timeout=timeout
-    ) as session:
-        version = await latest_version(session, url)
-
-        async def watch() -> None:
-            nonlocal opened
-            path = f"{JOBS}?watch=1&resourceVersion={version}&timeoutSeconds=120"
-            async with session.get(url + path) as response:
-                opened += 1
-                if opened == watches:
-                    all_open.set()
-                async for line in response.content:
-                    if marker.encode() in line:
-                        reached.append(time.perf_counter())
-                        return
-
-        began = time.perf_counter()
-        tasks = [asyncio.create_task(watch()) for _ in range(watches)]
-        await asyncio.wait_for(all_open.wait(), timeout=300)
-        open_seconds = time.perf_counter() - began
-        await asyncio.sleep(1.0)  # every watch past its opening
-        changed = time.perf_counter()
-        await change(session, url, marker)
-        _, pending = await asyncio.wait(tasks, timeout=30)
-        for task in pending:
-            task.cancel()
-        fan_out = (max(reached) - changed) if reached else float("inf")
-        return open_seconds, fan_out, len(reached)
-
-
-async def latest_version(session: Any, url: str) -> str:
-    async with session.get(url + JOBS + "?limit=1") as response:
-        body = await response.json()
-    return str(body["metadata"]["resourceVersion"])
-
-
-async def label_job(session: Any, url: str, marker: str) -> None:
-    """Change one job: a label carrying ``marker``."""
-    patch = {"metadata": {"labels": {"bench-marker": marker}}}
-    async with session.patch(
-        url + JOBS + "/watched",
-        data=json.dumps(patch),
-        headers={"Content-Type": "application/merge-patch+json"},
-    ) as response:
-        if response.status != 200:
-            raise SystemExit(f"patch: {response.status} {await response.text()}")
-
-
-def run_watch(args: argparse.Namespace) -> int:
-    """The ``--watch`` mode: see the module docstring."""
-    import urllib.request
-
-    token = bench_token()
-    port = free_port()
-    env = {**os.environ, **SERVER_ENV}
-    with tempfile.TemporaryDirectory(prefix="api-watch-") as logs:
-        processes = Processes(Path(args.root), env, Path(logs))
-        try:
-            start_server(processes, args, port, 1)
-            request = urllib.request.Request(
-                f"http://127.0.0.1:{port}{JOBS}",
-                data=json.dumps(job_manifest("watched", "watch")).encode(),
-                headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-                method="POST",
-            )
-            try:
-                urllib.request.urlopen(request)
-            except urllib.error.HTTPError as exc:
-                if exc.code != 409:
-                    raise
-            print(
-                f"{'watches':>8}{'open s':>9}{'fan-out ms':>12}{'reached':>9}{'server CPU s':>14}"
-            )
-            failed = False
-            for fraction in (4, 2, 1):
-                count = args.watches // fraction
-                cpu = processes.cpu_seconds()
-                open_s, fan_out, reached = asyncio.run(
-                    watch_all(f"http://127.0.0.1:{port}", token, count, label_job)
-                )
-                cpu = processes.cpu_seconds() - cpu
-                failed |= fraction == 1 and (fan_out > 1.0 or reached < count)
-                print(f"{count:>8}{open_s:>9.1f}{fan_out * 1000:>12.0f}{reached:>9}{cpu:>14.1f}")
-                time.sleep(1)
-            print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-        finally:
-            processes.stop()
-            if args.show_logs:
-                for log in sorted(Path(logs).glob("*.log")):
-                    print(f"== {log.name}\n{log.read_text()[-3000:]}")
-    print(
-        f"target (every one of {args.watches} watches within 1 s): {'NOT met' if failed else 'met'}"
-    )
-    return 1 if failed else 0
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", required=True, help="a PostgreSQL database of your own")
@@ -587,15 +478,11 @@ def main() -> int:
     parser.add_argument("--list", action="store_true", help="time paged LIST of --pods pods")
     parser.add_argument("--pods", type=int, default=200_000)
     parser.add_argument("--page", type=int, default=500)
-    parser.add_argument("--watch", action="store_true", help="time one change to --watches")
-    parser.add_argument("--watches", type=int, default=1000)
     parser.add_argument("--show-logs", action="store_true")
     args = parser.parse_args()
     setup_django(args.database_url, args.redis_url)
     if args.list:
         return run_list(args)
-    if args.watch:
-        return run_watch(args)
     return run_load(args)
 
 

@@ -37,7 +37,6 @@ from bench.api_load import (
     bench_token,
     free_port,
     job_manifest,
-    latest_version,
     setup_django,
     start_server,
 )
@@ -140,6 +139,12 @@ async def _label(session: Any, url: str, marker: str) -> int:
     ) as response:
         await response.read()
         return int(response.status)
+
+
+async def latest_version(session: Any, url: str) -> str:
+    async with session.get(url + JOBS + "?limit=1") as response:
+        body = await response.json()
+    return str(body["metadata"]["resourceVersion"])
 
 
 def _create_job(url: str, token: str) -> None:
