@@ -140,7 +140,7 @@ def validate_constraints(instance: Any, *, unique: bool = True) -> None:
                             )
                         continue
                     except _NotInPythonError:
-                        pass
+                        pass  # a condition Python cannot judge: the database's query below does
                 constraint.validate(model, instance)
             except ValidationError as exc:
                 fields: tuple[str, ...] = tuple(getattr(constraint, "fields", ()))
